@@ -1,0 +1,238 @@
+"""The EDGAR crawler: discover filings per company and download each one into the raw lake exactly once.
+
+Layout under the lake root (deterministic, so reruns upsert instead of duplicating)::
+
+    raw/edgar/<cik>/<accession-no-dashes>/<primary document>   the primary document, decoded bytes
+    raw/edgar/<cik>/<accession-no-dashes>/index.json           EDGAR's filing index
+    raw/edgar/<cik>/<accession-no-dashes>/filing.json          the FilingRecord, written last
+    manifests/filings.parquet                                  every FilingRecord, rebuilt after a run
+
+``filing.json`` is the commit marker: it is written only after the documents, so a filing with an ``ok``
+record is complete, and a run killed at any point resumes by fetching whatever has no ``ok`` record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from etl.discovery import DiscoveryError, FilingRef, discover_filings
+from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound
+from etl.ratelimit import RateLimiter
+from etl.universe import Company
+from schemas.base import to_table
+from schemas.filings import FilingRecord
+from secplat.config import Settings
+from secplat.storage import Lake, StorageError, write_parquet
+
+log = logging.getLogger(__name__)
+
+RAW_PREFIX = "raw/edgar"
+MANIFEST_KEY = "manifests/filings.parquet"
+
+
+def filing_prefix(cik: int, accession: str) -> str:
+    return f"{RAW_PREFIX}/{cik}/{accession.replace('-', '')}"
+
+
+def record_key(cik: int, accession: str) -> str:
+    return f"{filing_prefix(cik, accession)}/filing.json"
+
+
+@dataclass
+class CrawlReport:
+    companies: int = 0
+    discovered: int = 0
+    fetched: int = 0
+    skipped: int = 0
+    missing: int = 0
+    failed: int = 0
+    problems: list[str] = field(default_factory=list)
+    records: list[FilingRecord] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"{self.companies} companies, {self.discovered} filings discovered: {self.fetched} fetched, "
+            f"{self.skipped} already present, {self.missing} missing (404), {self.failed} failed; "
+            f"{len(self.problems)} problem(s)"
+        )
+
+
+def build_http(settings: Settings, limiter: RateLimiter | None = None) -> EdgarHttp:
+    return EdgarHttp(
+        settings.user_agent(),
+        limiter or RateLimiter(settings.edgar_rate_limit),
+        timeout=settings.http_timeout,
+        max_retries=settings.http_max_retries,
+        backoff_base=settings.http_backoff_base,
+        backoff_max=settings.http_backoff_max,
+    )
+
+
+def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
+    try:
+        return FilingRecord.model_validate_json(lake.read_bytes(record_key(cik, accession)))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        log.warning("unreadable record for %s; it will be fetched again", accession)
+        return None
+
+
+def _index_size(index: object, primary_document: str) -> int | None:
+    """The primary document's byte size as EDGAR's index.json lists it (our truncation check)."""
+    try:
+        for item in index["directory"]["item"]:  # type: ignore[index]
+            if item.get("name") == primary_document and str(item.get("size", "")).isdigit():
+                return int(item["size"])
+    except (KeyError, TypeError):
+        return None
+    return None
+
+
+class Crawler:
+    """Crawls a universe into a lake; one :class:`EdgarHttp` (and so one rate limiter) for all workers."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        lake: Lake,
+        http: EdgarHttp | None = None,
+        progress: Callable[[Iterable, str, int], Iterable] | None = None,
+    ):
+        self.settings = settings
+        self.lake = lake
+        self.http = http or build_http(settings)
+        self._progress = progress or (lambda it, desc, total: it)
+        self._lock = threading.Lock()
+
+    # -- discovery ---------------------------------------------------------------------------
+    def discover(self, companies: list[Company], report: CrawlReport) -> list[tuple[Company, FilingRef]]:
+        s = self.settings
+        found: list[tuple[Company, FilingRef]] = []
+
+        def one(company: Company) -> list[FilingRef]:
+            return discover_filings(
+                self.http, s.edgar_data_url, company.cik, forms=s.forms,
+                include_amendments=s.include_amendments, filed_from=s.filed_from, filed_to=s.filed_to,
+            )
+
+        with ThreadPoolExecutor(max_workers=s.crawl_workers) as pool:
+            futures = {pool.submit(one, c): c for c in companies}
+            for fut in self._progress(as_completed(futures), "discover", len(futures)):
+                company = futures[fut]
+                try:
+                    found.extend((company, ref) for ref in fut.result())
+                except HostUnreachable:
+                    raise
+                except DiscoveryError as exc:
+                    report.problems.append(f"{company.ticker}: {exc}")
+                    log.error("%s: %s", company.ticker, exc)
+        found.sort(key=lambda pair: (pair[0].ticker, pair[1].filing_date, pair[1].accession))
+        return found
+
+    # -- download ------------------------------------------------------------------------------
+    def fetch(self, company: Company, ref: FilingRef) -> tuple[str, FilingRecord]:
+        """Download one filing unless an ``ok`` record says it is complete; returns (outcome, record)."""
+        existing = load_record(self.lake, ref.cik, ref.accession)
+        if existing is not None and existing.status == "ok":
+            return "skipped", existing
+        www = self.settings.edgar_www_url
+        base_url = f"{www}/Archives/edgar/data/{ref.cik}/{ref.accession_nodash}"
+        prefix = filing_prefix(ref.cik, ref.accession)
+        record = dict(
+            accession=ref.accession, cik=ref.cik, ticker=company.ticker, company=company.name, form=ref.form,
+            is_amendment=ref.is_amendment, filing_date=ref.filing_date, report_date=ref.report_date,
+            primary_document=ref.primary_document,
+        )
+        index_key = None
+        expected = None
+        try:
+            try:
+                index_resp = self.http.get(f"{base_url}/index.json", validate=json.loads)
+                index = json.loads(index_resp.content)
+                expected = _index_size(index, ref.primary_document)
+                index_key = f"{prefix}/index.json"
+            except NotFound:
+                index_resp = None
+                log.warning("%s: no filing index (404); downloading the primary document alone", ref.accession)
+            doc = self.http.get(f"{base_url}/{ref.primary_document}", expected_size=expected)
+            primary_key = f"{prefix}/{ref.primary_document}"
+            self.lake.write_bytes(primary_key, doc.content)
+            if index_resp is not None:
+                self.lake.write_bytes(index_key, index_resp.content)
+            rec = FilingRecord(
+                **record, primary_key=primary_key, index_key=index_key, bytes=len(doc.content),
+                sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=_now(), status="ok",
+            )
+            outcome = "fetched"
+        except NotFound as exc:
+            rec = FilingRecord(**record, fetched_at=_now(), status="missing", error=str(exc))
+            outcome = "missing"
+        except HostUnreachable:
+            raise
+        except FetchError as exc:
+            rec = FilingRecord(**record, fetched_at=_now(), status="failed", error=str(exc))
+            outcome = "failed"
+        self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+        return outcome, rec
+
+    def run(self, companies: list[Company]) -> CrawlReport:
+        report = CrawlReport(companies=len(companies))
+        self.lake.check_writable()
+        swept = self.lake.sweep_temp()
+        if swept:
+            log.info("removed %d temp file(s) left by an interrupted run", swept)
+        pairs = self.discover(companies, report)
+        report.discovered = len(pairs)
+        with ThreadPoolExecutor(max_workers=self.settings.crawl_workers) as pool:
+            futures = {pool.submit(self.fetch, c, ref): (c, ref) for c, ref in pairs}
+            try:
+                for fut in self._progress(as_completed(futures), "download", len(futures)):
+                    company, ref = futures[fut]
+                    try:
+                        outcome, rec = fut.result()
+                    except StorageError as exc:
+                        report.failed += 1
+                        report.problems.append(f"{company.ticker} {ref.accession}: {exc}")
+                        continue
+                    setattr(report, outcome, getattr(report, outcome) + 1)
+                    report.records.append(rec)
+                    if outcome in ("missing", "failed"):
+                        report.problems.append(f"{company.ticker} {ref.accession}: {outcome}: {rec.error}")
+            except HostUnreachable:
+                for f in futures:
+                    f.cancel()
+                raise
+        report.records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
+        write_manifest(self.lake)
+        return report
+
+
+def read_records(lake: Lake) -> list[FilingRecord]:
+    """Every filing record in the lake (the source of truth the Parquet manifest is built from)."""
+    records = []
+    for key in lake.list(RAW_PREFIX):
+        if key.endswith("/filing.json"):
+            try:
+                records.append(FilingRecord.model_validate_json(lake.read_bytes(key)))
+            except (ValueError, FileNotFoundError) as exc:
+                log.warning("skipping unreadable record %s: %s", key, exc)
+    records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
+    return records
+
+
+def write_manifest(lake: Lake) -> int:
+    records = read_records(lake)
+    write_parquet(lake, MANIFEST_KEY, to_table(FilingRecord, records))
+    return len(records)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)

@@ -1,0 +1,129 @@
+"""Discovery: which filings a company has, from EDGAR's submissions JSON (recent block plus older pages)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from etl.edgar_http import EdgarHttp, FetchError
+
+log = logging.getLogger(__name__)
+
+REQUIRED_ARRAYS = ("accessionNumber", "filingDate", "form", "primaryDocument")
+
+
+class DiscoveryError(RuntimeError):
+    """A company's submissions could not be read; the message names the CIK and the problem."""
+
+
+@dataclass(frozen=True)
+class FilingRef:
+    accession: str
+    cik: int
+    form: str
+    filing_date: dt.date
+    report_date: dt.date | None
+    primary_document: str
+    size: int | None = None
+
+    @property
+    def is_amendment(self) -> bool:
+        return self.form.endswith("/A")
+
+    @property
+    def accession_nodash(self) -> str:
+        return self.accession.replace("-", "")
+
+
+def _date(value: object) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def parse_filings_block(block: object, cik: int, where: str) -> list[FilingRef]:
+    """Filings from one block of EDGAR's parallel arrays (``filings.recent`` or an older page)."""
+    if not isinstance(block, dict):
+        raise DiscoveryError(f"{where}: filings block is not an object")
+    missing = [k for k in REQUIRED_ARRAYS if not isinstance(block.get(k), list)]
+    if missing:
+        raise DiscoveryError(f"{where}: missing or non-list array(s) {missing}")
+    n = len(block["accessionNumber"])
+    uneven = [k for k in REQUIRED_ARRAYS if len(block[k]) != n]
+    if uneven:
+        raise DiscoveryError(f"{where}: arrays of different lengths ({', '.join(uneven)} vs accessionNumber)")
+
+    def col(name: str) -> list:
+        values = block.get(name)
+        return values if isinstance(values, list) and len(values) == n else [None] * n
+
+    refs = []
+    for acc, fdate, rdate, form, doc, size in zip(
+        block["accessionNumber"], block["filingDate"], col("reportDate"), block["form"], block["primaryDocument"],
+        col("size"), strict=True,
+    ):
+        filing_date = _date(fdate)
+        if not acc or not form or not doc or filing_date is None:
+            log.warning("%s: skipping an entry with missing fields (accession=%r)", where, acc)
+            continue
+        refs.append(
+            FilingRef(
+                accession=str(acc), cik=cik, form=str(form).upper(), filing_date=filing_date,
+                report_date=_date(rdate), primary_document=str(doc),
+                size=int(size) if isinstance(size, int | float) else None,
+            )
+        )
+    return refs
+
+
+def form_selected(form: str, forms: list[str], include_amendments: bool) -> bool:
+    if form in forms:
+        return True
+    return include_amendments and form.endswith("/A") and form.removesuffix("/A") in forms
+
+
+def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None) -> bool:
+    return (filed_from is None or day >= filed_from) and (filed_to is None or day <= filed_to)
+
+
+def discover_filings(
+    http: EdgarHttp,
+    data_url: str,
+    cik: int,
+    *,
+    forms: list[str],
+    include_amendments: bool = True,
+    filed_from: dt.date | None = None,
+    filed_to: dt.date | None = None,
+) -> list[FilingRef]:
+    """Every filing of ``cik`` that matches the forms and the filing-date window, oldest first."""
+    url = f"{data_url}/submissions/CIK{cik:010d}.json"
+    try:
+        data = http.get_json(url)
+    except FetchError as exc:
+        raise DiscoveryError(f"CIK {cik}: cannot read submissions ({exc.reason})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("filings"), dict):
+        raise DiscoveryError(f"CIK {cik}: submissions JSON has no 'filings' object")
+    filings = data["filings"]
+    refs = parse_filings_block(filings.get("recent"), cik, f"CIK {cik} recent")
+    for page in filings.get("files") or []:
+        if not isinstance(page, dict) or not page.get("name"):
+            raise DiscoveryError(f"CIK {cik}: malformed entry in filings.files: {page!r}")
+        page_from, page_to = _date(page.get("filingFrom")), _date(page.get("filingTo"))
+        if (filed_from and page_to and page_to < filed_from) or (filed_to and page_from and page_from > filed_to):
+            continue  # the whole page lies outside the window
+        page_url = f"{data_url}/submissions/{page['name']}"
+        try:
+            page_data = http.get_json(page_url)
+        except FetchError as exc:
+            raise DiscoveryError(f"CIK {cik}: cannot read older submissions page {page['name']} ({exc.reason})") from exc
+        refs.extend(parse_filings_block(page_data, cik, f"CIK {cik} {page['name']}"))
+    selected: dict[str, FilingRef] = {}
+    for ref in refs:
+        if form_selected(ref.form, forms, include_amendments) and in_window(ref.filing_date, filed_from, filed_to):
+            selected.setdefault(ref.accession, ref)
+    return sorted(selected.values(), key=lambda r: (r.filing_date, r.accession))

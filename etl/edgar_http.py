@@ -1,0 +1,197 @@
+"""Polite HTTP access to EDGAR: declared User-Agent, gzip, a shared rate limit and careful retries.
+
+Retries with exponential backoff and jitter cover 429, 5xx, timeouts, connection resets and truncated
+bodies (a short read, a broken gzip stream, or fewer bytes than the listing promised); ``Retry-After`` is
+honoured. A 404 is final and reported as :class:`NotFound`. A host that refuses connections or does not
+resolve raises :class:`HostUnreachable` after a short number of tries, so a run fails fast and clearly.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import requests
+import urllib3
+
+from etl.ratelimit import RateLimiter
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUS = {429, 500, 502, 503, 504}
+CONNECT_TRIES = 3
+
+
+class FetchError(RuntimeError):
+    """A URL could not be fetched after all retries."""
+
+    def __init__(self, url: str, reason: str):
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class NotFound(FetchError):
+    """The server answered 404; not retried."""
+
+
+class HostUnreachable(FetchError):
+    """The host refuses connections or does not resolve."""
+
+
+@dataclass
+class HttpStats:
+    requests: int = 0
+    retries: int = 0
+    bytes: int = 0
+    throttled: int = 0
+    waited_s: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, **kw: float) -> None:
+        with self._lock:
+            for k, v in kw.items():
+                setattr(self, k, getattr(self, k) + v)
+
+
+@dataclass
+class Response:
+    url: str
+    status: int
+    content: bytes
+    headers: dict[str, str]
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _is_connect_failure(exc: requests.ConnectionError) -> bool:
+    reason = exc.args[0] if exc.args else None
+    if isinstance(reason, urllib3.exceptions.MaxRetryError):
+        reason = reason.reason
+    return isinstance(reason, urllib3.exceptions.NewConnectionError | urllib3.exceptions.NameResolutionError)
+
+
+class EdgarHttp:
+    """A thread-safe EDGAR client; every request of every thread passes one :class:`RateLimiter`."""
+
+    def __init__(
+        self,
+        user_agent: str,
+        limiter: RateLimiter,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 6,
+        backoff_base: float = 0.5,
+        backoff_max: float = 60.0,
+        rng: random.Random | None = None,
+    ):
+        self.user_agent = user_agent
+        self.limiter = limiter
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.stats = HttpStats()
+        self._rng = rng or random.Random()
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            session.headers.update(
+                {"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate", "Accept": "*/*"}
+            )
+            self._local.session = session
+        return session
+
+    def _backoff(self, attempt: int) -> float:
+        ceiling = min(self.backoff_max, self.backoff_base * (2**attempt))
+        return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
+
+    def get(
+        self, url: str, *, expected_size: int | None = None, validate: Callable[[bytes], object] | None = None
+    ) -> Response:
+        """GET ``url``. The decoded body must have ``expected_size`` bytes when that is given, and pass
+        ``validate`` (which raises ValueError on a bad body); a body failing either is retried."""
+        last = "no attempt made"
+        connect_failures = 0
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.stats.add(retries=1)
+            self.stats.add(waited_s=self.limiter.acquire(), requests=1)
+            delay: float | None = None
+            try:
+                resp = self._session().get(url, timeout=self.timeout)
+                content = resp.content  # decodes gzip; a short or broken stream raises here
+            except requests.ConnectionError as exc:
+                if _is_connect_failure(exc):
+                    connect_failures += 1
+                    last = f"cannot connect ({exc.__class__.__name__})"
+                    if connect_failures >= CONNECT_TRIES:
+                        raise HostUnreachable(url, f"host unreachable after {connect_failures} tries") from None
+                else:
+                    last = f"connection broken: {_short(exc)}"
+            except requests.Timeout:
+                last = f"timed out after {self.timeout:g}s"
+            except (requests.exceptions.ContentDecodingError, requests.exceptions.ChunkedEncodingError) as exc:
+                last = f"truncated or corrupt body: {_short(exc)}"
+            else:
+                if resp.status_code == 404:
+                    raise NotFound(url, "404 Not Found")
+                if resp.status_code in RETRY_STATUS:
+                    last = f"HTTP {resp.status_code}"
+                    if resp.status_code == 429:
+                        self.stats.add(throttled=1)
+                    delay = _retry_after(resp.headers.get("Retry-After"))
+                elif resp.status_code >= 400:
+                    raise FetchError(url, f"HTTP {resp.status_code}")
+                elif expected_size is not None and len(content) != expected_size:
+                    last = f"truncated body: {len(content)} of {expected_size} bytes"
+                elif validate is not None and (problem := _invalid(validate, content)):
+                    last = f"unusable body: {problem}"
+                else:
+                    self.stats.add(bytes=len(content))
+                    return Response(url, resp.status_code, content, dict(resp.headers))
+            if attempt == self.max_retries:
+                break
+            wait = self._backoff(attempt)
+            if delay is not None:
+                wait = max(wait, min(delay, self.backoff_max * 5))
+            log.debug("retrying %s in %.2fs (%s)", url, wait, last)
+            time.sleep(wait)
+        raise FetchError(url, f"gave up after {self.max_retries + 1} attempts: {last}")
+
+    def get_json(self, url: str) -> object:
+        """GET and parse JSON; a body that does not parse counts as truncated and is retried."""
+        return json.loads(self.get(url, validate=json.loads).content)
+
+
+def _invalid(validate: Callable[[bytes], object], content: bytes) -> str | None:
+    try:
+        validate(content)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return _short(exc)
+    return None
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) < 160 else text[:157] + "..."

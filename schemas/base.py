@@ -1,0 +1,103 @@
+"""Dataset schemas are pydantic models; Arrow/Parquet and Spark schemas are derived from them.
+
+A model is the single source of a dataset's columns: its field annotations give the types (``X | None``
+makes a column nullable), and ``Field(json_schema_extra=...)`` carries what the type alone cannot say
+(``{"dims": 384}`` for a fixed-size vector, ``{"es": "text"}`` for the search mapping).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import types
+import typing
+from collections.abc import Iterable
+from typing import Any
+
+import pyarrow as pa
+from pydantic import BaseModel
+
+
+class SchemaError(ValueError):
+    """Rows or a table do not match their dataset schema."""
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """(inner type, nullable) for ``X | None`` / ``Optional[X]``."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) != 1:
+            raise TypeError(f"unsupported union {annotation}")
+        return args[0], True
+    return annotation, False
+
+
+def _arrow_type(annotation: Any) -> pa.DataType:
+    origin = typing.get_origin(annotation)
+    if origin is list:
+        (item,) = typing.get_args(annotation)
+        return pa.list_(_arrow_type(item))
+    if origin is dict:
+        key, value = typing.get_args(annotation)
+        return pa.map_(_arrow_type(key), _arrow_type(value))
+    mapping = {
+        str: pa.string(),
+        int: pa.int64(),
+        float: pa.float64(),
+        bool: pa.bool_(),
+        dt.date: pa.date32(),
+        dt.datetime: pa.timestamp("us", tz="UTC"),
+    }
+    if annotation in mapping:
+        return mapping[annotation]
+    raise TypeError(f"no Arrow type for {annotation}")
+
+
+def arrow_schema(model: type[BaseModel]) -> pa.Schema:
+    fields = []
+    for name, info in model.model_fields.items():
+        inner, nullable = _unwrap(info.annotation)
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        if "dims" in extra:
+            atype = pa.list_(pa.float32())
+        else:
+            atype = _arrow_type(inner)
+        fields.append(pa.field(name, atype, nullable=nullable))
+    return pa.schema(fields, metadata={"dataset": model.__name__})
+
+
+def spark_schema(model: type[BaseModel]):
+    """The Spark StructType of a dataset (imports pyspark lazily)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(arrow_schema(model))
+
+
+def to_table(model: type[BaseModel], rows: Iterable[BaseModel | dict]) -> pa.Table:
+    """Validate rows against the model and build an Arrow table with the dataset's exact schema."""
+    records = []
+    for row in rows:
+        obj = row if isinstance(row, model) else model.model_validate(row)
+        records.append(obj.model_dump())
+    schema = arrow_schema(model)
+    return pa.Table.from_pylist(records, schema=schema)
+
+
+def validate_table(model: type[BaseModel], table: pa.Table) -> pa.Table:
+    """Check a table's columns, types and null constraints against the dataset schema."""
+    expected = arrow_schema(model)
+    missing = [f.name for f in expected if f.name not in table.column_names]
+    if missing:
+        raise SchemaError(f"{model.__name__}: missing column(s) {missing}")
+    table = table.select(expected.names)
+    for field in expected:
+        col = table.column(field.name)
+        if not col.type.equals(field.type):
+            try:
+                col = col.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise SchemaError(f"{model.__name__}.{field.name}: {col.type} is not {field.type}") from exc
+            table = table.set_column(table.schema.get_field_index(field.name), field, col)
+        if not field.nullable and col.null_count:
+            raise SchemaError(f"{model.__name__}.{field.name}: {col.null_count} null value(s) in a required column")
+    return table.cast(expected)

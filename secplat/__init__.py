@@ -1,0 +1,1 @@
+"""The platform's shell: configuration, lake storage and the command-line entry point shared by every stage."""

@@ -1,0 +1,157 @@
+"""``secplat``: the one command-line entry point. Each stage adds a subcommand.
+
+Errors print as one line (``error: ...``) with a non-zero exit code: 2 for configuration or usage,
+3 for the environment (unreachable host, unwritable lake), 1 when a run finished with problems.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterable
+
+from secplat.config import ConfigError, Settings, load_settings, settings_help
+
+EXIT_PROBLEMS, EXIT_CONFIG, EXIT_ENV = 1, 2, 3
+
+
+def progress(iterable: Iterable, desc: str, total: int) -> Iterable:
+    """A progress bar on stderr when a person is watching (or SECPLAT_PROGRESS=1)."""
+    enabled = sys.stderr.isatty() or os.environ.get("SECPLAT_PROGRESS") == "1"
+    if not enabled:
+        return iterable
+    from tqdm import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, unit="item", file=sys.stderr, dynamic_ncols=True)
+
+
+def _date(value: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {value!r}") from None
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="settings file (TOML/YAML/JSON); default: $SECPLAT_CONFIG")
+    p.add_argument("--lake", dest="lake_root", help="lake root: local path or s3://bucket/prefix")
+    p.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+
+
+def _add_crawl_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tickers", dest="universe_tickers", help="comma-separated tickers, or ALL")
+    p.add_argument("--forms", help="comma-separated forms (10-K,10-Q,8-K)")
+    p.add_argument("--from", dest="filed_from", type=_date, help="first filing date (inclusive)")
+    p.add_argument("--to", dest="filed_to", type=_date, help="last filing date (inclusive)")
+    p.add_argument("--mirror", dest="edgar_mirror", help="serve this SEC-layout directory locally and crawl it")
+    p.add_argument("--as-of", type=_date, help="with --mirror: serve only filings filed on or before this date")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="secplat",
+        description="SEC filings platform: crawl EDGAR into a lake and build searchable indexes.",
+        epilog=settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("config", help="print the validated settings as JSON", epilog=settings_help(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_common(p)
+
+    p = sub.add_parser("crawl", help="crawl EDGAR filings of the universe into the raw lake")
+    _add_common(p)
+    _add_crawl_args(p)
+
+    p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
+    _add_common(p)
+    _add_crawl_args(p)
+
+    p = sub.add_parser("mirror", help="serve a directory in SEC's URL layout on 127.0.0.1 (tests, offline runs)")
+    p.add_argument("root", help="directory holding www.sec.gov/ and data.sec.gov/")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--as-of", type=_date, help="serve only filings filed on or before this date")
+    p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered with a fault")
+    p.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    keys = ("lake_root", "universe_tickers", "forms", "filed_from", "filed_to", "edgar_mirror")
+    overrides = {k: getattr(args, k, None) for k in keys}
+    return load_settings(getattr(args, "config", None), **overrides)
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    print(json.dumps(_settings(args).redacted(), indent=2, default=str))
+    return 0
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    from secplat.nightly import crawl_stage
+
+    settings = _settings(args)
+    report = crawl_stage(settings, as_of=getattr(args, "as_of", None), progress=progress)
+    for problem in report.problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    print(report.summary())
+    return EXIT_PROBLEMS if report.problems else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from secplat.nightly import run_nightly
+
+    result = run_nightly(_settings(args), as_of=getattr(args, "as_of", None), progress=progress)
+    for problem in result.problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    print(result.summary())
+    return EXIT_PROBLEMS if result.problems else 0
+
+
+def cmd_mirror(args: argparse.Namespace) -> int:
+    from etl.edgar_mirror import FaultPlan, MirrorServer
+
+    server = MirrorServer(args.root, host=args.host, port=args.port, as_of=args.as_of,
+                          faults=FaultPlan(rate=args.fault_rate))
+    print(f"serving {args.root} at {server.www_url} and {server.data_url} (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "run": cmd_run, "mirror": cmd_mirror}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    from etl.edgar_http import FetchError
+    from secplat.storage import StorageError
+
+    try:
+        return COMMANDS[args.command](args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except (StorageError, FetchError, FileNotFoundError, PermissionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ENV
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""One configuration surface for every stage: environment variables plus an optional file.
+
+Precedence (highest first): explicit overrides (CLI flags) > environment variables > the config file
+named by ``SECPLAT_CONFIG`` (TOML, YAML or JSON) > defaults. Everything is validated up front so a bad
+value fails with a one-line message before any work starts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SEC_WWW_URL = "https://www.sec.gov"
+SEC_DATA_URL = "https://data.sec.gov"
+SUPPORTED_FORMS = ("10-K", "10-Q", "8-K")
+DEFAULT_TICKERS = "AAPL,KO,PEP,MA,NVDA"
+
+_IDENTITY_RE = re.compile(r"^\s*\S.*\s+[^@\s]+@[^@\s]+\.[^@\s]+\s*$")
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or invalid; the message is meant for the operator."""
+
+
+def _split_csv(value: Any) -> Any:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Validated platform settings. Environment variable names are the field names in upper case."""
+
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False, env_ignore_empty=True)
+
+    # --- EDGAR access -------------------------------------------------------------------------
+    edgar_identity: str | None = Field(
+        None, description='Declared User-Agent, "Name email" (required by SEC for the live site)'
+    )
+    edgar_www_url: str = Field(SEC_WWW_URL, description="Base URL of the www host (Archives, company_tickers)")
+    edgar_data_url: str = Field(SEC_DATA_URL, description="Base URL of the data host (submissions JSON)")
+    edgar_mirror: Path | None = Field(
+        None, description="Directory in SEC's URL layout; `make run` serves it on 127.0.0.1 and crawls it"
+    )
+    edgar_rate_limit: float = Field(10.0, gt=0, le=10.0, description="Requests per second, all workers together")
+    http_timeout: float = Field(30.0, gt=0, description="Seconds per HTTP request (connect and read)")
+    http_max_retries: int = Field(6, ge=0, le=20, description="Retries on 429/5xx/timeouts/resets")
+    http_backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles per retry")
+    http_backoff_max: float = Field(60.0, gt=0, description="Upper bound of a single backoff")
+    crawl_workers: int = Field(4, ge=1, le=32, description="Download threads (they share one rate limiter)")
+
+    # --- What to crawl ------------------------------------------------------------------------
+    universe_csv: str | None = Field(
+        None, description="S&P 500 constituents CSV (path or URL); default: ../shared/universe if present"
+    )
+    universe_tickers: list[str] | None = Field(
+        DEFAULT_TICKERS.split(","),
+        description="Comma-separated tickers to crawl; ALL for every constituent of the universe CSV",
+    )
+    forms: list[str] = Field(list(SUPPORTED_FORMS), description="Forms to crawl, comma-separated")
+    include_amendments: bool = Field(True, description="Keep amendments such as 10-K/A (flagged as such)")
+    filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
+    filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
+
+    # --- Storage ------------------------------------------------------------------------------
+    lake_root: str = Field("lake", description="Lake root: a local path or s3://bucket/prefix")
+    s3_endpoint_url: str | None = Field(None, description="S3 endpoint for S3-compatible stores")
+    s3_region: str | None = Field(None, description="S3 region")
+
+    @field_validator("universe_tickers", "forms", mode="before")
+    @classmethod
+    def _csv_lists(cls, value: Any) -> Any:
+        return _split_csv(value)
+
+    @field_validator("forms")
+    @classmethod
+    def _known_forms(cls, value: list[str]) -> list[str]:
+        forms = [f.upper() for f in value]
+        unknown = [f for f in forms if f.removesuffix("/A") not in SUPPORTED_FORMS]
+        if unknown:
+            raise ValueError(f"unsupported form(s) {unknown}; supported: {', '.join(SUPPORTED_FORMS)}")
+        return forms
+
+    @field_validator("universe_tickers")
+    @classmethod
+    def _upper_tickers(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        tickers = [t.upper() for t in value]
+        return None if tickers == ["ALL"] else tickers
+
+    @field_validator("edgar_www_url", "edgar_data_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not re.match(r"^https?://[^/\s]+", value):
+            raise ValueError(f"not an http(s) URL: {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("edgar_identity")
+    @classmethod
+    def _identity(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not _IDENTITY_RE.match(value):
+            raise ValueError('must look like "Name email@example.com" (SEC asks for a name and an e-mail)')
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _window(self) -> Settings:
+        if self.filed_from and self.filed_to and self.filed_from > self.filed_to:
+            raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
+        return self
+
+    # --- Derived ------------------------------------------------------------------------------
+    @property
+    def targets_live_sec(self) -> bool:
+        hosts = (urlparse(url).hostname or "" for url in (self.edgar_www_url, self.edgar_data_url))
+        return any(h == "sec.gov" or h.endswith(".sec.gov") for h in hosts)
+
+    def user_agent(self) -> str:
+        """The declared User-Agent. Refuses (never prompts) when the live SEC site has no identity."""
+        if self.edgar_identity:
+            return self.edgar_identity
+        if self.targets_live_sec:
+            raise ConfigError(
+                "EDGAR_IDENTITY is not set: SEC requires a declared User-Agent such as "
+                '"Jane Doe jane@example.com" for www.sec.gov/data.sec.gov (set it, or point '
+                "EDGAR_WWW_URL/EDGAR_DATA_URL or EDGAR_MIRROR at a mirror)"
+            )
+        return "secplat-dev offline-mirror@localhost.invalid"
+
+    def redacted(self) -> dict[str, Any]:
+        """Settings as a dict that is safe to log."""
+        return json.loads(self.model_dump_json())
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix in (".toml",):
+            data = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+        elif path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(f"config file {path}: use .toml, .yaml/.yml or .json")
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(f"config file {path} is not valid: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of settings")
+    return {str(k).lower(): v for k, v in data.items()}
+
+
+def load_settings(config_file: str | os.PathLike | None = None, **overrides: Any) -> Settings:
+    """Build validated settings; raise ConfigError with a one-line reason when something is wrong."""
+    file_values: dict[str, Any] = {}
+    path = config_file or os.environ.get("SECPLAT_CONFIG")
+    if path:
+        file_values = _read_config_file(Path(path))
+    unknown = sorted(set(file_values) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in config file: {', '.join(unknown)}")
+    # Init kwargs beat the environment in pydantic-settings, so drop file keys the environment sets.
+    env_set = {k.lower() for k, v in os.environ.items() if v != ""}
+    values = {k: v for k, v in file_values.items() if k not in env_set}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise ConfigError(f"invalid setting {field.upper()}: {first['msg']}") from None
+
+
+def settings_help() -> str:
+    """Human-readable list of every setting, for `--help` and the README."""
+    lines = ["Settings (environment variables; also keys of the SECPLAT_CONFIG file):"]
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if isinstance(default, list):
+            default = ",".join(default)
+        lines.append(f"  {name.upper():<22} {field.description or ''} [default: {default}]")
+    return "\n".join(lines)
+
+
+def project_root() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path | None:
+    """The shared data folder (SECPLAT_SHARED, else ../shared beside the checkout), or None if absent."""
+    path = Path(os.environ.get("SECPLAT_SHARED") or project_root().parent / "shared")
+    return path if path.is_dir() else None

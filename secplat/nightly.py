@@ -1,0 +1,68 @@
+"""The nightly main job: each stage as a plain function (Airflow tasks and the CLI call the same ones)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from etl.crawler import CrawlReport, Crawler, build_http
+from etl.universe import resolve_universe
+from secplat.config import Settings
+from secplat.storage import open_lake
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator[Settings]:
+    """Settings pointed at EDGAR: the configured hosts, or a local mirror server when EDGAR_MIRROR is set.
+
+    ``as_of`` caps the filing-date window (and, for a mirror, what the mirror admits exists)."""
+    if as_of is not None and (settings.filed_to is None or settings.filed_to > as_of):
+        settings = settings.model_copy(update={"filed_to": as_of})
+    if settings.edgar_mirror is None:
+        yield settings
+        return
+    from etl.edgar_mirror import MirrorServer
+
+    with MirrorServer(settings.edgar_mirror, as_of=as_of) as server:
+        log.info("serving mirror %s at %s", settings.edgar_mirror, server.url)
+        yield settings.model_copy(update={"edgar_www_url": server.www_url, "edgar_data_url": server.data_url})
+
+
+def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None) -> CrawlReport:
+    """Resolve the universe and crawl it; a run report lands under runs/crawl/ in the lake."""
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    with edgar_endpoint(settings, as_of) as s:
+        http = build_http(s)
+        companies, problems = resolve_universe(s, http)
+        crawler = Crawler(s, lake, http=http, progress=progress)
+        report = crawler.run(companies)
+    report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    summary = {
+        "finished_at": stamp, "as_of": as_of.isoformat() if as_of else None, "summary": report.summary(),
+        "fetched": report.fetched, "skipped": report.skipped, "missing": report.missing, "failed": report.failed,
+        "problems": report.problems, "http": {k: v for k, v in vars(http.stats).items() if not k.startswith("_")},
+    }
+    lake.write_bytes(f"runs/crawl/{stamp}.json", json.dumps(summary, indent=2).encode())
+    return report
+
+
+@dataclass
+class NightlyResult:
+    crawl: CrawlReport
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"crawl: {self.crawl.summary()}"
+
+
+def run_nightly(settings: Settings, as_of: dt.date | None = None, progress=None) -> NightlyResult:
+    """Every stage in order. Later stages join here as they land."""
+    crawl = crawl_stage(settings, as_of=as_of, progress=progress)
+    return NightlyResult(crawl=crawl, problems=list(crawl.problems))

@@ -1,0 +1,256 @@
+"""The lake: one small object-store interface over a local directory or an S3 bucket.
+
+Every write is atomic. Locally the bytes go to a temp file under ``<root>/.tmp`` (same filesystem),
+are fsynced and then renamed into place; on S3 a single PUT is atomic by itself. Readers therefore see
+either the old object or the whole new one, and a writer killed with SIGKILL leaves only a temp file
+that the next run sweeps away (temp names carry host and PID, so a live writer's temp is never swept).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlparse
+
+
+class StorageError(RuntimeError):
+    """The lake cannot be read or written; the message names the location and the cause."""
+
+
+class Lake(Protocol):
+    root: str
+
+    def write_bytes(self, key: str, data: bytes) -> None: ...
+    def read_bytes(self, key: str) -> bytes: ...
+    def exists(self, key: str) -> bool: ...
+    def list(self, prefix: str = "") -> Iterator[str]: ...
+    def delete(self, key: str) -> None: ...
+    def uri(self, key: str = "") -> str: ...
+    def check_writable(self) -> None: ...
+    def sweep_temp(self) -> int: ...
+
+
+def _clean_key(key: str) -> str:
+    key = key.strip("/")
+    if not key or any(part in ("", ".", "..") for part in key.split("/")):
+        raise StorageError(f"invalid lake key {key!r}")
+    return key
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class LocalLake:
+    """A lake in a local directory."""
+
+    TMP = ".tmp"
+
+    def __init__(self, root: str | os.PathLike):
+        self.path = Path(root).expanduser().resolve()
+        self.root = str(self.path)
+
+    def _p(self, key: str) -> Path:
+        return self.path / _clean_key(key)
+
+    def uri(self, key: str = "") -> str:
+        return str(self.path / key) if key else self.root
+
+    def local_path(self, key: str) -> Path:
+        return self._p(key)
+
+    def write_bytes(self, key: str, data: bytes) -> None:
+        target = self._p(key)
+        tmp_dir = self.path / self.TMP
+        tmp = tmp_dir / f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp_dir.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise StorageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+
+    def read_bytes(self, key: str) -> bytes:
+        try:
+            return self._p(key).read_bytes()
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise StorageError(f"cannot read {self._p(key)}: {exc.strerror or exc}") from exc
+
+    def exists(self, key: str) -> bool:
+        return self._p(key).is_file()
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        base = self.path / prefix.strip("/") if prefix.strip("/") else self.path
+        if not base.exists():
+            return
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if d != self.TMP)
+            for name in sorted(filenames):
+                yield str(Path(dirpath, name).relative_to(self.path))
+
+    def delete(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self._p(key).unlink()
+
+    def check_writable(self) -> None:
+        probe = f"{self.TMP}/probe-{uuid.uuid4().hex}"
+        try:
+            self.write_bytes(probe, b"ok")
+            self.delete(probe)
+        except StorageError as exc:
+            raise StorageError(f"lake {self.root} is not writable: {exc}") from None
+
+    def sweep_temp(self) -> int:
+        """Remove temp files left by dead writers on this host; returns how many."""
+        tmp_dir = self.path / self.TMP
+        if not tmp_dir.is_dir():
+            return 0
+        host = socket.gethostname()
+        removed = 0
+        for entry in tmp_dir.iterdir():
+            parts = entry.name.rsplit("-", 2)
+            if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
+                continue
+            if not _pid_alive(int(parts[1])):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                    removed += 1
+        return removed
+
+
+class S3Lake:
+    """A lake under ``s3://bucket/prefix`` through boto3 (AWS or any S3-compatible endpoint)."""
+
+    def __init__(self, uri: str, endpoint_url: str | None = None, region: str | None = None):
+        import boto3
+        from botocore.config import Config
+
+        parsed = urlparse(uri)
+        if parsed.scheme != "s3" or not parsed.netloc:
+            raise StorageError(f"not an s3:// URI: {uri!r}")
+        self.bucket = parsed.netloc
+        self.prefix = parsed.path.strip("/")
+        self.root = uri.rstrip("/")
+        self.client = boto3.client(
+            "s3",
+            endpoint_url=endpoint_url,
+            region_name=region or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
+            config=Config(
+                s3={"addressing_style": "path"},
+                retries={"max_attempts": 5, "mode": "standard"},
+                max_pool_connections=32,
+            ),
+        )
+
+    def _k(self, key: str) -> str:
+        key = _clean_key(key)
+        return f"{self.prefix}/{key}" if self.prefix else key
+
+    def uri(self, key: str = "") -> str:
+        return f"s3://{self.bucket}/{self._k(key)}" if key else self.root
+
+    def _error(self, action: str, key: str, exc: Exception) -> StorageError:
+        return StorageError(f"cannot {action} {self.uri(key) if key else self.root}: {exc}")
+
+    def write_bytes(self, key: str, data: bytes) -> None:
+        try:
+            self.client.put_object(Bucket=self.bucket, Key=self._k(key), Body=data)
+        except Exception as exc:  # botocore raises many unrelated types
+            raise self._error("write", key, exc) from exc
+
+    def read_bytes(self, key: str) -> bytes:
+        from botocore.exceptions import ClientError
+
+        try:
+            return self.client.get_object(Bucket=self.bucket, Key=self._k(key))["Body"].read()
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                raise FileNotFoundError(errno.ENOENT, "no such object", self.uri(key)) from None
+            raise self._error("read", key, exc) from exc
+
+    def exists(self, key: str) -> bool:
+        from botocore.exceptions import ClientError
+
+        try:
+            self.client.head_object(Bucket=self.bucket, Key=self._k(key))
+            return True
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return False
+            raise self._error("stat", key, exc) from exc
+
+    def list(self, prefix: str = "") -> Iterator[str]:
+        full = self._k(prefix) if prefix.strip("/") else self.prefix
+        if full:
+            full += "/"
+        paginator = self.client.get_paginator("list_objects_v2")
+        strip = len(self.prefix) + 1 if self.prefix else 0
+        try:
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=full):
+                for obj in page.get("Contents", []):
+                    yield obj["Key"][strip:]
+        except Exception as exc:
+            raise self._error("list", prefix, exc) from exc
+
+    def delete(self, key: str) -> None:
+        try:
+            self.client.delete_object(Bucket=self.bucket, Key=self._k(key))
+        except Exception as exc:
+            raise self._error("delete", key, exc) from exc
+
+    def check_writable(self) -> None:
+        probe = f".tmp/probe-{uuid.uuid4().hex}"
+        try:
+            self.write_bytes(probe, b"ok")
+            self.delete(probe)
+        except StorageError as exc:
+            raise StorageError(f"lake {self.root} is not writable: {exc}") from None
+
+    def sweep_temp(self) -> int:
+        return 0  # PUTs are atomic: S3 never holds a partial object.
+
+
+def open_lake(root: str, endpoint_url: str | None = None, region: str | None = None) -> Lake:
+    """A lake for a local path or an ``s3://bucket/prefix`` URI."""
+    if root.startswith("s3://"):
+        return S3Lake(root, endpoint_url=endpoint_url, region=region)
+    if "://" in root and not root.startswith("file://"):
+        raise StorageError(f"unsupported lake root {root!r}: use a local path or s3://bucket/prefix")
+    return LocalLake(root.removeprefix("file://"))
+
+
+def write_parquet(lake: Lake, key: str, table) -> None:
+    """Write an Arrow table as one Parquet object, atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    lake.write_bytes(key, sink.getvalue().to_pybytes())
+
+
+def read_parquet(lake: Lake, key: str):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.read_table(pa.BufferReader(lake.read_bytes(key)))
