@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from etl.discovery import DiscoveryError, FilingRef, discover_filings
-from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound
+from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
 from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from schemas.base import to_table
@@ -155,7 +155,7 @@ class Crawler:
         expected = None
         try:
             try:
-                index_resp = self.http.get(f"{base_url}/index.json", validate=json.loads)
+                index_resp = self.http.get(f"{base_url}/index.json", validate=json_body)
                 index = json.loads(index_resp.content)
                 expected = _index_size(index, ref.primary_document)
                 index_key = f"{prefix}/index.json"

@@ -166,7 +166,7 @@ class EdgarHttp:
                 elif expected_size is not None and len(content) != expected_size:
                     last = f"truncated body: {len(content)} of {expected_size} bytes"
                 elif validate is not None and (problem := _invalid(validate, content)):
-                    last = f"unusable body: {problem}"
+                    last = problem
                 else:
                     self.stats.add(bytes=len(content))
                     return Response(url, resp.status_code, content, dict(resp.headers))
@@ -181,7 +181,14 @@ class EdgarHttp:
 
     def get_json(self, url: str) -> object:
         """GET and parse JSON; a body that does not parse counts as truncated and is retried."""
-        return json.loads(self.get(url, validate=json.loads).content)
+        return json.loads(self.get(url, validate=json_body).content)
+
+
+def json_body(content: bytes) -> None:
+    try:
+        json.loads(content)
+    except ValueError as exc:
+        raise ValueError(f"malformed JSON ({exc})") from None
 
 
 def _invalid(validate: Callable[[bytes], object], content: bytes) -> str | None:

