@@ -16,6 +16,7 @@ Paths are ``/<host>/<path on that host>``, so the crawler's base URLs become
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gzip
 import json
@@ -82,10 +83,8 @@ def _filing_dates(root: Path) -> dict[str, dt.date]:
             continue
         block = data.get("filings", {}).get("recent", {}) if "filings" in data else data
         for acc, day in zip(block.get("accessionNumber", []), block.get("filingDate", []), strict=False):
-            try:
+            with contextlib.suppress(TypeError, ValueError, AttributeError):
                 dates[acc.replace("-", "")] = dt.date.fromisoformat(day)
-            except (TypeError, ValueError):
-                pass
     return dates
 
 

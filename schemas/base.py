@@ -58,10 +58,7 @@ def arrow_schema(model: type[BaseModel]) -> pa.Schema:
     for name, info in model.model_fields.items():
         inner, nullable = _unwrap(info.annotation)
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        if "dims" in extra:
-            atype = pa.list_(pa.float32())
-        else:
-            atype = _arrow_type(inner)
+        atype = pa.list_(pa.float32()) if "dims" in extra else _arrow_type(inner)
         fields.append(pa.field(name, atype, nullable=nullable))
     return pa.schema(fields, metadata={"dataset": model.__name__})
 

@@ -7,6 +7,7 @@ Errors print as one line (``error: ...``) with a non-zero exit code: 2 for confi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -120,10 +121,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     server = MirrorServer(args.root, host=args.host, port=args.port, as_of=args.as_of,
                           faults=FaultPlan(rate=args.fault_rate))
     print(f"serving {args.root} at {server.www_url} and {server.data_url} (Ctrl-C to stop)", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

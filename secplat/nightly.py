@@ -9,7 +9,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from etl.crawler import CrawlReport, Crawler, build_http
+from etl.crawler import Crawler, CrawlReport, build_http
 from etl.universe import resolve_universe
 from secplat.config import Settings
 from secplat.storage import open_lake

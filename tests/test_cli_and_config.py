@@ -1,0 +1,145 @@
+"""The operator's surface: settings validation, one-line errors and exit codes of ``secplat``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from etl.edgar_mirror import MirrorServer
+from secplat.cli import EXIT_CONFIG, EXIT_ENV, EXIT_PROBLEMS, main
+from secplat.config import ConfigError, load_settings, settings_help
+from secplat.storage import LocalLake, StorageError, open_lake
+from tests.conftest import free_port
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for name in ("EDGAR_IDENTITY", "EDGAR_WWW_URL", "EDGAR_DATA_URL", "EDGAR_MIRROR", "LAKE_ROOT", "SECPLAT_CONFIG",
+                 "UNIVERSE_TICKERS", "UNIVERSE_CSV", "EDGAR_RATE_LIMIT", "FORMS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_settings_validate_and_explain():
+    with pytest.raises(ConfigError, match="EDGAR_RATE_LIMIT"):
+        load_settings(edgar_rate_limit=50)
+    with pytest.raises(ConfigError, match="FORMS"):
+        load_settings(forms="10-K,S-1")
+    with pytest.raises(ConfigError, match="after"):
+        load_settings(filed_from="2024-02-01", filed_to="2024-01-01")
+    with pytest.raises(ConfigError, match="EDGAR_IDENTITY"):
+        load_settings(edgar_identity="no-email-here")
+    s = load_settings(universe_tickers="aapl, brk.b", forms="10-k,8-k")
+    assert s.universe_tickers == ["AAPL", "BRK.B"] and s.forms == ["10-K", "8-K"]
+    assert load_settings(universe_tickers="all").universe_tickers is None
+    text = settings_help()
+    for name in ("EDGAR_IDENTITY", "EDGAR_WWW_URL", "EDGAR_DATA_URL", "LAKE_ROOT", "EDGAR_RATE_LIMIT",
+                 "UNIVERSE_CSV", "FORMS", "FILED_FROM", "FILED_TO"):
+        assert name in text
+
+
+def test_config_file_env_and_flag_precedence(tmp_path, monkeypatch):
+    cfg = tmp_path / "secplat.toml"
+    cfg.write_text('lake_root = "/from/file"\nedgar_rate_limit = 5\nforms = "10-K"\n')
+    monkeypatch.setenv("SECPLAT_CONFIG", str(cfg))
+    monkeypatch.setenv("EDGAR_RATE_LIMIT", "7")
+    s = load_settings()
+    assert s.lake_root == "/from/file" and s.edgar_rate_limit == 7 and s.forms == ["10-K"]
+    assert load_settings(lake_root="/from/flag").lake_root == "/from/flag"
+    cfg.write_text("no_such_setting = 1\n")
+    with pytest.raises(ConfigError, match="unknown setting"):
+        load_settings()
+    cfg.write_text("lake_root = [unterminated\n")
+    with pytest.raises(ConfigError, match="not valid"):
+        load_settings()
+
+
+def test_live_site_without_identity_is_refused_without_prompting(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "crawl", "--lake", str(tmp_path / "lake"))
+    assert code == EXIT_CONFIG
+    assert err.startswith("error: EDGAR_IDENTITY is not set") and err.count("\n") == 1
+    assert not (tmp_path / "lake").exists()
+
+
+def test_unreachable_host_is_one_line_and_exit_3(capsys, tmp_path, monkeypatch, fixture_mirror):
+    monkeypatch.setenv("UNIVERSE_CSV", fixture_mirror["universe_csv"])
+    port = free_port()
+    monkeypatch.setenv("EDGAR_WWW_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("EDGAR_DATA_URL", f"http://127.0.0.1:{port}")
+    code, _, err = run_cli(capsys, "crawl", "--lake", str(tmp_path / "lake"), "--tickers", "ACME")
+    assert code == EXIT_ENV
+    assert "unreachable" in err and err.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "proc"])
+def test_lake_without_write_permission(capsys, tmp_path, fixture_mirror, where):
+    if where == "under-a-file":
+        blocker = tmp_path / "file"
+        blocker.write_text("x")
+        lake = str(blocker / "lake")
+    else:
+        lake = "/proc/secplat-lake"
+    with pytest.raises(StorageError, match="not writable"):
+        open_lake(lake).check_writable()
+    code, _, err = run_cli(capsys, "crawl", "--mirror", str(fixture_mirror["root"]), "--lake", lake,
+                           "--tickers", "ACME")
+    assert code == EXIT_ENV and "not writable" in err
+
+
+def test_unknown_ticker_is_reported_and_the_run_goes_on(capsys, tmp_path, fixture_mirror, monkeypatch):
+    monkeypatch.setenv("UNIVERSE_CSV", fixture_mirror["universe_csv"])
+    code, out, err = run_cli(capsys, "crawl", "--mirror", str(fixture_mirror["root"]), "--lake",
+                             str(tmp_path / "lake"), "--tickers", "ACME,NOSUCH")
+    assert code == EXIT_PROBLEMS
+    assert "problem: NOSUCH: unknown ticker" in err
+    assert "6 fetched" in out
+    runs = list((tmp_path / "lake" / "runs" / "crawl").glob("*.json"))
+    assert len(runs) == 1 and json.loads(runs[0].read_text())["fetched"] == 6
+
+
+def test_mirror_as_of_and_config_commands(capsys, tmp_path, fixture_mirror, monkeypatch):
+    monkeypatch.setenv("UNIVERSE_CSV", fixture_mirror["universe_csv"])
+    code, out, _ = run_cli(capsys, "crawl", "--mirror", str(fixture_mirror["root"]), "--lake",
+                           str(tmp_path / "lake"), "--tickers", "ACME", "--as-of", "2024-03-01")
+    assert code == 0 and "3 fetched" in out  # 2018 10-Q, 2019 10-K, 2024-02-15 10-K
+    code, out, _ = run_cli(capsys, "config", "--lake", "s3://bucket/prefix")
+    assert code == 0 and json.loads(out)["lake_root"] == "s3://bucket/prefix"
+
+
+def test_local_lake_writes_are_atomic_and_temp_files_of_dead_writers_are_swept(tmp_path):
+    lake = LocalLake(tmp_path)
+    lake.write_bytes("a/b.txt", b"one")
+    lake.write_bytes("a/b.txt", b"two")
+    assert lake.read_bytes("a/b.txt") == b"two"
+    import socket
+
+    stale = tmp_path / ".tmp" / f"{socket.gethostname()}-999999999-deadbeef"
+    stale.write_bytes(b"partial")
+    live = tmp_path / ".tmp" / f"{socket.gethostname()}-{__import__('os').getpid()}-cafe"
+    live.write_bytes(b"in progress")
+    assert lake.sweep_temp() == 1
+    assert not stale.exists() and live.exists()
+    assert list(lake.list()) == ["a/b.txt"]
+    with pytest.raises(StorageError, match="invalid lake key"):
+        lake.write_bytes("../escape", b"x")
+
+
+def test_mirror_server_serves_gzip_both_ways(fixture_mirror):
+    import gzip
+
+    import requests
+
+    f = fixture_mirror["filings"][0]
+    path = f"Archives/edgar/data/{f['cik']}/{f['accession'].replace('-', '')}/{f['primary_document']}"
+    with MirrorServer(fixture_mirror["root"]) as server:
+        gz = requests.get(f"{server.www_url}/{path}", headers={"Accept-Encoding": "gzip"}, stream=True)
+        assert gz.headers["Content-Encoding"] == "gzip" and gzip.decompress(gz.raw.read()) == f["html"]
+        plain = requests.get(f"{server.www_url}/{path}", headers={"Accept-Encoding": "identity"})
+        assert "Content-Encoding" not in plain.headers and plain.content == f["html"]
+        assert requests.get(f"{server.url}/elsewhere/x").status_code == 404
