@@ -37,6 +37,9 @@ def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator
 def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None) -> CrawlReport:
     """Resolve the universe and crawl it; a run report lands under runs/crawl/ in the lake."""
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    if settings.edgar_mirror is None:
+        settings.user_agent()  # refuse the live site without an identity before touching anything
+    lake.check_writable()  # fail fast, before any request
     with edgar_endpoint(settings, as_of) as s:
         http = build_http(s)
         companies, problems = resolve_universe(s, http)

@@ -78,7 +78,8 @@ def test_unreachable_host_is_one_line_and_exit_3(capsys, tmp_path, monkeypatch, 
 
 
 @pytest.mark.parametrize("where", ["under-a-file", "proc"])
-def test_lake_without_write_permission(capsys, tmp_path, fixture_mirror, where):
+def test_lake_without_write_permission(capsys, tmp_path, fixture_mirror, where, monkeypatch):
+    monkeypatch.setenv("UNIVERSE_CSV", fixture_mirror["universe_csv"])
     if where == "under-a-file":
         blocker = tmp_path / "file"
         blocker.write_text("x")

@@ -1,0 +1,157 @@
+"""Filing HTML made safe and page-marked before it is rendered.
+
+Filing HTML is untrusted. Before wkhtmltopdf sees it we decode it ourselves (declared charset, else UTF-8,
+else cp1252) and re-declare it as UTF-8, so the renderer never guesses (LOFin's PDFs show ``â˜’`` for ☒
+because theirs did); drop scripts, frames, objects, forms and external stylesheets; and strip every URL
+that is not an inline ``data:`` URI from ``src``/``href``/CSS ``url()``/``@import``. The renderer's own
+sandbox (see :mod:`etl.pdf_render`) is a second, independent wall.
+
+Every CSS page break (``page-break-before/after: always``, also on ``<hr>``) gets an invisible marker
+``SECPLATPAGE<n>X`` at the start of EDGAR page n, so after rendering each PDF page can be traced to its
+EDGAR page even when a long EDGAR page spills onto two PDF pages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import etree, html
+
+MARKER_PREFIX = "SECPLATPAGE"
+MARKER_SUFFIX = "X"  # ends the number, so "SECPLATPAGE5" followed by "2023" stays unambiguous
+MARKER_RE = re.compile(MARKER_PREFIX + r"(\d{1,6})" + MARKER_SUFFIX)
+_MARKER_STYLE = "font-size:1px;line-height:1px;color:#ffffff;margin:0;padding:0"
+_BREAK_RE = re.compile(r"page-break-(before|after)\s*:\s*always", re.I)
+_CSS_URL_RE = re.compile(r"url\(\s*(['\"]?)(?!data:)[^)]*\1\s*\)", re.I)
+_CSS_IMPORT_RE = re.compile(r"@import\s+[^;]+;?", re.I)
+_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
+_XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_\-.]+)["']""", re.I)
+_XML_DECL_STR_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
+_DROP_TAGS = ("script", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "noscript")
+_URL_ATTRS = ("src", "href", "srcset", "background", "data", "poster", "action", "formaction", "xlink:href")
+_VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "wbr"}
+
+
+class HtmlError(ValueError):
+    """The input is not usable HTML (empty, binary junk, unparseable)."""
+
+
+@dataclass
+class PreparedHtml:
+    html: bytes  # UTF-8, sanitized, page-marked
+    encoding: str  # what the source was decoded from
+    page_breaks: int  # number of markers inserted (EDGAR pages - 1)
+    removed: int  # elements or URLs removed by sanitizing
+
+
+def decode_html(raw: bytes) -> tuple[str, str]:
+    """Text of the filing and the encoding it was decoded from."""
+    if not raw.strip():
+        raise HtmlError("empty document")
+    head = raw[:4096]
+    if head.count(b"\x00") > 16:
+        raise HtmlError("binary content (NUL bytes), not HTML")
+    declared = None
+    for pattern in (_CHARSET_RE, _XML_DECL_RE):
+        m = pattern.search(head)
+        if m:
+            declared = m.group(1).decode("ascii", "ignore").lower()
+            break
+    candidates = [c for c in (declared, "utf-8", "cp1252") if c]
+    for enc in candidates:
+        try:
+            text = raw.decode(enc)
+        except (LookupError, UnicodeDecodeError):
+            continue
+        return text, enc
+    return raw.decode("latin-1"), "latin-1"
+
+
+def _looks_like_html(text: str) -> bool:
+    sample = text[:20000].lower()
+    return "<" in sample and any(tag in sample for tag in ("<html", "<body", "<div", "<p", "<table", "<font", "<br"))
+
+
+def _clean_css(css: str) -> tuple[str, int]:
+    css, n1 = _CSS_IMPORT_RE.subn("", css)
+    css, n2 = _CSS_URL_RE.subn("none", css)
+    return css, n1 + n2
+
+
+def _marker(n: int):
+    span = etree.Element("span")
+    span.set("style", _MARKER_STYLE)
+    span.text = f"{MARKER_PREFIX}{n}{MARKER_SUFFIX}"
+    return span
+
+
+def prepare_html(raw: bytes) -> PreparedHtml:
+    """Decode, sanitize and page-mark a filing's primary document."""
+    text, encoding = decode_html(raw)
+    if not _looks_like_html(text):
+        raise HtmlError("no HTML markup found")
+    text = _XML_DECL_STR_RE.sub("", text, count=1)  # lxml refuses str input that declares an encoding
+    try:
+        root = html.document_fromstring(text)
+    except (etree.ParserError, ValueError) as exc:
+        raise HtmlError(f"unparseable HTML: {exc}") from None
+    removed = 0
+    for el in list(root.iter(*_DROP_TAGS)):
+        el.drop_tree()
+        removed += 1
+    for el in list(root.iter("link")):
+        el.drop_tree()
+        removed += 1
+    for el in root.iter("meta"):
+        if el.get("charset") or (el.get("http-equiv") or "").lower() in ("content-type", "refresh"):
+            el.drop_tree()
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr in list(el.attrib):
+            name = attr.lower()
+            value = el.attrib[attr]
+            if name.startswith("on"):
+                del el.attrib[attr]
+                removed += 1
+            elif name in _URL_ATTRS or name.endswith(":href"):
+                if not value.strip().lower().startswith(("data:", "#")):
+                    del el.attrib[attr]
+                    removed += 1
+            elif name == "style" and ("url(" in value.lower() or "@import" in value.lower()):
+                el.attrib[attr], n = _clean_css(value)
+                removed += n
+    for el in root.iter("style"):
+        if el.text:
+            el.text, n = _clean_css(el.text)
+            removed += n
+    breaks = 0
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str):
+            continue
+        style = el.get("style")
+        if not style:
+            continue
+        for kind in sorted(_BREAK_RE.findall(style), key=lambda k: k.lower() != "before"):
+            breaks += 1
+            marker = _marker(breaks)
+            if kind.lower() == "after" or el.tag in _VOID:
+                el.addnext(marker)
+                marker.tail, el.tail = el.tail, None
+            else:
+                marker.tail, el.text = el.text, None
+                el.insert(0, marker)
+    head = root.find("head")
+    if head is None:
+        head = etree.Element("head")
+        root.insert(0, head)
+    meta = etree.Element("meta")
+    meta.set("charset", "utf-8")
+    head.insert(0, meta)
+    out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
+    return PreparedHtml(html=out, encoding=encoding, page_breaks=breaks, removed=removed)
+
+
+def strip_markers(text: str) -> str:
+    return MARKER_RE.sub("", text)

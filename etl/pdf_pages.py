@@ -1,0 +1,153 @@
+"""PDF to pages with PyMuPDF, where one output page is one EDGAR page.
+
+A rendered filing carries a marker at the start of every EDGAR page (:mod:`etl.html_prepare`). Each EDGAR
+page is the region from its marker to the next one: usually exactly one PDF page, but a long EDGAR page
+spills onto a second PDF page, and a break the renderer ignored (inside a table) starts mid-page. We cut
+the rendered PDF at the markers' lines and stack the pieces, so page i of the output PDF is EDGAR page i
+(0-based, as in LOFin and FinanceBench), and we record which rendered pages each EDGAR page came from.
+
+PDFs that arrive as PDFs have no markers: their pages are taken as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from etl.html_prepare import MARKER_PREFIX, MARKER_RE, strip_markers
+
+BLANK_HEIGHT = 842.0  # an empty EDGAR page becomes a blank A4 page
+EPS = 0.5
+
+
+class PdfError(ValueError):
+    """The PDF cannot be opened or read (broken, encrypted, empty)."""
+
+
+@dataclass
+class Slice:
+    pdf_page: int
+    y0: float
+    y1: float
+
+
+@dataclass
+class PageText:
+    page: int  # 0-based EDGAR page (the PDF page for native PDFs)
+    text: str
+    rendered_pages: list[int] = field(default_factory=list)
+
+
+@dataclass
+class PagedPdf:
+    pdf: bytes
+    pages: list[PageText]
+    page_basis: str  # "edgar" (cut at page-break markers) or "pdf" (pages as rendered/received)
+    rendered_page_count: int
+    missing_markers: list[int] = field(default_factory=list)
+
+
+def open_pdf(data: bytes) -> pymupdf.Document:
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # MuPDF raises its own FzError family
+        raise PdfError(f"not a readable PDF: {exc}") from None
+    if doc.needs_pass:
+        raise PdfError("encrypted PDF (password required)")
+    if doc.page_count == 0:
+        raise PdfError("PDF has no pages")
+    return doc
+
+
+def _marker_positions(doc: pymupdf.Document) -> dict[int, tuple[int, float]]:
+    """marker number -> (pdf page, y where its EDGAR page starts: the top of the marker's line, or 0 when
+    no word sits above that line, so an honoured break maps to a whole page)."""
+    found: dict[int, tuple[int, float]] = {}
+    for pno in range(doc.page_count):
+        words = doc[pno].get_text("words")  # (x0, y0, x1, y1, word, block, line, word_no)
+        hits = [(w, m) for w in words if MARKER_PREFIX in w[4] for m in MARKER_RE.finditer(w[4])]
+        if not hits:
+            continue
+        line_top: dict[tuple[int, int], float] = {}
+        for w in words:
+            key = (w[5], w[6])
+            line_top[key] = min(line_top.get(key, w[1]), w[1])
+        for w, m in hits:
+            top = line_top[(w[5], w[6])]
+            above = any(other[3] <= top + 0.5 for other in words if (other[5], other[6]) != (w[5], w[6]))
+            found.setdefault(int(m.group(1)), (pno, max(0.0, top - 0.5) if above else 0.0))
+    return found
+
+
+def _slices(start: tuple[int, float], end: tuple[int, float] | None, doc: pymupdf.Document) -> list[Slice]:
+    out = []
+    last_page = doc.page_count - 1 if end is None else end[0]
+    for pno in range(start[0], last_page + 1):
+        height = doc[pno].rect.height
+        y0 = start[1] if pno == start[0] else 0.0
+        y1 = end[1] if end is not None and pno == end[0] else height
+        if y1 - y0 > EPS:
+            out.append(Slice(pno, y0, y1))
+    return out
+
+
+def _text(doc: pymupdf.Document, slices: list[Slice]) -> str:
+    parts = []
+    for s in slices:
+        page = doc[s.pdf_page]
+        full = s.y0 <= EPS and s.y1 >= page.rect.height - EPS
+        clip = None if full else pymupdf.Rect(0, s.y0, page.rect.width, s.y1)
+        parts.append(page.get_text("text", clip=clip))
+    return strip_markers("".join(parts)).strip("\n")
+
+
+def page_pdf(data: bytes, expected_breaks: int | None = None) -> PagedPdf:
+    """Cut a PDF into EDGAR pages (when it carries markers) and extract each page's text."""
+    doc = open_pdf(data)
+    try:
+        rendered = doc.page_count
+        positions = _marker_positions(doc) if expected_breaks else {}
+        if not expected_breaks or not positions:
+            pages = [PageText(i, _text(doc, [Slice(i, 0.0, doc[i].rect.height)]), [i]) for i in range(rendered)]
+            return PagedPdf(data, pages, "pdf", rendered)
+        n = expected_breaks
+        missing = [k for k in range(1, n + 1) if k not in positions]
+        # A marker that did not render gives its page no content: the region runs to the next one found.
+        starts: list[tuple[int, float]] = [(0, 0.0)] + [None] * n  # type: ignore[list-item]
+        nxt: tuple[int, float] | None = None
+        for k in range(n, 0, -1):
+            nxt = positions.get(k, nxt)
+            starts[k] = nxt if nxt is not None else (rendered, 0.0)
+        out = pymupdf.open()
+        pages = []
+        for k in range(n + 1):
+            start = starts[k]
+            end = starts[k + 1] if k < n else None
+            slices = [] if start[0] >= rendered else _slices(start, end, doc)
+            _stack(out, doc, slices)
+            pages.append(PageText(k, _text(doc, slices), sorted({s.pdf_page for s in slices})))
+        pdf = out.tobytes(garbage=3, deflate=True)
+        out.close()
+        return PagedPdf(pdf, pages, "edgar", rendered, missing)
+    finally:
+        doc.close()
+
+
+def _stack(out: pymupdf.Document, src: pymupdf.Document, slices: list[Slice]) -> None:
+    """Append one output page made of ``slices`` stacked top to bottom."""
+    if not slices:
+        out.new_page(width=src[0].rect.width, height=BLANK_HEIGHT)
+        return
+    first = src[slices[0].pdf_page]
+    if len(slices) == 1 and slices[0].y0 <= EPS and slices[0].y1 >= first.rect.height - EPS:
+        out.insert_pdf(src, from_page=slices[0].pdf_page, to_page=slices[0].pdf_page)
+        return
+    width = max(src[s.pdf_page].rect.width for s in slices)
+    page = out.new_page(width=width, height=sum(s.y1 - s.y0 for s in slices))
+    y = 0.0
+    for s in slices:
+        w = src[s.pdf_page].rect.width
+        h = s.y1 - s.y0
+        page.show_pdf_page(pymupdf.Rect(0, y, w, y + h), src, s.pdf_page, clip=pymupdf.Rect(0, s.y0, w, s.y1))
+        y += h
