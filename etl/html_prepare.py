@@ -91,6 +91,9 @@ def prepare_html(raw: bytes) -> PreparedHtml:
     text, encoding = decode_html(raw)
     if not _looks_like_html(text):
         raise HtmlError("no HTML markup found")
+    tail = text[-8192:].lower()
+    if "</html>" not in tail and "</body>" not in tail:
+        raise HtmlError("truncated HTML: the document ends without </body> or </html>")
     text = _XML_DECL_STR_RE.sub("", text, count=1)  # lxml refuses str input that declares an encoding
     try:
         root = html.document_fromstring(text)

@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     _add_crawl_args(p)
 
+    p = sub.add_parser("convert", help="render crawled filings to paged PDFs; extract pages and cover metadata")
+    _add_common(p)
+    p.add_argument("--pdf-dir", action="append", default=[], help="also ingest the PDFs in this folder (repeatable)")
+
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
     _add_crawl_args(p)
@@ -105,6 +109,16 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if report.problems else 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    from secplat.nightly import convert_stage
+
+    report = convert_stage(_settings(args), pdf_dirs=args.pdf_dir, progress=progress)
+    for problem in report.problems:
+        print(f"problem: {problem}", file=sys.stderr)
+    print(report.summary())
+    return EXIT_PROBLEMS if report.problems else 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from secplat.nightly import run_nightly
 
@@ -126,7 +140,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "run": cmd_run, "mirror": cmd_mirror}
+COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "run": cmd_run, "mirror": cmd_mirror}
 
 
 def main(argv: list[str] | None = None) -> int:

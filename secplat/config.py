@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
 
+    # --- Conversion ---------------------------------------------------------------------------
+    convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")
+    convert_timeout: float = Field(180.0, gt=0, description="Seconds wkhtmltopdf may take per document")
+    convert_memory_mb: int = Field(4096, ge=256, description="Address-space cap of wkhtmltopdf, MB")
+
     # --- Storage ------------------------------------------------------------------------------
     lake_root: str = Field("lake", description="Lake root: a local path or s3://bucket/prefix")
     s3_endpoint_url: str | None = Field(None, description="S3 endpoint for S3-compatible stores")

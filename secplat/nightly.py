@@ -9,6 +9,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from etl.convert import ConvertOptions, ConvertReport, run_convert
 from etl.crawler import Crawler, CrawlReport, build_http
 from etl.universe import resolve_universe
 from secplat.config import Settings
@@ -56,16 +57,26 @@ def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None)
     return report
 
 
+def convert_stage(settings: Settings, pdf_dirs=(), progress=None) -> ConvertReport:
+    """Render and page every crawled filing (and PDFs under ``pdf_dirs``) into pages/documents datasets."""
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    options = ConvertOptions(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
+                             workers=settings.convert_workers)
+    return run_convert(lake, options, pdf_dirs=pdf_dirs, progress=progress)
+
+
 @dataclass
 class NightlyResult:
     crawl: CrawlReport
+    convert: ConvertReport
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"crawl: {self.crawl.summary()}"
+        return f"crawl: {self.crawl.summary()}\nconvert: {self.convert.summary()}"
 
 
 def run_nightly(settings: Settings, as_of: dt.date | None = None, progress=None) -> NightlyResult:
     """Every stage in order. Later stages join here as they land."""
     crawl = crawl_stage(settings, as_of=as_of, progress=progress)
-    return NightlyResult(crawl=crawl, problems=list(crawl.problems))
+    convert = convert_stage(settings, progress=progress)
+    return NightlyResult(crawl=crawl, convert=convert, problems=[*crawl.problems, *convert.problems])

@@ -1,0 +1,211 @@
+"""The conversion stage: raw filings (and PDFs that arrive as PDFs) to paged PDFs, pages and documents.
+
+Per document it writes, atomically and in this order::
+
+    pdf/<key>.pdf                          the paged PDF (page i = EDGAR page i)
+    datasets/pages/<key>.parquet           PageRecord rows
+    datasets/documents/<key>.parquet       one DocumentRecord (written last: it marks the document done)
+
+A document whose ``documents`` part holds the same source sha256 is skipped, so reruns are idempotent and
+incremental. A document that fails gets ``quarantine/convert/<key>.json`` with the reason; the run goes on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from etl.cover import CoverFacts, cover_summary, document_id, facts_from_ixbrl, facts_from_text
+from etl.crawler import read_records
+from etl.html_prepare import HtmlError, decode_html, prepare_html
+from etl.pdf_pages import PagedPdf, PdfError, page_pdf
+from etl.pdf_render import RenderError, render_pdf
+from schemas.base import to_table
+from schemas.documents import DocumentRecord, PageRecord, QuarantineRecord
+from schemas.filings import FilingRecord
+from secplat.storage import Lake, read_parquet, write_parquet
+
+log = logging.getLogger(__name__)
+
+STAGE = "convert"
+MAX_HTML_BYTES = 40 * 1024 * 1024  # larger primary documents are quarantined, not rendered
+
+
+@dataclass
+class ConvertOptions:
+    timeout_s: float = 180.0
+    memory_mb: int = 4096
+    workers: int = 2
+
+
+@dataclass
+class ConvertReport:
+    converted: int = 0
+    skipped: int = 0
+    quarantined: int = 0
+    warnings: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{self.converted} converted, {self.skipped} unchanged, {self.quarantined} quarantined, "
+                f"{self.warnings} with warnings")
+
+
+def part_name(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", key)
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def quarantine(lake: Lake, document: str, key: str, reason: str, source_key: str | None) -> QuarantineRecord:
+    rec = QuarantineRecord(document=document, stage=STAGE, reason=reason, source_key=source_key, at=_now())
+    lake.write_bytes(f"quarantine/{STAGE}/{part_name(key)}.json", rec.model_dump_json().encode())
+    log.warning("quarantined %s (%s): %s", document, STAGE, reason)
+    return rec
+
+
+def _already_done(lake: Lake, key: str, sha: str) -> bool:
+    try:
+        table = read_parquet(lake, f"datasets/documents/{part_name(key)}.parquet")
+    except FileNotFoundError:
+        return False
+    return table.num_rows == 1 and table.column("source_sha256")[0].as_py() == sha
+
+
+def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -> None:
+    name = part_name(key)
+    lake.write_bytes(doc.pdf_key, paged.pdf)
+    pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
+                        rendered_pages=p.rendered_pages) for p in paged.pages]
+    write_parquet(lake, f"datasets/pages/{name}.parquet", to_table(PageRecord, pages))
+    write_parquet(lake, f"datasets/documents/{name}.parquet", to_table(DocumentRecord, [doc]))
+    lake.delete(f"quarantine/{STAGE}/{name}.json")
+
+
+def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
+    """Render, page and describe one crawled filing (raises HtmlError/RenderError/PdfError)."""
+    raw = lake.read_bytes(rec.primary_key)
+    if len(raw) > MAX_HTML_BYTES:
+        raise HtmlError(f"primary document is {len(raw) / 1e6:.0f} MB, over the {MAX_HTML_BYTES / 1e6:.0f} MB cap")
+    prepared = prepare_html(raw)
+    with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
+        rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
+    paged = page_pdf(rendered.pdf, prepared.page_breaks)
+    text, _ = decode_html(raw)
+    cover = facts_from_ixbrl(text) or facts_from_text([p.text for p in paged.pages[:2]])
+    form = rec.form.removesuffix("/A")
+    fiscal_year, fiscal_period = cover.fiscal_year, cover.fiscal_period
+    period_end = cover.period_end or rec.report_date
+    ticker = rec.ticker
+    company = rec.company or cover.company or ticker
+    doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
+    warnings = list(rendered.warnings)
+    if paged.missing_markers:
+        warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
+    if cover.form and cover.form != form:
+        warnings.append(f"cover says form {cover.form}, EDGAR says {rec.form}")
+    first = paged.pages[0].text if paged.pages else ""
+    return DocumentRecord(
+        doc_id=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
+        form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
+        period_end=period_end, filing_date=rec.filing_date, trading_symbols=cover.trading_symbols,
+        exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
+        metadata_source=cover.source, page_count=len(paged.pages), page_basis=paged.page_basis,
+        rendered_page_count=paged.rendered_page_count,
+        cover_summary=cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first),
+        pdf_key=f"pdf/{rec.cik}/{rec.accession.replace('-', '')}.pdf", source_key=rec.primary_key,
+        source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings, processed_at=_now(),
+    ), paged
+
+
+_FB_NAME_RE = re.compile(r"^(?P<company>.+?)_(?P<year>\d{4})(?P<q>Q[1-4])?_(?P<kind>10K|10Q|8K|EARNINGS)", re.I)
+
+
+def facts_from_source_name(name: str) -> CoverFacts:
+    """What a FinanceBench-style file name says: ``3M_2018_10K``, ``JPMORGAN_2022Q2_10Q``."""
+    m = _FB_NAME_RE.match(name)
+    if not m:
+        return CoverFacts(source="none")
+    kind = m.group("kind").upper()
+    form = {"10K": "10-K", "10Q": "10-Q", "8K": "8-K"}.get(kind, kind)
+    period = m.group("q").upper() if m.group("q") else ("FY" if form == "10-K" else None)
+    return CoverFacts(company=m.group("company").replace("_", " "), form=form, fiscal_year=int(m.group("year")),
+                      fiscal_period=period, source="name")
+
+
+def convert_pdf_file(lake: Lake, path: Path) -> tuple[DocumentRecord, PagedPdf]:
+    """A PDF that arrives as a PDF: pages as they are; its file name is kept as ``source_name``."""
+    data = path.read_bytes()
+    paged = page_pdf(data)
+    name = path.stem
+    texts = [p.text for p in paged.pages[:2]]
+    from_text = facts_from_text(texts)
+    from_name = facts_from_source_name(name)
+    form = from_name.form or from_text.form or "unknown"
+    company = from_text.company or from_name.company or name
+    fiscal_year = from_name.fiscal_year or from_text.fiscal_year
+    fiscal_period = from_name.fiscal_period or from_text.fiscal_period
+    sha = hashlib.sha256(data).hexdigest()
+    key = f"external/{part_name(name)}"
+    return DocumentRecord(
+        doc_id=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
+        fiscal_period=fiscal_period, period_end=from_text.period_end, metadata_source=from_text.source,
+        page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
+        cover_summary=cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period,
+                                    from_text.period_end, from_text, texts[0] if texts else ""),
+        pdf_key=f"pdf/{key}.pdf", source_key=str(path), source_sha256=sha, processed_at=_now(),
+    ), paged
+
+
+def run_convert(lake: Lake, options: ConvertOptions, pdf_dirs: Iterable[Path] = (),
+                progress: Callable[[Iterable, str, int], Iterable] | None = None) -> ConvertReport:
+    """Convert every crawled filing with an ``ok`` record, plus every PDF under ``pdf_dirs``."""
+    progress = progress or (lambda it, desc, total: it)
+    report = ConvertReport()
+    jobs: list[tuple[str, str, str, Callable[[], tuple[DocumentRecord, PagedPdf]]]] = []
+    for rec in read_records(lake):
+        if rec.status != "ok" or not rec.primary_key:
+            continue
+        key = f"{rec.cik}/{rec.accession.replace('-', '')}"
+        jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options)))
+    for folder in pdf_dirs:
+        for path in sorted(Path(folder).glob("*.pdf")):
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            jobs.append((f"external/{path.stem}", path.stem, sha, lambda path=path: convert_pdf_file(lake, path)))
+
+    todo = []
+    for job in jobs:
+        if _already_done(lake, job[0], job[2]):
+            report.skipped += 1
+        else:
+            todo.append(job)
+
+    def one(job) -> DocumentRecord:
+        key, document, _, work = job
+        doc, paged = work()
+        _write_outputs(lake, key, paged, doc)
+        return doc
+
+    with ThreadPoolExecutor(max_workers=options.workers) as pool:
+        futures = {pool.submit(one, job): job for job in todo}
+        for fut in progress(as_completed(futures), "convert", len(futures)):
+            key, document, _, _ = futures[fut]
+            try:
+                doc = fut.result()
+            except (HtmlError, RenderError, PdfError, OSError, ValueError) as exc:
+                quarantine(lake, document, key, f"{type(exc).__name__}: {exc}", key)
+                report.quarantined += 1
+                report.problems.append(f"{document}: quarantined: {exc}")
+                continue
+            report.converted += 1
+            report.warnings += bool(doc.warnings)
+    return report

@@ -1,0 +1,179 @@
+"""Cover-page metadata: inline-XBRL ``dei:`` facts first, the cover page's text as the fallback.
+
+Also the document id in the LOFin convention (``TICKER_YYYY_10K``, ``TICKER_YYYYQn_10Q``,
+``TICKER_YYYY-MM-DD_8K``) and a deterministic cover summary used for document-level retrieval.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html as htmllib
+import re
+from dataclasses import dataclass, field
+
+from dateutil import parser as dateparser
+
+_DEI_START_RE = re.compile(r"<ix:(nonNumeric|nonFraction)\b([^>]*?\bname=\"dei:(\w+)\"[^>]*)>", re.I)
+_IX_TAG_RE = re.compile(r"<(/?)ix:(?:nonNumeric|nonFraction)\b[^>]*>", re.I)
+_TAG_RE = re.compile(r"<[^>]+>")
+_WS_RE = re.compile(r"\s+")
+_FORM_RE = re.compile(r"\bFORM\s+(10-K|10-Q|8-K)(/A)?\b", re.I)
+_PERIOD_RE = re.compile(
+    r"for\s+the\s+(?:fiscal\s+)?(?:year|quarter(?:ly\s+period)?|period)\s+ended:?\s+"
+    r"([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I
+)
+_EVENT_RE = re.compile(r"Date of Report[^:]*?:?\s*\(?[^)]*\)?\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I)
+_REGISTRANT_RE = re.compile(r"\n\s*([^\n]{3,120})\n[^\n]*\(Exact name of registrant", re.I)
+_FORM_TAGS = {"10-K": "10K", "10-Q": "10Q", "8-K": "8K"}
+
+
+@dataclass
+class CoverFacts:
+    company: str | None = None
+    cik: int | None = None
+    form: str | None = None
+    period_end: dt.date | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None  # FY, Q1..Q4
+    trading_symbols: list[str] = field(default_factory=list)
+    exchanges: list[str] = field(default_factory=list)
+    shares_outstanding: float | None = None
+    filer_category: str | None = None
+    amendment: bool = False
+    source: str = "none"  # ixbrl | text | none
+
+
+def _clean(fragment: str) -> str:
+    return _WS_RE.sub(" ", htmllib.unescape(_TAG_RE.sub(" ", fragment))).strip()
+
+
+def _date(text: str | None) -> dt.date | None:
+    if not text:
+        return None
+    try:
+        return dateparser.parse(text.replace("\xa0", " "), fuzzy=True, default=dt.datetime(1900, 1, 1)).date()
+    except (ValueError, OverflowError):
+        return None
+
+
+def _element_body(raw_html: str, start: int) -> str:
+    """Markup of an ix element from the end of its start tag to its matching end tag (ix elements nest:
+    a period-end date often wraps the fiscal-year-end fact)."""
+    depth = 1
+    for tag in _IX_TAG_RE.finditer(raw_html, start):
+        depth += -1 if tag.group(1) else 1
+        if depth == 0:
+            return raw_html[start:tag.start()]
+    return raw_html[start:start + 2000]
+
+
+def dei_facts(raw_html: str) -> dict[str, list[str]]:
+    """Every ``dei:`` fact of an inline-XBRL document, in document order."""
+    facts: dict[str, list[str]] = {}
+    for m in _DEI_START_RE.finditer(raw_html):
+        value = _clean(_element_body(raw_html, m.end()))
+        fmt = re.search(r'format="([^"]+)"', m.group(2))
+        if fmt and "fixed-false" in fmt.group(1):
+            value = "false"
+        elif fmt and "fixed-true" in fmt.group(1):
+            value = "true"
+        facts.setdefault(m.group(3), []).append(value)
+    return facts
+
+
+def _number(text: str) -> float | None:
+    digits = re.sub(r"[^\d.]", "", text)
+    try:
+        return float(digits) if digits else None
+    except ValueError:
+        return None
+
+
+def facts_from_ixbrl(raw_html: str) -> CoverFacts | None:
+    facts = dei_facts(raw_html)
+    if "DocumentType" not in facts:
+        return None
+
+    def first(name: str) -> str | None:
+        values = [v for v in facts.get(name, []) if v]
+        return values[0] if values else None
+
+    cover = CoverFacts(source="ixbrl")
+    cover.company = first("EntityRegistrantName")
+    cik = first("EntityCentralIndexKey")
+    cover.cik = int(re.sub(r"\D", "", cik)) if cik and re.sub(r"\D", "", cik) else None
+    form = (first("DocumentType") or "").upper()
+    cover.form = form.removesuffix("/A") or None
+    cover.amendment = form.endswith("/A") or (first("AmendmentFlag") or "").lower() == "true"
+    cover.period_end = _date(first("DocumentPeriodEndDate"))
+    year = first("DocumentFiscalYearFocus")
+    cover.fiscal_year = int(year) if year and year.isdigit() else None
+    cover.fiscal_period = (first("DocumentFiscalPeriodFocus") or "").upper() or None
+    cover.trading_symbols = list(dict.fromkeys(v.upper() for v in facts.get("TradingSymbol", []) if v))
+    cover.exchanges = list(dict.fromkeys(v for v in facts.get("SecurityExchangeName", []) if v))
+    shares = first("EntityCommonStockSharesOutstanding")
+    cover.shares_outstanding = _number(shares) if shares else None
+    cover.filer_category = first("EntityFilerCategory")
+    return cover
+
+
+def facts_from_text(page_texts: list[str]) -> CoverFacts:
+    """Fallback for filings without iXBRL and for PDFs: page 0, or page 1 when page 0 is nearly empty."""
+    text = page_texts[0] if page_texts else ""
+    if len(text.strip()) < 200 and len(page_texts) > 1:
+        text = page_texts[1] + "\n" + text
+    cover = CoverFacts(source="text")
+    m = _FORM_RE.search(text)
+    if m:
+        cover.form = m.group(1).upper()
+        cover.amendment = bool(m.group(2))
+    m = _PERIOD_RE.search(text) or _EVENT_RE.search(text)
+    if m:
+        cover.period_end = _date(m.group(1))
+    m = _REGISTRANT_RE.search(text)
+    if m:
+        cover.company = m.group(1).strip()
+    if cover.form == "10-K" and cover.period_end:
+        cover.fiscal_period = "FY"
+        cover.fiscal_year = cover.period_end.year if cover.period_end.month > 3 else cover.period_end.year - 1
+    return cover
+
+
+def document_id(ticker: str, form: str, fiscal_year: int | None, fiscal_period: str | None,
+                period_end: dt.date | None, filing_date: dt.date | None, amendment: bool = False) -> str:
+    """``TICKER_YYYY_10K``, ``TICKER_YYYYQn_10Q``, ``TICKER_YYYY-MM-DD_8K`` (LOFin); amendments end in A."""
+    tag = _FORM_TAGS.get(form, re.sub(r"[^A-Z0-9]", "", form.upper())) + ("A" if amendment else "")
+    ticker = ticker.upper().replace(".", "-")
+    if form == "8-K":
+        day = period_end or filing_date
+        return f"{ticker}_{day.isoformat() if day else 'unknown'}_{tag}"
+    year = fiscal_year or (period_end.year if period_end else None) or (filing_date.year if filing_date else 0)
+    if form == "10-Q":
+        quarter = fiscal_period if fiscal_period and re.fullmatch(r"Q[1-4]", fiscal_period) else None
+        if quarter is None and period_end:
+            quarter = f"Q{(period_end.month - 1) // 3 + 1}"
+        return f"{ticker}_{year}{quarter or 'Q0'}_{tag}"
+    return f"{ticker}_{year}_{tag}"
+
+
+def cover_summary(company: str, ticker: str, form: str, fiscal_year: int | None, fiscal_period: str | None,
+                  period_end: dt.date | None, cover: CoverFacts, first_page: str, max_chars: int = 1200) -> str:
+    """A short, deterministic description of the document for document-level retrieval."""
+    kind = {"10-K": "annual report", "10-Q": "quarterly report", "8-K": "current report"}.get(form, "filing")
+    period = f"fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ").strip()
+    parts = [f"{company} ({ticker}) {form} {kind}"]
+    if fiscal_year:
+        parts.append(f"for {period}")
+    if period_end:
+        parts.append(f"period ended {period_end.strftime('%B %-d, %Y')}")
+    text = " ".join(parts) + "."
+    facts = []
+    if cover.exchanges:
+        facts.append(f"Listed on {', '.join(cover.exchanges[:2])}.")
+    if cover.filer_category:
+        facts.append(f"Filer category: {cover.filer_category}.")
+    if cover.shares_outstanding:
+        facts.append(f"Shares outstanding: {cover.shares_outstanding:,.0f}.")
+    body = _WS_RE.sub(" ", first_page).strip()
+    summary = " ".join([text, *facts, body])
+    return summary[:max_chars].rsplit(" ", 1)[0] if len(summary) > max_chars else summary

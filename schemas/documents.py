@@ -1,0 +1,59 @@
+"""Document-level datasets of the conversion stage: pages, documents and the quarantine."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+
+class PageRecord(BaseModel):
+    """One EDGAR page (0-based) of a document, as text in reading order."""
+
+    doc_id: str
+    page: int = Field(description="0-based page number: EDGAR page for filings, PDF page for native PDFs")
+    text: str = Field(json_schema_extra={"es": "text"})
+    char_count: int
+    rendered_pages: list[int] = Field(description="0-based pages of the rendered PDF this page came from")
+
+
+class DocumentRecord(BaseModel):
+    """A converted document with its cover metadata and the summary used for document retrieval."""
+
+    doc_id: str = Field(description="LOFin-style id, e.g. KO_2023_10K, AAPL_2023Q3_10Q, AAPL_2024-05-02_8K")
+    accession: str | None = None
+    source_name: str | None = Field(None, description="The source's own name (e.g. FinanceBench 3M_2018_10K)")
+    source_kind: str = Field(description="html (rendered here) or pdf (arrived as PDF)")
+    cik: int | None = None
+    ticker: str | None = None
+    company: str | None = None
+    form: str | None = None
+    is_amendment: bool = False
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    period_end: dt.date | None = None
+    filing_date: dt.date | None = None
+    trading_symbols: list[str] = Field(default_factory=list)
+    exchanges: list[str] = Field(default_factory=list)
+    shares_outstanding: float | None = None
+    filer_category: str | None = None
+    metadata_source: str = Field(description="ixbrl | text | manifest: where the cover fields came from")
+    page_count: int
+    page_basis: str = Field(description="edgar (cut at the filing's page breaks) or pdf (pages as received)")
+    rendered_page_count: int
+    cover_summary: str = Field(json_schema_extra={"es": "text"})
+    pdf_key: str
+    source_key: str
+    source_sha256: str
+    warnings: list[str] = Field(default_factory=list)
+    processed_at: dt.datetime
+
+
+class QuarantineRecord(BaseModel):
+    """A document a stage could not process, and why; the run goes on without it."""
+
+    document: str = Field(description="accession or source name")
+    stage: str
+    reason: str
+    source_key: str | None = None
+    at: dt.datetime
