@@ -1,0 +1,66 @@
+"""Conversion of the real mirrored filings: one EDGAR page is one PDF page, known content on known pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from etl.convert import ConvertOptions, run_convert
+from etl.crawler import Crawler, build_http
+from etl.edgar_mirror import MirrorServer
+from etl.ratelimit import RateLimiter
+from etl.universe import resolve_universe
+from secplat.storage import LocalLake, read_parquet
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.shared
+
+
+@pytest.fixture(scope="module")
+def converted(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
+    root = tmp_path_factory.mktemp("convert") / "lake"
+    with MirrorServer(edgar_mirror) as server:
+        s = make_settings(server, str(root), universe_csv=universe_csv,
+                          universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})))
+        http = build_http(s, RateLimiter(500))
+        companies, _ = resolve_universe(s, http)
+        lake = LocalLake(root)
+        Crawler(s, lake, http=http).run(companies)
+    report = run_convert(lake, ConvertOptions(workers=2))
+    docs = {}
+    for key in lake.list("datasets/documents"):
+        row = read_parquet(lake, key).to_pylist()[0]
+        docs[row["accession"]] = row
+    return lake, report, docs
+
+
+def _pages(lake, doc):
+    key = "datasets/pages/" + doc["pdf_key"].removeprefix("pdf/").replace("/", "_").removesuffix(".pdf") + ".parquet"
+    return read_parquet(lake, key).column("text").to_pylist()
+
+
+def test_every_mirrored_filing_converts_with_edgar_pages(converted, mirror_manifest):
+    lake, report, docs = converted
+    assert report.quarantined == 0, report.problems
+    assert len(docs) == len(mirror_manifest)
+    matches = sum(docs[r["accession"]]["page_count"] == int(r["page_breaks"]) + 1 for r in mirror_manifest)
+    assert matches / len(mirror_manifest) >= 0.98, f"{matches} of {len(mirror_manifest)}"
+    assert len({d["doc_id"] for d in docs.values()}) == len(docs)  # document ids are unique
+
+
+def test_known_content_on_known_pages(converted, mirror_manifest):
+    lake, _, docs = converted
+    by_name = {r["lofin_doc_name"]: docs[r["accession"]] for r in mirror_manifest if r["lofin_doc_name"]}
+    assert "27,234" in _pages(lake, by_name["KO_2023_10K"])[62]  # Coca-Cola 2023 gross profit
+    assert "11.86" in _pages(lake, by_name["MA_2023_10K"])[67]  # Mastercard 2023 basic EPS
+
+
+def test_cover_metadata_matches_the_manifest(converted, mirror_manifest):
+    _, _, docs = converted
+    wrong = []
+    for r in mirror_manifest:
+        d = docs[r["accession"]]
+        if r["lofin_doc_name"] and d["doc_id"] != r["lofin_doc_name"]:
+            wrong.append((r["accession"], d["doc_id"], r["lofin_doc_name"]))
+        if d["cik"] != int(r["cik"]) or d["form"] != r["form"]:
+            wrong.append((r["accession"], d["cik"], d["form"]))
+    assert not wrong, wrong
