@@ -113,12 +113,7 @@ class LocalLake:
             self._p(key).unlink()
 
     def check_writable(self) -> None:
-        probe = f"{self.TMP}/probe-{uuid.uuid4().hex}"
-        try:
-            self.write_bytes(probe, b"ok")
-            self.delete(probe)
-        except StorageError as exc:
-            raise StorageError(f"lake {self.root} is not writable: {exc}") from None
+        check_writable(self)
 
     def sweep_temp(self) -> int:
         """Remove temp files left by dead writers on this host; returns how many."""
@@ -219,15 +214,20 @@ class S3Lake:
             raise self._error("delete", key, exc) from exc
 
     def check_writable(self) -> None:
-        probe = f".tmp/probe-{uuid.uuid4().hex}"
-        try:
-            self.write_bytes(probe, b"ok")
-            self.delete(probe)
-        except StorageError as exc:
-            raise StorageError(f"lake {self.root} is not writable: {exc}") from None
+        check_writable(self)
 
     def sweep_temp(self) -> int:
         return 0  # PUTs are atomic: S3 never holds a partial object.
+
+
+def check_writable(lake: Lake) -> None:
+    """Write and delete a probe object, so a lake that cannot take writes fails before any work."""
+    probe = f".tmp/probe-{uuid.uuid4().hex}"
+    try:
+        lake.write_bytes(probe, b"ok")
+        lake.delete(probe)
+    except StorageError as exc:
+        raise StorageError(f"lake {lake.root} is not writable: {exc}") from None
 
 
 def open_lake(root: str, endpoint_url: str | None = None, region: str | None = None) -> Lake:
