@@ -12,7 +12,6 @@ incremental. A document that fails gets ``quarantine/convert/<key>.json`` with t
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import logging
 import re
@@ -23,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from etl.cover import CoverFacts, cover_summary, document_id, facts_from_ixbrl, facts_from_text
-from etl.crawler import read_records
-from etl.html_prepare import HtmlError, decode_html, prepare_html
+from etl.crawler import read_records, utc_now
+from etl.html_prepare import HtmlError, prepare_html
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
 from schemas.base import to_table
@@ -62,12 +61,8 @@ def part_name(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", key)
 
 
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
 def quarantine(lake: Lake, document: str, key: str, reason: str, source_key: str | None) -> QuarantineRecord:
-    rec = QuarantineRecord(document=document, stage=STAGE, reason=reason, source_key=source_key, at=_now())
+    rec = QuarantineRecord(document=document, stage=STAGE, reason=reason, source_key=source_key, at=utc_now())
     lake.write_bytes(f"quarantine/{STAGE}/{part_name(key)}.json", rec.model_dump_json().encode())
     log.warning("quarantined %s (%s): %s", document, STAGE, reason)
     return rec
@@ -100,8 +95,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
         rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
     paged = page_pdf(rendered.pdf, prepared.page_breaks)
-    text, _ = decode_html(raw)
-    cover = facts_from_ixbrl(text) or facts_from_text([p.text for p in paged.pages[:2]])
+    cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
     form = rec.form.removesuffix("/A")
     fiscal_year, fiscal_period = cover.fiscal_year, cover.fiscal_period
     period_end = cover.period_end or rec.report_date
@@ -123,7 +117,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
         rendered_page_count=paged.rendered_page_count,
         cover_summary=cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first),
         pdf_key=f"pdf/{rec.cik}/{rec.accession.replace('-', '')}.pdf", source_key=rec.primary_key,
-        source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings, processed_at=_now(),
+        source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings, processed_at=utc_now(),
     ), paged
 
 
@@ -162,7 +156,7 @@ def convert_pdf_file(lake: Lake, path: Path) -> tuple[DocumentRecord, PagedPdf]:
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
         cover_summary=cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period,
                                     from_text.period_end, from_text, texts[0] if texts else ""),
-        pdf_key=f"pdf/{key}.pdf", source_key=str(path), source_sha256=sha, processed_at=_now(),
+        pdf_key=f"pdf/{key}.pdf", source_key=str(path), source_sha256=sha, processed_at=utc_now(),
     ), paged
 
 

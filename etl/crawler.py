@@ -169,16 +169,16 @@ class Crawler:
                 self.lake.write_bytes(index_key, index_resp.content)
             rec = FilingRecord(
                 **record, primary_key=primary_key, index_key=index_key, bytes=len(doc.content),
-                sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=_now(), status="ok",
+                sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=utc_now(), status="ok",
             )
             outcome = "fetched"
         except NotFound as exc:
-            rec = FilingRecord(**record, fetched_at=_now(), status="missing", error=str(exc))
+            rec = FilingRecord(**record, fetched_at=utc_now(), status="missing", error=str(exc))
             outcome = "missing"
         except HostUnreachable:
             raise
         except FetchError as exc:
-            rec = FilingRecord(**record, fetched_at=_now(), status="failed", error=str(exc))
+            rec = FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc))
             outcome = "failed"
         self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
         return outcome, rec
@@ -234,5 +234,5 @@ def write_manifest(lake: Lake) -> int:
     return len(records)
 
 
-def _now() -> dt.datetime:
+def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)

@@ -41,6 +41,7 @@ class HtmlError(ValueError):
 class PreparedHtml:
     html: bytes  # UTF-8, sanitized, page-marked
     encoding: str  # what the source was decoded from
+    source_text: str  # the decoded, unsanitized source (for iXBRL facts)
     page_breaks: int  # number of markers inserted (EDGAR pages - 1)
     removed: int  # elements or URLs removed by sanitizing
 
@@ -153,7 +154,7 @@ def prepare_html(raw: bytes) -> PreparedHtml:
     meta.set("charset", "utf-8")
     head.insert(0, meta)
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
-    return PreparedHtml(html=out, encoding=encoding, page_breaks=breaks, removed=removed)
+    return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, removed=removed)
 
 
 def strip_markers(text: str) -> str:
