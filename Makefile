@@ -32,6 +32,7 @@ lint: install
 
 bench: install
 	$(BIN)/python -m bench.crawl
+	$(BIN)/python -m bench.convert
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -16,12 +16,20 @@ import hashlib
 import logging
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from etl.cover import CoverFacts, cover_summary, document_id, facts_from_ixbrl, facts_from_text
+from etl.cover import (
+    CoverFacts,
+    cover_summary,
+    document_id,
+    facts_from_ixbrl,
+    facts_from_text,
+    fiscal_period_of,
+)
 from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
@@ -29,12 +37,14 @@ from etl.pdf_render import RenderError, render_pdf
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord, QuarantineRecord
 from schemas.filings import FilingRecord
+from secplat.llm import LlmError, TextModel
 from secplat.storage import Lake, read_parquet, write_parquet
 
 log = logging.getLogger(__name__)
 
 STAGE = "convert"
-MAX_HTML_BYTES = 40 * 1024 * 1024  # larger primary documents are quarantined, not rendered
+SUMMARY_SYSTEM = ("You summarize the cover page of an SEC filing for a search index. Answer with one or two "
+                  "factual sentences naming the company, form, period and business; no speculation.")
 
 
 @dataclass
@@ -42,6 +52,9 @@ class ConvertOptions:
     timeout_s: float = 180.0
     memory_mb: int = 4096
     workers: int = 2
+    max_html_bytes: int = 40 * 1024 * 1024  # larger primary documents are quarantined, not rendered
+    find_tables: bool = False  # PyMuPDF's table finder for PDFs that arrive as PDFs
+    summarizer: TextModel | None = None  # optional LLM adding to the deterministic cover summary
 
 
 @dataclass
@@ -51,10 +64,27 @@ class ConvertReport:
     quarantined: int = 0
     warnings: int = 0
     problems: list[str] = field(default_factory=list)
+    timings: list[tuple[str, int, float, float]] = field(default_factory=list)  # doc_id, pages, render, extract
 
     def summary(self) -> str:
         return (f"{self.converted} converted, {self.skipped} unchanged, {self.quarantined} quarantined, "
                 f"{self.warnings} with warnings")
+
+    def stats(self) -> dict:
+        """Median/p95 seconds per document for rendering and extraction, and pages per second of each."""
+        if not self.timings:
+            return {}
+        pages = sum(t[1] for t in self.timings)
+        render, extract = sorted(t[2] for t in self.timings), sorted(t[3] for t in self.timings)
+
+        def pct(values: list[float], q: float) -> float:
+            return round(values[min(len(values) - 1, round(q * (len(values) - 1)))], 3)
+
+        return {"documents": len(self.timings), "pages": pages,
+                "render_s": {"median": pct(render, 0.5), "p95": pct(render, 0.95), "total": round(sum(render), 1)},
+                "extract_s": {"median": pct(extract, 0.5), "p95": pct(extract, 0.95), "total": round(sum(extract), 1)},
+                "pages_per_s_render": round(pages / sum(render), 1) if sum(render) else None,
+                "pages_per_s_extract": round(pages / sum(extract), 1) if sum(extract) else None}
 
 
 def part_name(key: str) -> str:
@@ -80,7 +110,7 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -
     name = part_name(key)
     lake.write_bytes(doc.pdf_key, paged.pdf)
     pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
-                        rendered_pages=p.rendered_pages) for p in paged.pages]
+                        rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
     write_parquet(lake, f"datasets/pages/{name}.parquet", to_table(PageRecord, pages))
     write_parquet(lake, f"datasets/documents/{name}.parquet", to_table(DocumentRecord, [doc]))
     lake.delete(f"quarantine/{STAGE}/{name}.json")
@@ -89,16 +119,27 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -
 def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
     """Render, page and describe one crawled filing (raises HtmlError/RenderError/PdfError)."""
     raw = lake.read_bytes(rec.primary_key)
-    if len(raw) > MAX_HTML_BYTES:
-        raise HtmlError(f"primary document is {len(raw) / 1e6:.0f} MB, over the {MAX_HTML_BYTES / 1e6:.0f} MB cap")
+    cap = options.max_html_bytes
+    if len(raw) > cap:
+        raise HtmlError(f"primary document is {len(raw) / 1e6:.1f} MB, over the {cap / 1e6:.1f} MB cap "
+                        "(CONVERT_MAX_HTML_MB)")
+    started = time.perf_counter()
     prepared = prepare_html(raw)
     with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
         rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
+    render_s = time.perf_counter() - started
     paged = page_pdf(rendered.pdf, prepared.page_breaks)
+    if paged.page_basis == "edgar":
+        for p in paged.pages:
+            p.tables = prepared.tables.get(p.page, [])
+    extract_s = time.perf_counter() - started - render_s
     cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
     form = rec.form.removesuffix("/A")
     fiscal_year, fiscal_period = cover.fiscal_year, cover.fiscal_period
     period_end = cover.period_end or rec.report_date
+    if (cover.source != "ixbrl" or fiscal_year is None or fiscal_period is None) and period_end and \
+            form in ("10-K", "10-Q"):  # the company's own fiscal year end beats a calendar guess
+        fiscal_year, fiscal_period = fiscal_period_of(period_end, form, rec.fiscal_year_end)
     ticker = rec.ticker
     company = rec.company or cover.company or ticker
     doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
@@ -108,6 +149,8 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     if cover.form and cover.form != form:
         warnings.append(f"cover says form {cover.form}, EDGAR says {rec.form}")
     first = paged.pages[0].text if paged.pages else ""
+    summary = cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first)
+    summary, summary_source = _with_llm_summary(options.summarizer, summary, first, warnings)
     return DocumentRecord(
         doc_id=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
@@ -115,10 +158,23 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
         exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
         metadata_source=cover.source, page_count=len(paged.pages), page_basis=paged.page_basis,
         rendered_page_count=paged.rendered_page_count,
-        cover_summary=cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first),
-        pdf_key=f"pdf/{rec.cik}/{rec.accession.replace('-', '')}.pdf", source_key=rec.primary_key,
-        source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings, processed_at=utc_now(),
+        cover_summary=summary, summary_source=summary_source, pdf_key=f"pdf/{rec.cik}/{rec.accession.replace('-', '')}.pdf", source_key=rec.primary_key,
+        source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
+        render_seconds=round(render_s, 3), extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged
+
+
+def _with_llm_summary(model: TextModel | None, summary: str, cover_text: str,
+                      warnings: list[str]) -> tuple[str, str]:
+    """The deterministic summary, plus the LLM's sentence when one is configured (never instead of it)."""
+    if model is None:
+        return summary, "deterministic"
+    try:
+        extra = model.complete(SUMMARY_SYSTEM, f"{summary}\n\nCover page:\n{cover_text[:6000]}", max_tokens=160)
+    except LlmError as exc:
+        warnings.append(f"LLM summary skipped: {exc}")
+        return summary, "deterministic"
+    return f"{summary}\n{extra}", f"llm:{model.name}"
 
 
 _FB_NAME_RE = re.compile(r"^(?P<company>.+?)_(?P<year>\d{4})(?P<q>Q[1-4])?_(?P<kind>10K|10Q|8K|EARNINGS)", re.I)
@@ -136,10 +192,11 @@ def facts_from_source_name(name: str) -> CoverFacts:
                       fiscal_period=period, source="name")
 
 
-def convert_pdf_file(lake: Lake, path: Path) -> tuple[DocumentRecord, PagedPdf]:
+def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
     """A PDF that arrives as a PDF: pages as they are; its file name is kept as ``source_name``."""
-    data = path.read_bytes()
-    paged = page_pdf(data)
+    started = time.perf_counter()
+    paged = page_pdf(data, find_tables=options.find_tables)
+    extract_s = time.perf_counter() - started
     name = path.stem
     texts = [p.text for p in paged.pages[:2]]
     from_text = facts_from_text(texts)
@@ -148,15 +205,17 @@ def convert_pdf_file(lake: Lake, path: Path) -> tuple[DocumentRecord, PagedPdf]:
     company = from_text.company or from_name.company or name
     fiscal_year = from_name.fiscal_year or from_text.fiscal_year
     fiscal_period = from_name.fiscal_period or from_text.fiscal_period
-    sha = hashlib.sha256(data).hexdigest()
     key = f"external/{part_name(name)}"
+    warnings: list[str] = []
+    summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, from_text.period_end,
+                            from_text, texts[0] if texts else "")
+    summary, summary_source = _with_llm_summary(options.summarizer, summary, texts[0] if texts else "", warnings)
     return DocumentRecord(
         doc_id=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
         fiscal_period=fiscal_period, period_end=from_text.period_end, metadata_source=from_text.source,
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
-        cover_summary=cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period,
-                                    from_text.period_end, from_text, texts[0] if texts else ""),
-        pdf_key=f"pdf/{key}.pdf", source_key=str(path), source_sha256=sha, processed_at=utc_now(),
+        cover_summary=summary, summary_source=summary_source, pdf_key=f"pdf/{key}.pdf", source_key=str(path),
+        source_sha256=sha, warnings=warnings, extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged
 
 
@@ -173,8 +232,10 @@ def run_convert(lake: Lake, options: ConvertOptions, pdf_dirs: Iterable[Path] = 
         jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options)))
     for folder in pdf_dirs:
         for path in sorted(Path(folder).glob("*.pdf")):
-            sha = hashlib.sha256(path.read_bytes()).hexdigest()
-            jobs.append((f"external/{path.stem}", path.stem, sha, lambda path=path: convert_pdf_file(lake, path)))
+            with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
+                sha = hashlib.file_digest(fh, "sha256").hexdigest()
+            jobs.append((f"external/{path.stem}", path.stem, sha,
+                         lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options)))
 
     todo = []
     for job in jobs:
@@ -202,4 +263,5 @@ def run_convert(lake: Lake, options: ConvertOptions, pdf_dirs: Iterable[Path] = 
                 continue
             report.converted += 1
             report.warnings += bool(doc.warnings)
+            report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds))
     return report

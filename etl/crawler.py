@@ -149,7 +149,7 @@ class Crawler:
         record = dict(
             accession=ref.accession, cik=ref.cik, ticker=company.ticker, company=company.name, form=ref.form,
             is_amendment=ref.is_amendment, filing_date=ref.filing_date, report_date=ref.report_date,
-            primary_document=ref.primary_document,
+            primary_document=ref.primary_document, fiscal_year_end=ref.fiscal_year_end,
         )
         index_key = None
         expected = None

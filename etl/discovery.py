@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
+import re
 from dataclasses import dataclass
 
 from etl.edgar_http import EdgarHttp, FetchError
@@ -26,6 +28,7 @@ class FilingRef:
     report_date: dt.date | None
     primary_document: str
     size: int | None = None
+    fiscal_year_end: str | None = None  # the company's fiscal year end, MMDD, from the submissions JSON
 
     @property
     def is_amendment(self) -> bool:
@@ -122,8 +125,10 @@ def discover_filings(
         except FetchError as exc:
             raise DiscoveryError(f"CIK {cik}: cannot read older submissions page {page['name']} ({exc.reason})") from exc
         refs.extend(parse_filings_block(page_data, cik, f"CIK {cik} {page['name']}"))
+    fye = data.get("fiscalYearEnd")
+    fye = fye if isinstance(fye, str) and re.fullmatch(r"(0[1-9]|1[0-2])[0-3]\d", fye) else None
     selected: dict[str, FilingRef] = {}
     for ref in refs:
         if form_selected(ref.form, forms, include_amendments) and in_window(ref.filing_date, filed_from, filed_to):
-            selected.setdefault(ref.accession, ref)
+            selected.setdefault(ref.accession, dataclasses.replace(ref, fiscal_year_end=fye))
     return sorted(selected.values(), key=lambda r: (r.filing_date, r.accession))

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from lxml import etree, html
 
-MARKER_PREFIX = "SECPLATPAGE"
-MARKER_SUFFIX = "X"  # ends the number, so "SECPLATPAGE5" followed by "2023" stays unambiguous
-MARKER_RE = re.compile(MARKER_PREFIX + r"(\d{1,6})" + MARKER_SUFFIX)
+from etl.html_tables import tables_by_page
+from etl.page_markers import marker_text
+
 _MARKER_STYLE = "font-size:1px;line-height:1px;color:#ffffff;margin:0;padding:0"
 _BREAK_RE = re.compile(r"page-break-(before|after)\s*:\s*always", re.I)
 _CSS_URL_RE = re.compile(r"url\(\s*(['\"]?)(?!data:)[^)]*\1\s*\)", re.I)
@@ -43,6 +43,7 @@ class PreparedHtml:
     encoding: str  # what the source was decoded from
     source_text: str  # the decoded, unsanitized source (for iXBRL facts)
     page_breaks: int  # number of markers inserted (EDGAR pages - 1)
+    tables: dict[int, list[str]]  # EDGAR page -> its data tables as header + rows (etl.html_tables)
     removed: int  # elements or URLs removed by sanitizing
 
 
@@ -83,7 +84,7 @@ def _clean_css(css: str) -> tuple[str, int]:
 def _marker(n: int):
     span = etree.Element("span")
     span.set("style", _MARKER_STYLE)
-    span.text = f"{MARKER_PREFIX}{n}{MARKER_SUFFIX}"
+    span.text = marker_text(n)
     return span
 
 
@@ -146,6 +147,7 @@ def prepare_html(raw: bytes) -> PreparedHtml:
             else:
                 marker.tail, el.text = el.text, None
                 el.insert(0, marker)
+    tables = tables_by_page(root)
     head = root.find("head")
     if head is None:
         head = etree.Element("head")
@@ -154,8 +156,5 @@ def prepare_html(raw: bytes) -> PreparedHtml:
     meta.set("charset", "utf-8")
     head.insert(0, meta)
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
-    return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, removed=removed)
-
-
-def strip_markers(text: str) -> str:
-    return MARKER_RE.sub("", text)
+    return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, tables=tables,
+                        removed=removed)

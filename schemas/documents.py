@@ -15,6 +15,8 @@ class PageRecord(BaseModel):
     text: str = Field(json_schema_extra={"es": "text"})
     char_count: int
     rendered_pages: list[int] = Field(description="0-based pages of the rendered PDF this page came from")
+    tables: list[str] = Field(default_factory=list, description="Data tables on the page: a header line, "
+                              "then one line per row, cells separated by ' | '")
 
 
 class DocumentRecord(BaseModel):
@@ -42,10 +44,13 @@ class DocumentRecord(BaseModel):
     page_basis: str = Field(description="edgar (cut at the filing's page breaks) or pdf (pages as received)")
     rendered_page_count: int
     cover_summary: str = Field(json_schema_extra={"es": "text"})
+    summary_source: str = Field("deterministic", description="deterministic, or llm:<model> when an LLM added to it")
     pdf_key: str
     source_key: str
     source_sha256: str
     warnings: list[str] = Field(default_factory=list)
+    render_seconds: float = Field(0.0, description="HTML preparation and wkhtmltopdf (0 for PDFs)")
+    extract_seconds: float = Field(description="Paging and text/table extraction with PyMuPDF")
     processed_at: dt.datetime
 
 

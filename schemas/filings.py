@@ -21,6 +21,7 @@ class FilingRecord(BaseModel):
     is_amendment: bool
     filing_date: dt.date
     report_date: dt.date | None = None
+    fiscal_year_end: str | None = Field(None, description="The company's fiscal year end as MMDD (submissions JSON)")
     primary_document: str
     primary_key: str | None = Field(None, description="Lake key of the primary document")
     index_key: str | None = Field(None, description="Lake key of the filing index (index.json)")

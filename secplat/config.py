@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SEC_WWW_URL = "https://www.sec.gov"
@@ -75,6 +75,17 @@ class Settings(BaseSettings):
     convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")
     convert_timeout: float = Field(180.0, gt=0, description="Seconds wkhtmltopdf may take per document")
     convert_memory_mb: int = Field(4096, ge=256, description="Address-space cap of wkhtmltopdf, MB")
+    convert_max_html_mb: float = Field(40.0, gt=0, description="Larger primary documents are quarantined")
+    pdf_find_tables: bool = Field(
+        False, description="Run PyMuPDF's table finder on PDFs that arrive as PDFs (~0.4 s a page)"
+    )
+
+    # --- Optional LLM (OpenAI-compatible endpoint); every stage works without it ------------------
+    llm_url: str | None = Field(None, description="Base URL of an OpenAI-compatible API, e.g. http://host/v1")
+    llm_model: str | None = Field(None, description="Model name sent to the LLM endpoint")
+    llm_api_key: SecretStr | None = Field(None, description="Bearer token for the LLM endpoint (never logged)")
+    llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM request")
+    cover_summary_llm: bool = Field(False, description="Add an LLM-written sentence to each cover summary")
 
     # --- Storage ------------------------------------------------------------------------------
     lake_root: str = Field("lake", description="Lake root: a local path or s3://bucket/prefix")
@@ -103,9 +114,11 @@ class Settings(BaseSettings):
         tickers = [t.upper() for t in value]
         return None if tickers == ["ALL"] else tickers
 
-    @field_validator("edgar_www_url", "edgar_data_url")
+    @field_validator("edgar_www_url", "edgar_data_url", "llm_url")
     @classmethod
-    def _http_url(cls, value: str) -> str:
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
         if not re.match(r"^https?://[^/\s]+", value):
             raise ValueError(f"not an http(s) URL: {value!r}")
         return value.rstrip("/")
@@ -123,6 +136,8 @@ class Settings(BaseSettings):
     def _window(self) -> Settings:
         if self.filed_from and self.filed_to and self.filed_from > self.filed_to:
             raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
+        if self.cover_summary_llm and not (self.llm_url and self.llm_model):
+            raise ValueError("cover_summary_llm needs LLM_URL and LLM_MODEL")
         return self
 
     # --- Derived ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from etl.convert import ConvertOptions, ConvertReport, run_convert
 from etl.crawler import Crawler, CrawlReport, build_http
 from etl.universe import resolve_universe
+from secplat import llm
 from secplat.config import Settings
 from secplat.storage import open_lake
 
@@ -47,22 +48,35 @@ def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None)
         crawler = Crawler(s, lake, http=http, progress=progress)
         report = crawler.run(companies)
     report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    summary = {
-        "finished_at": stamp, "as_of": as_of.isoformat() if as_of else None, "summary": report.summary(),
+    write_run_report(lake, "crawl", {
+        "as_of": as_of.isoformat() if as_of else None, "summary": report.summary(),
         "fetched": report.fetched, "skipped": report.skipped, "missing": report.missing, "failed": report.failed,
         "problems": report.problems, "http": {k: v for k, v in vars(http.stats).items() if not k.startswith("_")},
-    }
-    lake.write_bytes(f"runs/crawl/{stamp}.json", json.dumps(summary, indent=2).encode())
+    })
     return report
+
+
+def write_run_report(lake, stage: str, body: dict) -> str:
+    """runs/<stage>/<UTC stamp>.json: what a stage did, for operators and dashboards."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    key = f"runs/{stage}/{stamp}.json"
+    lake.write_bytes(key, json.dumps({"stage": stage, "finished_at": stamp, **body}, indent=2, default=str).encode())
+    return key
 
 
 def convert_stage(settings: Settings, pdf_dirs=(), progress=None) -> ConvertReport:
     """Render and page every crawled filing (and PDFs under ``pdf_dirs``) into pages/documents datasets."""
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    options = ConvertOptions(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
-                             workers=settings.convert_workers)
-    return run_convert(lake, options, pdf_dirs=pdf_dirs, progress=progress)
+    options = ConvertOptions(
+        timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb, workers=settings.convert_workers,
+        max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024), find_tables=settings.pdf_find_tables,
+        summarizer=llm.from_settings(settings) if settings.cover_summary_llm else None,
+    )
+    report = run_convert(lake, options, pdf_dirs=pdf_dirs, progress=progress)
+    write_run_report(lake, "convert", {"summary": report.summary(), "converted": report.converted,
+                                       "skipped": report.skipped, "quarantined": report.quarantined,
+                                       "problems": report.problems, "timings": report.stats()})
+    return report
 
 
 @dataclass

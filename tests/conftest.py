@@ -45,6 +45,14 @@ def edgar_mirror(shared: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def financebench(shared: Path) -> Path:
+    path = shared / "eval" / "financebench"
+    if not (path / "questions_dev.jsonl").is_file() or not (path / "pdfs").is_dir():
+        pytest.skip(f"{path} has no questions_dev.jsonl/pdfs: the shared FinanceBench set is missing")
+    return path
+
+
+@pytest.fixture(scope="session")
 def mirror_manifest(edgar_mirror: Path) -> list[dict[str, str]]:
     with open(edgar_mirror / "manifest.tsv", encoding="utf-8") as fh:
         return list(csv.DictReader(fh, delimiter="\t"))

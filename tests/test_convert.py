@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import datetime as dt
 import http.server
+import json
 import threading
 
 import pymupdf
 import pytest
 
 from etl.convert import ConvertOptions, run_convert
+from etl.cover import fiscal_period_of
 from etl.crawler import record_key
 from etl.html_prepare import HtmlError, prepare_html
+from etl.html_tables import table_rows
 from etl.pdf_pages import PdfError, page_pdf
 from etl.pdf_render import render_pdf
 from schemas.filings import FilingRecord
+from secplat import llm
+from secplat.config import load_settings
 from secplat.storage import LocalLake, read_parquet
 
 
@@ -144,7 +149,7 @@ def _lake_with_filings(tmp_path, docs: dict[str, bytes]) -> LocalLake:
 def test_stage_quarantines_bad_documents_and_keeps_going(tmp_path):
     good = (b"<html><body><p>FORM 10-K</p><p>For the fiscal year ended December 31, 2023</p>"
             b"<p style='page-break-before:always'>Item 1. Business</p></body></html>")
-    huge = b"<html><body>" + b"<p>" + b"x" * (41 * 1024 * 1024) + b"</p></body></html>"
+    huge = b"<html><body>" + b"<p>" + b"x" * (50 * 1024 * 1024) + b"</p></body></html>"  # a 50 MB filing
     lake = _lake_with_filings(tmp_path, {"good.htm": good, "junk.htm": b"\x00\xff" * 5000,
                                          "cut.htm": b"<html><body><p>half", "huge.htm": huge})
     report = run_convert(lake, ConvertOptions(workers=2))
@@ -160,3 +165,100 @@ def test_stage_quarantines_bad_documents_and_keeps_going(tmp_path):
     assert pages.column("page").to_pylist() == [0, 1]
     again = run_convert(lake, ConvertOptions())
     assert again.converted == 0 and again.skipped == 1 and again.quarantined == 3
+
+
+TABLE_HTML = b"""<html><body><p>Results of operations</p>
+<table>
+<tr><td></td><td colspan="3">Year Ended December 31,</td></tr>
+<tr><td></td><td>2023</td><td></td><td>2022</td></tr>
+<tr><td>Net revenues</td><td>$</td><td>45,754</td><td></td><td>$</td><td>43,004</td></tr>
+<tr><td>Other income (loss)</td><td></td><td>(262</td><td>)</td><td>2,000</td></tr>
+<tr style="page-break-before:always"><td>Gross margin</td><td>59.5</td><td>%</td><td>58.1</td><td>%</td></tr>
+</table>
+<table><tr><td>Signature</td><td>/s/ Jane Doe</td></tr></table>
+</body></html>"""
+
+
+def test_html_tables_are_rows_with_their_header_on_their_edgar_page(tmp_path):
+    prepared = prepare_html(TABLE_HTML)
+    assert sorted(prepared.tables) == [0, 1]  # the row after the break sits on EDGAR page 1
+    (first,), (second,) = prepared.tables[0], prepared.tables[1]
+    header, rows = table_rows(first)
+    assert header == "Year Ended December 31, 2023 | 2022"
+    assert rows == ["Net revenues | $45,754 | $43,004", "Other income (loss) | (262) | 2,000"]
+    assert table_rows(second) == (header, ["Gross margin | 59.5% | 58.1%"])  # header repeated on the next page
+    paged = page_pdf(render_pdf(prepared.html, str(tmp_path)).pdf, prepared.page_breaks)
+    assert len(paged.pages) == 2
+
+
+def test_pdf_table_finder_is_opt_in(tmp_path):
+    html = (b"<html><head><style>td,th{border:1px solid #000;padding:4px}</style></head><body>"
+            b"<table style='border-collapse:collapse;width:80%'><tr><th>Segment</th><th>2023</th><th>2022</th></tr>"
+            b"<tr><td>Americas</td><td>1200</td><td>1100</td></tr>"
+            b"<tr><td>Europe</td><td>800</td><td>750</td></tr></table></body></html>")
+    pdf = render_pdf(prepare_html(html).html, str(tmp_path)).pdf
+    assert page_pdf(pdf).pages[0].tables == []
+    (table,) = page_pdf(pdf, find_tables=True).pages[0].tables
+    assert table_rows(table) == ("Segment | 2023 | 2022", ["Americas | 1200 | 1100", "Europe | 800 | 750"])
+
+
+@pytest.fixture()
+def llm_endpoint():
+    """Test double of an OpenAI-compatible endpoint, at the HTTP boundary (no LLM runs here)."""
+    seen = []
+    answers = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, self.headers.get("Authorization"), body))
+            status, payload = answers.pop(0) if answers else (200, None)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            content = payload or "Test Co files its annual report."
+            self.wfile.write(json.dumps({"choices": [{"message": {"content": content}}]}).encode())
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen, answers
+    server.shutdown()
+
+
+def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoint):
+    url, seen, answers = llm_endpoint
+    good = (b"<html><body><p>FORM 10-K</p><p>For the fiscal year ended December 31, 2023</p></body></html>")
+    settings = load_settings(llm_url=url, llm_model="tiny", llm_api_key="sk-test", cover_summary_llm=True)
+    assert "sk-test" not in json.dumps(settings.redacted())
+    model = llm.from_settings(settings)
+    lake = _lake_with_filings(tmp_path, {"a.htm": good})
+    run_convert(lake, ConvertOptions(summarizer=model))
+    row = read_parquet(lake, next(iter(lake.list("datasets/documents")))).to_pylist()[0]
+    assert row["summary_source"] == "llm:tiny" and row["cover_summary"].endswith("Test Co files its annual report.")
+    assert seen[0][0] == "/v1/chat/completions" and seen[0][1] == "Bearer sk-test"
+    assert seen[0][2]["model"] == "tiny" and "FORM 10-K" in seen[0][2]["messages"][1]["content"]
+    # A failing endpoint leaves the deterministic summary and a warning; the document still converts.
+    answers.extend([(400, None)])
+    lake2 = _lake_with_filings(tmp_path / "b", {"a.htm": good})
+    report = run_convert(lake2, ConvertOptions(summarizer=model))
+    row = read_parquet(lake2, next(iter(lake2.list("datasets/documents")))).to_pylist()[0]
+    assert report.converted == 1 and row["summary_source"] == "deterministic"
+    assert any("LLM summary skipped: LLM endpoint refused the request: HTTP 400" in w for w in row["warnings"])
+
+
+@pytest.mark.parametrize(
+    "period_end, form, fye, expected",
+    [
+        (dt.date(2019, 3, 31), "10-Q", "1231", (2019, "Q1")),  # calendar year
+        (dt.date(2024, 9, 28), "10-K", "0928", (2024, "FY")),  # Apple-style September year
+        (dt.date(2023, 12, 30), "10-Q", "0930", (2024, "Q1")),  # first quarter of fiscal 2024
+        (dt.date(2023, 10, 1), "10-K", "0928", (2023, "FY")),  # a 53-week year ends a few days late
+        (dt.date(2024, 4, 28), "10-Q", "0128", (2025, "Q1")),  # January year end
+        (dt.date(2023, 6, 30), "10-Q", None, (2023, "Q2")),  # unknown year end: calendar
+    ],
+)
+def test_fiscal_period_from_the_fiscal_year_end(period_end, form, fye, expected):
+    assert fiscal_period_of(period_end, form, fye) == expected

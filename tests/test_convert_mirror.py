@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from etl.convert import ConvertOptions, run_convert
+from etl.convert import ConvertOptions, part_name, run_convert
 from etl.crawler import Crawler, build_http
 from etl.edgar_mirror import MirrorServer
 from etl.ratelimit import RateLimiter
@@ -33,9 +33,11 @@ def converted(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
     return lake, report, docs
 
 
-def _pages(lake, doc):
-    key = "datasets/pages/" + doc["pdf_key"].removeprefix("pdf/").replace("/", "_").removesuffix(".pdf") + ".parquet"
-    return read_parquet(lake, key).column("text").to_pylist()
+def _pages(lake, doc, column="text"):
+    key = f"{doc['cik']}/{doc['accession'].replace('-', '')}"
+    table = read_parquet(lake, f"datasets/pages/{part_name(key)}.parquet")
+    assert table.column("page").to_pylist() == list(range(table.num_rows))
+    return table.column(column).to_pylist()
 
 
 def test_every_mirrored_filing_converts_with_edgar_pages(converted, mirror_manifest):
@@ -52,6 +54,17 @@ def test_known_content_on_known_pages(converted, mirror_manifest):
     by_name = {r["lofin_doc_name"]: docs[r["accession"]] for r in mirror_manifest if r["lofin_doc_name"]}
     assert "27,234" in _pages(lake, by_name["KO_2023_10K"])[62]  # Coca-Cola 2023 gross profit
     assert "11.86" in _pages(lake, by_name["MA_2023_10K"])[67]  # Mastercard 2023 basic EPS
+    # The income statement's rows keep their header: the figure can be read with its label and year.
+    (income,) = [t for t in _pages(lake, by_name["KO_2023_10K"], "tables")[62] if "Gross Profit" in t]
+    assert income.startswith("Year Ended December 31, | 2023 | 2022 | 2021\n")
+    assert "\nGross Profit | 27,234 | 25,004 | 23,298\n" in income
+
+
+def test_no_mojibake_in_real_filings(converted):
+    lake, _, docs = converted
+    text = "".join("".join(_pages(lake, d)[:3]) for d in docs.values())
+    assert "\u2612" in text and "\u2019" in text and "\u2014" in text  # ☒ ’ —
+    assert "â˜" not in text and "â€" not in text
 
 
 def test_cover_metadata_matches_the_manifest(converted, mirror_manifest):
@@ -61,6 +74,9 @@ def test_cover_metadata_matches_the_manifest(converted, mirror_manifest):
         d = docs[r["accession"]]
         if r["lofin_doc_name"] and d["doc_id"] != r["lofin_doc_name"]:
             wrong.append((r["accession"], d["doc_id"], r["lofin_doc_name"]))
-        if d["cik"] != int(r["cik"]) or d["form"] != r["form"]:
-            wrong.append((r["accession"], d["cik"], d["form"]))
+        got = (d["ticker"], d["cik"], d["form"], d["fiscal_year"], d["fiscal_period"], str(d["period_end"]))
+        year = int(r["fiscal_year"]) if r["fiscal_year"] else d["fiscal_year"]  # the manifest leaves 8-K years blank
+        want = (r["ticker"], int(r["cik"]), r["form"], year, r["fiscal_period"] or d["fiscal_period"], r["report_date"])
+        if got != want:
+            wrong.append((r["accession"], got, want))
     assert not wrong, wrong

@@ -1,0 +1,155 @@
+"""The SEC's Item vocabulary per form: keys in document order, with their official titles.
+
+Keys: 10-K ``1``, ``1A`` ... ``16``; 10-Q ``part1item1`` ... ``part2item6`` (the spelling of the
+sec-parser gold sets); 8-K ``1.01`` ... ``9.01``, and the pre-2004 ``1`` ... ``12`` where they appear.
+Titles are used to recognize headings and to label items for readers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TEN_K: list[tuple[str, str]] = [
+    ("1", "Business"),
+    ("1A", "Risk Factors"),
+    ("1B", "Unresolved Staff Comments"),
+    ("1C", "Cybersecurity"),
+    ("2", "Properties"),
+    ("3", "Legal Proceedings"),
+    ("4", "Mine Safety Disclosures"),
+    ("5", "Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity "
+          "Securities"),
+    ("6", "[Reserved]"),
+    ("7", "Management's Discussion and Analysis of Financial Condition and Results of Operations"),
+    ("7A", "Quantitative and Qualitative Disclosures About Market Risk"),
+    ("8", "Financial Statements and Supplementary Data"),
+    ("9", "Changes in and Disagreements with Accountants on Accounting and Financial Disclosure"),
+    ("9A", "Controls and Procedures"),
+    ("9B", "Other Information"),
+    ("9C", "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections"),
+    ("10", "Directors, Executive Officers and Corporate Governance"),
+    ("11", "Executive Compensation"),
+    ("12", "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters"),
+    ("13", "Certain Relationships and Related Transactions, and Director Independence"),
+    ("14", "Principal Accountant Fees and Services"),
+    ("15", "Exhibits and Financial Statement Schedules"),
+    ("16", "Form 10-K Summary"),
+]
+
+TEN_Q: list[tuple[str, str]] = [
+    ("part1item1", "Financial Statements"),
+    ("part1item2", "Management's Discussion and Analysis of Financial Condition and Results of Operations"),
+    ("part1item3", "Quantitative and Qualitative Disclosures About Market Risk"),
+    ("part1item4", "Controls and Procedures"),
+    ("part2item1", "Legal Proceedings"),
+    ("part2item1a", "Risk Factors"),
+    ("part2item2", "Unregistered Sales of Equity Securities and Use of Proceeds"),
+    ("part2item3", "Defaults Upon Senior Securities"),
+    ("part2item4", "Mine Safety Disclosures"),
+    ("part2item5", "Other Information"),
+    ("part2item6", "Exhibits"),
+]
+
+EIGHT_K: list[tuple[str, str]] = [
+    ("1.01", "Entry into a Material Definitive Agreement"),
+    ("1.02", "Termination of a Material Definitive Agreement"),
+    ("1.03", "Bankruptcy or Receivership"),
+    ("1.04", "Mine Safety - Reporting of Shutdowns and Patterns of Violations"),
+    ("1.05", "Material Cybersecurity Incidents"),
+    ("2.01", "Completion of Acquisition or Disposition of Assets"),
+    ("2.02", "Results of Operations and Financial Condition"),
+    ("2.03", "Creation of a Direct Financial Obligation"),
+    ("2.04", "Triggering Events That Accelerate or Increase a Direct Financial Obligation"),
+    ("2.05", "Costs Associated with Exit or Disposal Activities"),
+    ("2.06", "Material Impairments"),
+    ("3.01", "Notice of Delisting or Failure to Satisfy a Continued Listing Rule or Standard"),
+    ("3.02", "Unregistered Sales of Equity Securities"),
+    ("3.03", "Material Modification to Rights of Security Holders"),
+    ("4.01", "Changes in Registrant's Certifying Accountant"),
+    ("4.02", "Non-Reliance on Previously Issued Financial Statements"),
+    ("5.01", "Changes in Control of Registrant"),
+    ("5.02", "Departure of Directors or Certain Officers; Election of Directors; Appointment of Certain Officers"),
+    ("5.03", "Amendments to Articles of Incorporation or Bylaws; Change in Fiscal Year"),
+    ("5.04", "Temporary Suspension of Trading Under Registrant's Employee Benefit Plans"),
+    ("5.05", "Amendments to the Registrant's Code of Ethics"),
+    ("5.06", "Change in Shell Company Status"),
+    ("5.07", "Submission of Matters to a Vote of Security Holders"),
+    ("5.08", "Shareholder Director Nominations"),
+    ("6.01", "ABS Informational and Computational Material"),
+    ("6.02", "Change of Servicer or Trustee"),
+    ("6.03", "Change in Credit Enhancement or Other External Support"),
+    ("6.04", "Failure to Make a Required Distribution"),
+    ("6.05", "Securities Act Updating Disclosure"),
+    ("7.01", "Regulation FD Disclosure"),
+    ("8.01", "Other Events"),
+    ("9.01", "Financial Statements and Exhibits"),
+]
+
+# Form 8-K before August 2004 numbered its items 1-12.
+EIGHT_K_LEGACY: list[tuple[str, str]] = [
+    ("1", "Changes in Control of Registrant"),
+    ("2", "Acquisition or Disposition of Assets"),
+    ("3", "Bankruptcy or Receivership"),
+    ("4", "Changes in Registrant's Certifying Accountant"),
+    ("5", "Other Events"),
+    ("6", "Resignations of Registrant's Directors"),
+    ("7", "Financial Statements and Exhibits"),
+    ("8", "Change in Fiscal Year"),
+    ("9", "Regulation FD Disclosure"),
+    ("10", "Amendments to the Registrant's Code of Ethics"),
+    ("11", "Temporary Suspension of Trading Under Registrant's Employee Benefit Plans"),
+    ("12", "Results of Operations and Financial Condition"),
+]
+
+# Titles filers also use for the same item (older rules, common variants).
+ALIASES: dict[str, list[str]] = {
+    "4": ["Submission of Matters to a Vote of Security Holders", "Removed and Reserved", "Reserved"],
+    "6": ["Selected Financial Data", "Reserved"],
+    "1B": ["Unresolved Staff Comments"],
+    "part2item2": ["Issuer Purchases of Equity Securities", "Unregistered Sales of Equity Securities"],
+    "part2item4": ["Submission of Matters to a Vote of Security Holders", "Removed and Reserved", "Reserved"],
+}
+
+COVER = "cover"  # text before the first item: cover page, table of contents
+UNKNOWN = "unknown"  # a filing in which no item was recognized
+
+
+@dataclass(frozen=True)
+class ItemDef:
+    key: str
+    number: str  # what the heading says: "1A", "2", "2.02"
+    title: str
+    order: int
+
+
+def _defs(items: list[tuple[str, str]]) -> list[ItemDef]:
+    out = []
+    for order, (key, title) in enumerate(items):
+        number = key.split("item")[-1].upper() if key.startswith("part") else key
+        out.append(ItemDef(key, number, title, order))
+    return out
+
+
+def vocabulary(form: str) -> list[ItemDef]:
+    """The items of a form in document order (amendments share their form's items)."""
+    base = form.upper().removesuffix("/A")
+    if base == "10-K":
+        return _defs(TEN_K)
+    if base == "10-Q":
+        return _defs(TEN_Q)
+    if base == "8-K":
+        return _defs(EIGHT_K) + [ItemDef(d.key, d.number, d.title, 100 + d.order) for d in _defs(EIGHT_K_LEGACY)]
+    return []
+
+
+def expected_items(form: str) -> list[str]:
+    """Items every filing of the form has (8-Ks carry only the items their event needs)."""
+    base = form.upper().removesuffix("/A")
+    return [k for k, _ in TEN_K] if base == "10-K" else [k for k, _ in TEN_Q] if base == "10-Q" else []
+
+
+def title_of(form: str, key: str) -> str:
+    for d in vocabulary(form):
+        if d.key == key:
+            return d.title
+    return {COVER: "Cover and contents", UNKNOWN: "Unrecognized structure"}.get(key, key)

@@ -1,0 +1,268 @@
+"""Segment a filing's page text into SEC Items, keeping every item's page span.
+
+Headings are found line by line ("Item 1A. Risk Factors", "ITEM 7 -", "Items 1 and 2.", "Item No. 1",
+"Item IV", titles on the next line). A filing mentions each item several times: in the table of
+contents, in running page headers, in cross-references. We drop table-of-contents pages (several item
+lines ending in page numbers, or a dense list of items near the front), then choose, by dynamic
+programming, the chain of headings in the form's order that scores best: more items, headings whose
+title matches the item, headings that start a block. 10-Q items repeat their numbers in Parts I and II;
+the chain's order resolves which Part a heading belongs to.
+
+An item that is not found is reported missing, never guessed. A filing with no recognizable item is
+one ``unknown`` span (and a warning). Filings that put their items in a cross-reference index (GE) have
+no item headings in the body; their index lines point at printed page numbers, which we map to pages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from etl.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
+
+_HEAD_RE = re.compile(
+    r"^(?:part\s+[ivx]+\s*[,.:;\-\u2013\u2014]?\s*)?items?\s*(?:no\.?\s*)?"
+    r"(?P<num>\d{1,2}(?:\.\s?\d{2})?[a-c]?|[ivx]{1,4})\b"
+    r"(?P<more>(?:\s*(?:,|and|&|through|to)\s*\d{1,2}[a-c]?\b)*)"
+    r"\s*(?P<rest>.*)$",
+    re.I,
+)
+_PAGE_REF_RE = re.compile(r"(?:\s|\.{2,}|^)(\d{1,3}|[ivx]{1,5})(?:\s*[-\u2013\u2014]\s*\d{1,3})?\s*$", re.I)
+_BARE_PAGE_RE = re.compile(r"^\s*(?:page\s+)?(\d{1,3}|[ivx]{1,5})(?:\s*[-\u2013\u2014]\s*\d{1,3})?\s*$", re.I)
+_PART_RE = re.compile(r"^part\s+(i{1,3}|iv)\b", re.I)
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
+          "xii": 12, "xiii": 13, "xiv": 14, "xv": 15, "xvi": 16}
+_NORM_RE = re.compile(r"[^a-z0-9]")
+
+
+def _norm(text: str) -> str:
+    return _NORM_RE.sub("", text.lower().replace("\u2019", "'"))
+
+
+@dataclass(frozen=True)
+class Position:
+    page: int
+    offset: int  # character offset in that page's text
+
+    def __lt__(self, other: Position) -> bool:
+        return (self.page, self.offset) < (other.page, other.offset)
+
+
+@dataclass
+class ItemSpan:
+    item: str
+    title: str
+    start: Position
+    end: Position  # exclusive
+    heading: str = ""
+    status: str = "found"  # found | combined (shares the span of the item it was filed with) | cover | unknown
+
+
+@dataclass
+class Segmentation:
+    spans: list[ItemSpan]  # in document order, covering the whole text
+    missing: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    method: str = "headings"  # headings | cross-reference | none
+
+
+@dataclass
+class _Candidate:
+    pos: Position
+    line_no: int
+    numbers: list[str]
+    heading: str
+    title_text: str
+    block_start: bool
+    short: bool
+    toc_like: bool
+    page_ref: int | None = None
+
+
+def _lines(pages: list[str]) -> list[tuple[int, int, str]]:
+    """(page, offset in page, line) for every line of the document."""
+    out = []
+    for p, text in enumerate(pages):
+        offset = 0
+        for line in text.split("\n"):
+            out.append((p, offset, line))
+            offset += len(line) + 1
+    return out
+
+
+def _number(raw: str) -> str:
+    raw = raw.replace(" ", "").upper()
+    if raw.lower() in _ROMAN:
+        return str(_ROMAN[raw.lower()])
+    return raw
+
+
+def _candidates(lines: list[tuple[int, int, str]]) -> list[_Candidate]:
+    out = []
+    for i, (page, offset, line) in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or len(stripped) > 400 or not stripped[:5].lower().startswith(("item", "part")):
+            continue
+        m = _HEAD_RE.match(stripped)
+        if not m:
+            continue
+        num = m.group("num")
+        if num.lower() in _ROMAN and not stripped.lower().startswith("item"):
+            continue  # "PART II" alone is not an item
+        numbers = [_number(num)] + [_number(n) for n in re.findall(r"\d{1,2}[a-c]?", m.group("more") or "", re.I)]
+        rest = m.group("rest").strip().lstrip(".:;-\u2013\u2014 ").strip()
+        title_text = rest
+        nxt = i + 1
+        if not title_text:  # the title sits on the next non-empty line(s)
+            while nxt < len(lines) and nxt <= i + 3 and not lines[nxt][2].strip():
+                nxt += 1
+            title_text = lines[nxt][2].strip() if nxt < len(lines) and nxt <= i + 3 else ""
+            nxt += 1
+        if rest and rest[0].islower():
+            continue  # "Item 7 of this report": a cross-reference that wrapped to the line start
+        after = ""
+        while nxt < len(lines) and nxt <= i + 4:
+            if lines[nxt][2].strip():
+                after = lines[nxt][2].strip()
+                break
+            nxt += 1
+        ref = _PAGE_REF_RE.search(title_text) if title_text else None
+        bare = _BARE_PAGE_RE.match(after) if after else None
+        page_ref = None
+        for hit in (ref, bare):
+            if hit and hit.group(1).isdigit():
+                page_ref = int(hit.group(1))
+                break
+        prev = lines[i - 1][2].strip() if i > 0 and lines[i - 1][0] == page else ""
+        block_start = not prev or prev[-1] in ".:;!?)" or prev.isupper() or bool(_BARE_PAGE_RE.match(prev))
+        out.append(_Candidate(Position(page, offset + (len(line) - len(line.lstrip()))), i, numbers, stripped,
+                              title_text, block_start, len(stripped) <= 150, bool(ref or bare), page_ref))
+    return out
+
+
+def _title_matches(defn: ItemDef, text: str) -> bool:
+    have = _norm(text)
+    if not have:
+        return False
+    for title in [defn.title, *ALIASES.get(defn.key, [])]:
+        want = _norm(title.replace("[", "").replace("]", ""))
+        n = min(len(want), 12)
+        if have[:n] == want[:n] or (len(have) >= 6 and want.startswith(have[: len(want)])):
+            return True
+    return False
+
+
+def _toc_pages(cands: list[_Candidate], page_count: int) -> set[int]:
+    by_page: dict[int, list[_Candidate]] = {}
+    for c in cands:
+        by_page.setdefault(c.pos.page, []).append(c)
+    toc = set()
+    for page, cs in by_page.items():
+        distinct = {n for c in cs for n in c.numbers}
+        if sum(c.toc_like for c in cs) >= 3:
+            toc.add(page)
+        elif len(distinct) >= 5 and page < max(3, 0.2 * page_count):
+            toc.add(page)  # a dense list of items near the front: contents without page numbers
+    return toc
+
+
+def _chain(cands: list[_Candidate], defs: list[ItemDef]) -> list[tuple[_Candidate, ItemDef]]:
+    """The best increasing chain of (heading, item) pairs."""
+    by_number: dict[str, list[ItemDef]] = {}
+    for d in defs:
+        by_number.setdefault(d.number, []).append(d)
+    nodes: list[tuple[_Candidate, ItemDef, float]] = []
+    for c in cands:
+        for d in by_number.get(c.numbers[0], []):
+            score = 10.0 + (4.0 if _title_matches(d, c.title_text) else 0.0)
+            score += (1.0 if c.block_start else 0.0) + (1.0 if c.short else 0.0)
+            nodes.append((c, d, score))
+    best: list[float] = []
+    back: list[int] = []
+    for j, (c, d, score) in enumerate(nodes):
+        b, arg = 0.0, -1
+        for i in range(j):
+            pc, pd, _ = nodes[i]
+            if pc.pos < c.pos and pd.order < d.order and best[i] > b:
+                b, arg = best[i], i
+        best.append(b + score)
+        back.append(arg)
+    if not nodes:
+        return []
+    j = max(range(len(nodes)), key=lambda k: (best[k], -k))
+    chain = []
+    while j >= 0:
+        chain.append((nodes[j][0], nodes[j][1]))
+        j = back[j]
+    return chain[::-1]
+
+
+def _printed_page_numbers(pages: list[str]) -> dict[int, int]:
+    """printed page number -> 0-based page, from a bare number on a page's last or first lines."""
+    out: dict[int, int] = {}
+    for p, text in enumerate(pages):
+        lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+        for ln in lines[-3:][::-1] + lines[:2]:
+            if ln.isdigit() and len(ln) <= 3:
+                out.setdefault(int(ln), p)
+                break
+    return out
+
+
+def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], pages: list[str]) -> list[tuple[Position, ItemDef,
+                                                                                                      str]]:
+    """Items of a cross-reference-index 10-K: index lines name printed pages; map them to our pages."""
+    printed = _printed_page_numbers(pages)
+    by_number = {d.number: d for d in defs}
+    hits: dict[str, tuple[Position, ItemDef, str]] = {}
+    for c in cands:
+        d = by_number.get(c.numbers[0])
+        if d is None or c.page_ref is None or c.page_ref not in printed or d.key in hits:
+            continue
+        hits[d.key] = (Position(printed[c.page_ref], 0), d, c.heading)
+    ordered = sorted(hits.values(), key=lambda h: (h[0].page, h[1].order))
+    return ordered
+
+
+def segment(pages: list[str], form: str) -> Segmentation:
+    """Item spans of a filing; the spans cover the whole document in order."""
+    defs = vocabulary(form)
+    end = Position(len(pages) - 1, len(pages[-1])) if pages else Position(0, 0)
+    start = Position(0, 0)
+    if not defs or not pages:
+        return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],
+                            warnings=[f"no item vocabulary for form {form!r}"] if not defs else ["empty document"],
+                            method="none")
+    lines = _lines(pages)
+    cands = _candidates(lines)
+    toc = _toc_pages(cands, len(pages))
+    body = [c for c in cands if c.pos.page not in toc]
+    chain = [(c.pos, d, c.heading, c) for c, d in _chain(body, defs)]
+    method = "headings"
+    expected = expected_items(form)
+    if form.upper().startswith("10-K") and len(chain) < len(expected) // 3:
+        xref = _cross_reference(cands, defs, pages)
+        if len(xref) > len(chain):
+            chain = [(pos, d, heading, None) for pos, d, heading in xref]
+            method = "cross-reference"
+    if not chain:
+        return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],
+                            missing=expected, warnings=["no recognizable item headings"], method="none")
+    spans: list[ItemSpan] = []
+    if chain[0][0] != start:
+        spans.append(ItemSpan(COVER, title_of(form, COVER), start, chain[0][0], status=COVER))
+    found = set()
+    for k, (pos, d, heading, cand) in enumerate(chain):
+        nxt = next((c[0] for c in chain[k + 1:] if c[0] != pos), end)
+        shared = any(s.start == pos and s.status == "found" for s in spans)  # index items on one page
+        spans.append(ItemSpan(d.key, d.title, pos, nxt, heading, status="combined" if shared else "found"))
+        found.add(d.key)
+        for extra in (cand.numbers[1:] if cand else []):
+            for e in defs:
+                if e.number == extra and e.order > d.order and e.key not in found:
+                    spans.append(ItemSpan(e.key, e.title, pos, nxt, heading, status="combined"))
+                    found.add(e.key)
+                    break
+    missing = [k for k in expected if k not in found]
+    warnings = [f"items not found: {', '.join(missing)}"] if missing else []
+    return Segmentation(spans, missing, warnings, method)
