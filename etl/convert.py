@@ -34,8 +34,9 @@ from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
+from etl.quarantine import part_name, quarantine, release
 from schemas.base import to_table
-from schemas.documents import DocumentRecord, PageRecord, QuarantineRecord
+from schemas.documents import DocumentRecord, PageRecord
 from schemas.filings import FilingRecord
 from secplat.llm import LlmError, TextModel
 from secplat.storage import Lake, read_parquet, write_parquet
@@ -87,17 +88,6 @@ class ConvertReport:
                 "pages_per_s_extract": round(pages / sum(extract), 1) if sum(extract) else None}
 
 
-def part_name(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", key)
-
-
-def quarantine(lake: Lake, document: str, key: str, reason: str, source_key: str | None) -> QuarantineRecord:
-    rec = QuarantineRecord(document=document, stage=STAGE, reason=reason, source_key=source_key, at=utc_now())
-    lake.write_bytes(f"quarantine/{STAGE}/{part_name(key)}.json", rec.model_dump_json().encode())
-    log.warning("quarantined %s (%s): %s", document, STAGE, reason)
-    return rec
-
-
 def _already_done(lake: Lake, key: str, sha: str) -> bool:
     try:
         table = read_parquet(lake, f"datasets/documents/{part_name(key)}.parquet")
@@ -113,7 +103,7 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -
                         rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
     write_parquet(lake, f"datasets/pages/{name}.parquet", to_table(PageRecord, pages))
     write_parquet(lake, f"datasets/documents/{name}.parquet", to_table(DocumentRecord, [doc]))
-    lake.delete(f"quarantine/{STAGE}/{name}.json")
+    release(lake, STAGE, key)
 
 
 def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
@@ -128,7 +118,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
         rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
     render_s = time.perf_counter() - started
-    paged = page_pdf(rendered.pdf, prepared.page_breaks)
+    paged = page_pdf(rendered.pdf, prepared.page_breaks, rendered=True)
     if paged.page_basis == "edgar":
         for p in paged.pages:
             p.tables = prepared.tables.get(p.page, [])
@@ -257,7 +247,7 @@ def run_convert(lake: Lake, options: ConvertOptions, pdf_dirs: Iterable[Path] = 
             try:
                 doc = fut.result()
             except (HtmlError, RenderError, PdfError, OSError, ValueError) as exc:
-                quarantine(lake, document, key, f"{type(exc).__name__}: {exc}", key)
+                quarantine(lake, STAGE, document, key, f"{type(exc).__name__}: {exc}", key)
                 report.quarantined += 1
                 report.problems.append(f"{document}: quarantined: {exc}")
                 continue

@@ -23,6 +23,8 @@ from etl.page_markers import marker_text
 
 _MARKER_STYLE = "font-size:1px;line-height:1px;color:#ffffff;margin:0;padding:0"
 _BREAK_RE = re.compile(r"page-break-(before|after)\s*:\s*always", re.I)
+_NEG_INDENT_RE = re.compile(r"text-indent\s*:\s*-[^;\"']*", re.I)
+_PADDING_LEFT_RE = re.compile(r"padding-left\s*:\s*[^;\"']*", re.I)
 _CSS_URL_RE = re.compile(r"url\(\s*(['\"]?)(?!data:)[^)]*\1\s*\)", re.I)
 _CSS_IMPORT_RE = re.compile(r"@import\s+[^;]+;?", re.I)
 _CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
@@ -88,6 +90,16 @@ def _marker(n: int):
     return span
 
 
+def _unhang_tables(root) -> None:
+    """A hanging indent (negative ``text-indent``) around an inline table makes wkhtmltopdf draw the
+    table's first cell left of the page, where its text is lost ("Item 10." in Amazon's 10-K)."""
+    for el in root.iter("div", "p"):
+        style = el.get("style") or ""
+        if _NEG_INDENT_RE.search(style) and el.find(".//table") is not None:
+            style = _NEG_INDENT_RE.sub("text-indent:0", style)
+            el.set("style", _PADDING_LEFT_RE.sub("padding-left:0", style))
+
+
 def prepare_html(raw: bytes) -> PreparedHtml:
     """Decode, sanitize and page-mark a filing's primary document."""
     text, encoding = decode_html(raw)
@@ -131,6 +143,7 @@ def prepare_html(raw: bytes) -> PreparedHtml:
         if el.text:
             el.text, n = _clean_css(el.text)
             removed += n
+    _unhang_tables(root)
     breaks = 0
     for el in list(root.iter()):
         if not isinstance(el.tag, str):

@@ -10,7 +10,7 @@ are folded into the neighbouring value. Layout tables (one row, or one column wi
 A table that spans a page break is split there, and its header is repeated on the next page.
 
 A table is written as text, one row per line and cells separated by `` | ``; the first line is the header
-(the leading rows without figures, joined column by column). :func:`table_rows` reads it back.
+(the leading rows without figures, joined by `` / ``). :func:`table_rows` reads it back.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from etl.page_markers import marker_number
 
 CELL_SEP = " | "
+HEADER_ROW_SEP = " / "
 _WS_RE = re.compile(r"\s+")
 _FIGURE_RE = re.compile(r"^[\s$€£(]*-?[\d,.]*\d[\d,.]*\s*[)%]*$")
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
@@ -92,8 +93,9 @@ def _split_header(rows: list[_Row]) -> tuple[list[str], list[_Row]]:
             break
     if len(head) == len(rows):  # a text-only table: its first row is the header
         head = rows[:1]
-    header = [" ".join(r.cells[i] for r in head if i < len(r.cells)).strip() for i in
-              range(max((len(r.cells) for r in head), default=0))]
+    # Header rows stay rows (joined by " / "): their cells span columns differently, so merging them
+    # column by column would pair the wrong period with the wrong year.
+    header = [HEADER_ROW_SEP.join(CELL_SEP.join(r.cells) for r in head)] if head else []
     return header, rows[len(head):]
 
 
@@ -109,6 +111,8 @@ def tables_by_page(root) -> dict[int, list[str]]:
             page = n
         elif el.tag in ("td", "th"):  # a row's page is where its first cell starts (a break marker
             page_of.setdefault(el.getparent(), page)  # of the row itself sits inside it, before the cells)
+    for br in root.iter("br"):  # a line break inside a cell separates words
+        br.tail = " " + (br.tail or "")
     out: dict[int, list[str]] = {}
     for table in root.iter("table"):
         if any(True for _ in table.iterdescendants("table")):

@@ -20,6 +20,10 @@ from etl.page_markers import MARKER_PREFIX, MARKER_RE, strip_markers
 
 BLANK_HEIGHT = 842.0  # an empty EDGAR page becomes a blank A4 page
 EPS = 0.5
+# Filings rendered here keep text that wkhtmltopdf placed left of the page (a negative text-indent on a
+# heading table pushes "Item 10." off the page); MuPDF drops such text unless told not to clip.
+RENDERED_TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_MEDIABOX_CLIP
+OFF_PAGE = 2000.0  # horizontal reach of a clip rectangle beyond the page edges
 
 
 class PdfError(ValueError):
@@ -67,7 +71,7 @@ def _marker_positions(doc: pymupdf.Document) -> dict[int, tuple[int, float]]:
     no word sits above that line, so an honoured break maps to a whole page)."""
     found: dict[int, tuple[int, float]] = {}
     for pno in range(doc.page_count):
-        words = doc[pno].get_text("words")  # (x0, y0, x1, y1, word, block, line, word_no)
+        words = doc[pno].get_text("words", flags=RENDERED_TEXT_FLAGS)  # (x0, y0, x1, y1, word, block, line, no)
         hits = [(w, m) for w in words if MARKER_PREFIX in w[4] for m in MARKER_RE.finditer(w[4])]
         if not hits:
             continue
@@ -94,13 +98,16 @@ def _slices(start: tuple[int, float], end: tuple[int, float] | None, doc: pymupd
     return out
 
 
-def _text(doc: pymupdf.Document, slices: list[Slice]) -> str:
+def _text(doc: pymupdf.Document, slices: list[Slice], rendered: bool = True) -> str:
     parts = []
     for s in slices:
         page = doc[s.pdf_page]
         full = s.y0 <= EPS and s.y1 >= page.rect.height - EPS
-        clip = None if full else pymupdf.Rect(0, s.y0, page.rect.width, s.y1)
-        parts.append(page.get_text("text", clip=clip))
+        if not rendered:
+            parts.append(page.get_text("text"))
+            continue
+        clip = None if full else pymupdf.Rect(-OFF_PAGE, s.y0, page.rect.width + OFF_PAGE, s.y1)
+        parts.append(page.get_text("text", clip=clip, flags=RENDERED_TEXT_FLAGS))
     return strip_markers("".join(parts)).strip("\n")
 
 
@@ -119,19 +126,21 @@ def _found_tables(page: pymupdf.Page) -> list[str]:
     return out
 
 
-def page_pdf(data: bytes, expected_breaks: int | None = None, find_tables: bool = False) -> PagedPdf:
+def page_pdf(data: bytes, expected_breaks: int | None = None, find_tables: bool = False,
+             rendered: bool = False) -> PagedPdf:
     """Cut a PDF into EDGAR pages (when it carries markers) and extract each page's text.
 
     ``find_tables`` runs PyMuPDF's table finder on PDFs taken page for page (filings rendered here get
-    their tables from the HTML instead)."""
+    their tables from the HTML instead). ``rendered`` marks a PDF we rendered ourselves: its text is
+    read without clipping at the page edge."""
     doc = open_pdf(data)
     try:
-        rendered = doc.page_count
+        count = doc.page_count
         positions = _marker_positions(doc) if expected_breaks else {}
         if not expected_breaks or not positions:
-            pages = [PageText(i, _text(doc, [Slice(i, 0.0, doc[i].rect.height)]), [i],
-                              _found_tables(doc[i]) if find_tables else []) for i in range(rendered)]
-            return PagedPdf(data, pages, "pdf", rendered)
+            pages = [PageText(i, _text(doc, [Slice(i, 0.0, doc[i].rect.height)], rendered), [i],
+                              _found_tables(doc[i]) if find_tables else []) for i in range(count)]
+            return PagedPdf(data, pages, "pdf", count)
         n = expected_breaks
         missing = [k for k in range(1, n + 1) if k not in positions]
         # A marker that did not render gives its page no content: the region runs to the next one found.
@@ -139,18 +148,18 @@ def page_pdf(data: bytes, expected_breaks: int | None = None, find_tables: bool 
         nxt: tuple[int, float] | None = None
         for k in range(n, 0, -1):
             nxt = positions.get(k, nxt)
-            starts[k] = nxt if nxt is not None else (rendered, 0.0)
+            starts[k] = nxt if nxt is not None else (count, 0.0)
         out = pymupdf.open()
         pages = []
         for k in range(n + 1):
             start = starts[k]
             end = starts[k + 1] if k < n else None
-            slices = [] if start[0] >= rendered else _slices(start, end, doc)
+            slices = [] if start[0] >= count else _slices(start, end, doc)
             _stack(out, doc, slices)
             pages.append(PageText(k, _text(doc, slices), sorted({s.pdf_page for s in slices})))
         pdf = out.tobytes(garbage=3, deflate=True)
         out.close()
-        return PagedPdf(pdf, pages, "edgar", rendered, missing)
+        return PagedPdf(pdf, pages, "edgar", count, missing)
     finally:
         doc.close()
 

@@ -28,7 +28,9 @@ _HEAD_RE = re.compile(
     re.I,
 )
 _PAGE_REF_RE = re.compile(r"(?:\s|\.{2,}|^)(\d{1,3}|[ivx]{1,5})(?:\s*[-\u2013\u2014]\s*\d{1,3})?\s*$", re.I)
-_BARE_PAGE_RE = re.compile(r"^\s*(?:page\s+)?(\d{1,3}|[ivx]{1,5})(?:\s*[-\u2013\u2014]\s*\d{1,3})?\s*$", re.I)
+_BARE_PAGE_RE = re.compile(
+    r"^\s*(?:pages?\s+)?(\d{1,3}|[ivx]{1,5})(?:\s*[-\u2013\u2014]\s*\d{1,3})?(?:\s*,\s*\d{1,3}(?:\s*[-\u2013\u2014]\s*"
+    r"\d{1,3})?)*\s*(?:\(\w\))?\s*$", re.I)
 _PART_RE = re.compile(r"^part\s+(i{1,3}|iv)\b", re.I)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
           "xii": 12, "xiii": 13, "xiv": 14, "xv": 15, "xvi": 16}
@@ -161,13 +163,18 @@ def _toc_pages(cands: list[_Candidate], page_count: int) -> set[int]:
         distinct = {n for c in cs for n in c.numbers}
         if sum(c.toc_like for c in cs) >= 3:
             toc.add(page)
-        elif len(distinct) >= 5 and page < max(3, 0.2 * page_count):
+        elif len(distinct) >= 4 and page < max(3, 0.2 * page_count):
             toc.add(page)  # a dense list of items near the front: contents without page numbers
     return toc
 
 
-def _chain(cands: list[_Candidate], defs: list[ItemDef]) -> list[tuple[_Candidate, ItemDef]]:
-    """The best increasing chain of (heading, item) pairs."""
+SUBSTANTIVE = {"1", "1A", "7", "8", "part1item1", "part1item2"}  # never a line or two long
+MIN_SUBSTANTIVE_CHARS = 1500
+
+
+def _chain(cands: list[_Candidate], defs: list[ItemDef], base: list[int]) -> list[tuple[_Candidate, ItemDef]]:
+    """The best increasing chain of (heading, item) pairs. ``base``: each page's offset in the document,
+    so that a chain in which a substantive item is only a line long (a contents list) scores lower."""
     by_number: dict[str, list[ItemDef]] = {}
     for d in defs:
         by_number.setdefault(d.number, []).append(d)
@@ -181,10 +188,16 @@ def _chain(cands: list[_Candidate], defs: list[ItemDef]) -> list[tuple[_Candidat
     back: list[int] = []
     for j, (c, d, score) in enumerate(nodes):
         b, arg = 0.0, -1
+        here = base[c.pos.page] + c.pos.offset
         for i in range(j):
             pc, pd, _ = nodes[i]
-            if pc.pos < c.pos and pd.order < d.order and best[i] > b:
-                b, arg = best[i], i
+            if not (pc.pos < c.pos and pd.order < d.order):
+                continue
+            total = best[i]
+            if pd.key in SUBSTANTIVE and here - (base[pc.pos.page] + pc.pos.offset) < MIN_SUBSTANTIVE_CHARS:
+                total -= 8.0
+            if total > b:
+                b, arg = total, i
         best.append(b + score)
         back.append(arg)
     if not nodes:
@@ -209,19 +222,29 @@ def _printed_page_numbers(pages: list[str]) -> dict[int, int]:
     return out
 
 
-def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], pages: list[str]) -> list[tuple[Position, ItemDef,
-                                                                                                      str]]:
-    """Items of a cross-reference-index 10-K: index lines name printed pages; map them to our pages."""
+def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], pages: list[str],
+                     base: list[int]) -> list[tuple[Position, ItemDef, str]]:
+    """Items of a cross-reference-index filing: the index lines name printed pages; map them to our pages
+    (an item's first page reference marks its start)."""
     printed = _printed_page_numbers(pages)
-    by_number = {d.number: d for d in defs}
-    hits: dict[str, tuple[Position, ItemDef, str]] = {}
-    for c in cands:
-        d = by_number.get(c.numbers[0])
-        if d is None or c.page_ref is None or c.page_ref not in printed or d.key in hits:
-            continue
-        hits[d.key] = (Position(printed[c.page_ref], 0), d, c.heading)
-    ordered = sorted(hits.values(), key=lambda h: (h[0].page, h[1].order))
-    return ordered
+    index = [c for c in cands if c.toc_like]
+    hits = []
+    for c, d in _chain(index, defs, base):
+        if c.page_ref is not None and c.page_ref in printed:
+            hits.append((Position(printed[c.page_ref], 0), d, c.heading))
+    return sorted(hits, key=lambda h: (h[0].page, h[1].order))
+
+
+def _part_one(lines, toc: set[int], before: Position) -> tuple[Position, str] | None:
+    """The "PART I" heading of a 10-Q outside the contents, if it comes before ``before``."""
+    for page, offset, line in lines:
+        if not Position(page, offset) < before:
+            return None
+        stripped = line.strip()
+        m = _PART_RE.match(stripped)
+        if page not in toc and m and m.group(1).lower() == "i":
+            return Position(page, offset + len(line) - len(line.lstrip())), stripped
+    return None
 
 
 def segment(pages: list[str], form: str) -> Segmentation:
@@ -234,17 +257,24 @@ def segment(pages: list[str], form: str) -> Segmentation:
                             warnings=[f"no item vocabulary for form {form!r}"] if not defs else ["empty document"],
                             method="none")
     lines = _lines(pages)
+    base = [0]
+    for text in pages:
+        base.append(base[-1] + len(text) + 1)
     cands = _candidates(lines)
     toc = _toc_pages(cands, len(pages))
     body = [c for c in cands if c.pos.page not in toc]
-    chain = [(c.pos, d, c.heading, c) for c, d in _chain(body, defs)]
+    chain = [(c.pos, d, c.heading, c) for c, d in _chain(body, defs, base)]
     method = "headings"
     expected = expected_items(form)
-    if form.upper().startswith("10-K") and len(chain) < len(expected) // 3:
-        xref = _cross_reference(cands, defs, pages)
+    if expected and len(chain) < len(expected) // 3:
+        xref = _cross_reference(cands, defs, pages, base)
         if len(xref) > len(chain):
             chain = [(pos, d, heading, None) for pos, d, heading in xref]
             method = "cross-reference"
+    if form.upper().startswith("10-Q") and chain and chain[0][1].key != "part1item1":
+        part1 = _part_one(lines, toc, chain[0][0])
+        if part1 is not None:  # Part I of a 10-Q opens with Item 1 even where no "Item 1" heading is printed
+            chain.insert(0, (part1[0], defs[0], part1[1], None))
     if not chain:
         return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],
                             missing=expected, warnings=["no recognizable item headings"], method="none")

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--pdf-dir", action="append", default=[], help="also ingest the PDFs in this folder (repeatable)")
 
+    p = sub.add_parser("segment", help="split converted documents into SEC Items and token-sized chunks")
+    _add_common(p)
+
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
     _add_crawl_args(p)
@@ -98,35 +101,36 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_crawl(args: argparse.Namespace) -> int:
-    from secplat.nightly import crawl_stage
-
-    settings = _settings(args)
-    report = crawl_stage(settings, as_of=getattr(args, "as_of", None), progress=progress)
+def _finish(report) -> int:
+    """Problems to stderr, the summary to stdout; exit 1 when anything needs a look."""
     for problem in report.problems:
         print(f"problem: {problem}", file=sys.stderr)
     print(report.summary())
     return EXIT_PROBLEMS if report.problems else 0
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    from secplat.nightly import crawl_stage
+
+    return _finish(crawl_stage(_settings(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from secplat.nightly import convert_stage
 
-    report = convert_stage(_settings(args), pdf_dirs=args.pdf_dir, progress=progress)
-    for problem in report.problems:
-        print(f"problem: {problem}", file=sys.stderr)
-    print(report.summary())
-    return EXIT_PROBLEMS if report.problems else 0
+    return _finish(convert_stage(_settings(args), pdf_dirs=args.pdf_dir, progress=progress))
+
+
+def cmd_segment(args: argparse.Namespace) -> int:
+    from secplat.nightly import segment_stage
+
+    return _finish(segment_stage(_settings(args), progress=progress))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from secplat.nightly import run_nightly
 
-    result = run_nightly(_settings(args), as_of=getattr(args, "as_of", None), progress=progress)
-    for problem in result.problems:
-        print(f"problem: {problem}", file=sys.stderr)
-    print(result.summary())
-    return EXIT_PROBLEMS if result.problems else 0
+    return _finish(run_nightly(_settings(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:
@@ -140,7 +144,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "run": cmd_run, "mirror": cmd_mirror}
+COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment, "run": cmd_run,
+            "mirror": cmd_mirror}
 
 
 def main(argv: list[str] | None = None) -> int:

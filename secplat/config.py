@@ -80,6 +80,14 @@ class Settings(BaseSettings):
         False, description="Run PyMuPDF's table finder on PDFs that arrive as PDFs (~0.4 s a page)"
     )
 
+    # --- Structure: items and chunks --------------------------------------------------------------
+    embedding_model: str = Field(
+        "all-MiniLM-L6-v2", description="Embedding model name or local path (its tokenizer sizes the chunks)"
+    )
+    chunk_tokens: int = Field(240, ge=16, description="Chunk size in the embedding model's tokens")
+    chunk_overlap: int = Field(32, ge=0, description="Tokens shared by neighbouring chunks of an item")
+    segment_workers: int = Field(2, ge=1, le=16, description="Documents segmented in parallel")
+
     # --- Optional LLM (OpenAI-compatible endpoint); every stage works without it ------------------
     llm_url: str | None = Field(None, description="Base URL of an OpenAI-compatible API, e.g. http://host/v1")
     llm_model: str | None = Field(None, description="Model name sent to the LLM endpoint")

@@ -9,11 +9,14 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from etl.chunking import ChunkConfigError, ChunkOptions
 from etl.convert import ConvertOptions, ConvertReport, run_convert
 from etl.crawler import Crawler, CrawlReport, build_http
+from etl.structure import SegmentReport, run_segment
 from etl.universe import resolve_universe
 from secplat import llm
-from secplat.config import Settings
+from secplat.config import ConfigError, Settings
+from secplat.models import ModelError, token_counter
 from secplat.storage import open_lake
 
 log = logging.getLogger(__name__)
@@ -79,18 +82,40 @@ def convert_stage(settings: Settings, pdf_dirs=(), progress=None) -> ConvertRepo
     return report
 
 
+def segment_stage(settings: Settings, progress=None) -> SegmentReport:
+    """Items and chunks for every converted document whose inputs or chunk settings changed."""
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    try:
+        counter = token_counter(settings.embedding_model)
+        options = ChunkOptions(tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+        options.check(counter)
+    except (ModelError, ChunkConfigError) as exc:
+        raise ConfigError(str(exc)) from None
+    report = run_segment(lake, counter, options, settings.embedding_model, workers=settings.segment_workers,
+                         progress=progress)
+    secs = sorted(report.seconds)
+    write_run_report(lake, "segment", {
+        "summary": report.summary(), "segmented": report.segmented, "chunks": report.chunks,
+        "skipped": report.skipped, "quarantined": report.quarantined, "no_items": report.no_items,
+        "problems": report.problems,
+        "ms_per_document_median": round(1000 * secs[len(secs) // 2], 1) if secs else None,
+    })
+    return report
+
+
 @dataclass
 class NightlyResult:
-    crawl: CrawlReport
-    convert: ConvertReport
+    stages: dict[str, object]
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"crawl: {self.crawl.summary()}\nconvert: {self.convert.summary()}"
+        return "\n".join(f"{name}: {report.summary()}" for name, report in self.stages.items())
 
 
 def run_nightly(settings: Settings, as_of: dt.date | None = None, progress=None) -> NightlyResult:
     """Every stage in order. Later stages join here as they land."""
-    crawl = crawl_stage(settings, as_of=as_of, progress=progress)
-    convert = convert_stage(settings, progress=progress)
-    return NightlyResult(crawl=crawl, convert=convert, problems=[*crawl.problems, *convert.problems])
+    stages: dict[str, object] = {}
+    stages["crawl"] = crawl_stage(settings, as_of=as_of, progress=progress)
+    stages["convert"] = convert_stage(settings, progress=progress)
+    stages["segment"] = segment_stage(settings, progress=progress)
+    return NightlyResult(stages, problems=[p for r in stages.values() for p in r.problems])

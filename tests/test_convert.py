@@ -171,7 +171,7 @@ TABLE_HTML = b"""<html><body><p>Results of operations</p>
 <table>
 <tr><td></td><td colspan="3">Year Ended December 31,</td></tr>
 <tr><td></td><td>2023</td><td></td><td>2022</td></tr>
-<tr><td>Net revenues</td><td>$</td><td>45,754</td><td></td><td>$</td><td>43,004</td></tr>
+<tr><td>Net<br>revenues</td><td>$</td><td>45,754</td><td></td><td>$</td><td>43,004</td></tr>
 <tr><td>Other income (loss)</td><td></td><td>(262</td><td>)</td><td>2,000</td></tr>
 <tr style="page-break-before:always"><td>Gross margin</td><td>59.5</td><td>%</td><td>58.1</td><td>%</td></tr>
 </table>
@@ -184,7 +184,7 @@ def test_html_tables_are_rows_with_their_header_on_their_edgar_page(tmp_path):
     assert sorted(prepared.tables) == [0, 1]  # the row after the break sits on EDGAR page 1
     (first,), (second,) = prepared.tables[0], prepared.tables[1]
     header, rows = table_rows(first)
-    assert header == "Year Ended December 31, 2023 | 2022"
+    assert header == "Year Ended December 31, / 2023 | 2022"
     assert rows == ["Net revenues | $45,754 | $43,004", "Other income (loss) | (262) | 2,000"]
     assert table_rows(second) == (header, ["Gross margin | 59.5% | 58.1%"])  # header repeated on the next page
     paged = page_pdf(render_pdf(prepared.html, str(tmp_path)).pdf, prepared.page_breaks)
@@ -262,3 +262,14 @@ def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoi
 )
 def test_fiscal_period_from_the_fiscal_year_end(period_end, form, fye, expected):
     assert fiscal_period_of(period_end, form, fye) == expected
+
+
+def test_text_pushed_off_the_page_by_the_layout_is_kept(tmp_path):
+    """Seen in Amazon's 10-K: a negative text-indent moves the "Item 10." cell left of the page."""
+    raw = (b"<html><body><p>Before.</p><div style='padding-left:54pt;text-indent:-54pt'>"
+           b"<table style='display:inline-table;width:99%'><tr><td style='width:10%'>Item 10.</td>"
+           b"<td>Directors, Executive Officers and Corporate Governance</td></tr></table></div>"
+           b"<p style='page-break-before:always'>Next page.</p></body></html>")
+    prepared = prepare_html(raw)
+    paged = page_pdf(render_pdf(prepared.html, str(tmp_path)).pdf, prepared.page_breaks, rendered=True)
+    assert "Item 10." in paged.pages[0].text and "Directors" in paged.pages[0].text

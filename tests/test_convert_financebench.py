@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from etl.convert import ConvertOptions, part_name, run_convert
+from etl.convert import ConvertOptions, run_convert
+from etl.quarantine import part_name
 from secplat.storage import LocalLake, read_parquet
 
 pytestmark = pytest.mark.shared

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from etl.convert import ConvertOptions, part_name, run_convert
+from etl.convert import ConvertOptions, run_convert
 from etl.crawler import Crawler, build_http
 from etl.edgar_mirror import MirrorServer
+from etl.quarantine import part_name
 from etl.ratelimit import RateLimiter
 from etl.universe import resolve_universe
 from secplat.storage import LocalLake, read_parquet

@@ -1,0 +1,41 @@
+"""Structure datasets of the segmentation stage: items (with their page spans) and chunks."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class ItemRecord(BaseModel):
+    """One SEC Item of a document, or an explicit record that it is missing."""
+
+    doc_id: str
+    item: str = Field(description="10-K 1, 1A..16; 10-Q part1item1..part2item6; 8-K 2.02; cover; unknown")
+    title: str
+    status: str = Field(description="found | combined (filed under another item's heading) | missing | cover | unknown")
+    order: int = Field(description="Position in the document (missing items: -1)")
+    page_start: int | None = None
+    page_end: int | None = Field(None, description="Last page (inclusive) holding text of the item")
+    char_start: int | None = Field(None, description="Offset of the item's start in page_start's text")
+    char_end: int | None = Field(None, description="Offset where the item ends in page_end's text (exclusive)")
+    heading: str | None = None
+    method: str = Field(description="headings | cross-reference | none")
+
+
+class ChunkRecord(BaseModel):
+    """A retrieval unit inside one item, with its page provenance.
+
+    ``text`` kind: verbatim page text (pages joined by a newline). ``table`` kind: the table's header line
+    and rows (one per line, cells separated by ' | '); its cells sit in order at the recorded place."""
+
+    chunk_id: str = Field(description="<doc_id>:<item>:<seq>, stable across reruns")
+    doc_id: str
+    item: str
+    item_title: str = Field(json_schema_extra={"es": "text"})
+    kind: str = Field(description="text | table")
+    seq: int = Field(description="Order of the chunk within its item")
+    text: str = Field(json_schema_extra={"es": "text"})
+    token_count: int = Field(description="Tokens of the embedding model's tokenizer, without special tokens")
+    page_start: int
+    page_end: int
+    char_start: int = Field(description="Offset in page_start's text")
+    char_end: int = Field(description="Offset in page_end's text (exclusive)")

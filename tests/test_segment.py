@@ -1,0 +1,148 @@
+"""Item segmentation and chunking on the project's own small inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cells_in_order
+from etl.html_tables import render_table, table_rows
+from etl.segment import segment
+from secplat.config import ConfigError, load_settings
+from secplat.models import token_counter
+from secplat.nightly import segment_stage
+
+FILLER = "The company sells products in many markets and reports results each year. " * 30
+
+
+def ten_k_pages() -> list[str]:
+    toc = "\n".join(["TABLE OF CONTENTS", "PART I", "Item 1.", "Business", "3", "Item 1A.", "Risk Factors", "5",
+                     "Item 1B.", "Unresolved Staff Comments", "9", "Item 2.", "Properties", "9",
+                     "Item 7.", "Management's Discussion and Analysis", "12", "Item 8.", "Financial Statements", "20"])
+    return [
+        "ACME CORP\nFORM 10-K\nFor the fiscal year ended December 31, 2023",
+        toc,
+        f"PART I\nItem 1. Business\n{FILLER}\nsee the discussion in\nItem 7 of this report for more.",
+        f"ITEM 1A. RISK FACTORS\n{FILLER}",
+        f"{FILLER}\nItem 1B. Unresolved Staff Comments\nNone.\nItems 2 and 3. Properties and Legal Proceedings\n"
+        f"We own our headquarters. No material litigation.\nItem 4. Mine Safety Disclosures\nNot applicable.",
+        f"PART II\nItem 5. Market for Registrant's Common Equity\n{FILLER}\nItem 7. Management's Discussion and "
+        f"Analysis of Financial Condition\n{FILLER}",
+        f"Item 7. Management's Discussion and Analysis (continued)\n{FILLER}\nItem 8. Financial Statements and "
+        f"Supplementary Data\n{FILLER}",
+    ]
+
+
+def test_ten_k_skips_contents_and_cross_references_and_records_what_is_missing():
+    seg = segment(ten_k_pages(), "10-K")
+    found = {s.item: s for s in seg.spans}
+    assert [s.item for s in seg.spans if s.status != "combined"] == ["cover", "1", "1A", "1B", "2", "4", "5", "7",
+                                                                      "8"]
+    assert found["1"].start.page == 2 and found["1A"].start.page == 3  # not the contents on page 1
+    assert found["7"].start.page == 5  # not the wrapped cross-reference on page 2, not the running header
+    assert found["3"].status == "combined" and found["3"].start == found["2"].start  # "Items 2 and 3."
+    assert "1C" in seg.missing and "9A" in seg.missing and "3" not in seg.missing
+    assert found["cover"].start.page == 0 and found["cover"].end == found["1"].start
+    assert seg.method == "headings"
+
+
+def test_ten_q_parts_resolve_repeated_item_numbers():
+    pages = [
+        "FORM 10-Q\nFor the quarterly period ended March 31, 2024",
+        f"PART I. FINANCIAL INFORMATION\nItem 1. Financial Statements\n{FILLER}",
+        f"Item 2. Management's Discussion and Analysis\n{FILLER}\nItem 3. Quantitative and Qualitative "
+        f"Disclosures About Market Risk\nSee our annual report.\nItem 4. Controls and Procedures\n{FILLER}",
+        f"PART II. OTHER INFORMATION\nItem 1. Legal Proceedings\nNone.\nItem 1A. Risk Factors\n{FILLER}\n"
+        "Item 2. Unregistered Sales of Equity Securities\nNone.\nItem 5. Other Information\nNone.\n"
+        "Item 6. Exhibits\n31.1 Certification",
+    ]
+    seg = segment(pages, "10-Q")
+    keys = [s.item for s in seg.spans]
+    assert keys == ["cover", "part1item1", "part1item2", "part1item3", "part1item4", "part2item1", "part2item1a",
+                    "part2item2", "part2item5", "part2item6"]
+    assert seg.missing == ["part2item3", "part2item4"]
+
+
+def test_ten_q_without_an_item_one_heading_starts_item_one_at_part_one():
+    pages = ["FORM 10-Q", f"PART I. FINANCIAL INFORMATION\nCondensed Statements of Income\n{FILLER}",
+             f"Item 2. Management's Discussion and Analysis\n{FILLER}"]
+    seg = segment(pages, "10-Q")
+    assert [s.item for s in seg.spans][:3] == ["cover", "part1item1", "part1item2"]
+    assert seg.spans[1].start.page == 1
+
+
+def test_eight_k_items_current_and_pre_2004():
+    seg = segment(["FORM 8-K\nItem 2.02 Results of Operations and Financial Condition.\nRevenue grew.\n"
+                   "Item 9.01 Financial Statements and Exhibits.\n99.1 Press release"], "8-K")
+    assert [s.item for s in seg.spans] == ["cover", "2.02", "9.01"]
+    old = segment(["FORM 8-K\nItem 5. Other Events\nA thing happened.\nItem 7. Financial Statements and Exhibits\n"
+                   "99 Press release"], "8-K")
+    assert [s.item for s in old.spans] == ["cover", "5", "7"]
+
+
+def test_no_recognizable_items_still_chunks_as_unknown():
+    pages = ["Some document without any structure.\n" + FILLER, FILLER]
+    seg = segment(pages, "10-K")
+    assert [s.item for s in seg.spans] == ["unknown"] and seg.warnings == ["no recognizable item headings"]
+    chunks = Chunker(token_counter(None)).chunk("X_2023_10K", pages, [[], []], seg)
+    assert chunks and {c.item for c in chunks} == {"unknown"}
+
+
+def _page_slice(pages, c) -> str:
+    parts = []
+    for p in range(c.page_start, c.page_end + 1):
+        a = c.char_start if p == c.page_start else 0
+        b = c.char_end if p == c.page_end else len(pages[p])
+        parts.append(pages[p][a:b])
+    return PAGE_JOIN.join(parts)
+
+
+def test_chunks_fit_the_model_stay_in_their_item_and_are_verbatim():
+    counter = token_counter(None)
+    pages = ten_k_pages()
+    seg = segment(pages, "10-K")
+    chunks = Chunker(counter, ChunkOptions(tokens=120, overlap=16)).chunk("ACME_2023_10K", pages,
+                                                                          [[] for _ in pages], seg)
+    spans = {s.item: s for s in seg.spans}
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
+    for c in chunks:
+        assert c.token_count <= 120 and counter.count(c.text) == c.token_count
+        assert _page_slice(pages, c) == c.text  # verbatim, with its page span
+        span = spans[c.item]
+        assert (span.start.page, span.start.offset) <= (c.page_start, c.char_start)
+        assert (c.page_end, c.char_end) <= (span.end.page, span.end.offset) or span.end.offset == 0
+    one_a = [c for c in chunks if c.item == "1A"]
+    assert len(one_a) > 1 and one_a[1].text[:20] in one_a[0].text  # neighbours overlap
+    again = Chunker(counter, ChunkOptions(tokens=120, overlap=16)).chunk("ACME_2023_10K", pages,
+                                                                         [[] for _ in pages], seg)
+    assert [c.chunk_id for c in again] == [c.chunk_id for c in chunks]  # stable ids
+
+
+def test_tables_stay_whole_or_split_at_rows_with_the_header_repeated():
+    counter = token_counter(None)
+    rows = [[f"Segment {i} revenue", f"{1000 + i:,}", f"{900 + i:,}"] for i in range(40)]
+    big = render_table(["Year Ended December 31, | 2023 | 2022"], rows)
+    small = render_table(["(in millions) | 2023"], [["Total", "5"]])
+    page = ("Results by segment\n" + "Year Ended December 31,\n2023\n2022\n"
+            + "\n".join("\n".join(r) for r in rows) + "\n(in millions)\n2023\nTotal\n5\nEnd of page.")
+    seg = segment([page], "8-K")
+    chunks = Chunker(counter, ChunkOptions(tokens=100, overlap=10)).chunk("T_8K", [page], [[big, small]], seg)
+    tables = [c for c in chunks if c.kind == "table"]
+    assert len(tables) > 2
+    assert tables[-1].text == small  # fits: whole
+    pieces = tables[:-1]
+    assert all(c.text.startswith("Year Ended December 31, | 2023 | 2022\n") for c in pieces)
+    assert [r for c in pieces for r in table_rows(c.text)[1]] == table_rows(big)[1]  # every row, once, in order
+    assert all(c.token_count <= 100 for c in chunks)
+    for c in tables:
+        assert cells_in_order(page, page[c.char_start:c.char_end], c.text)
+    texts = [c for c in chunks if c.kind == "text"]
+    assert any("Results by segment" in c.text for c in texts) and any("End of page." in c.text for c in texts)
+    assert not any("Segment 3 revenue" in c.text for c in texts)  # table text is not chunked twice
+
+
+def test_chunk_sizes_that_do_not_fit_the_model_are_refused(tmp_path):
+    with pytest.raises(ChunkConfigError, match="exceeds the embedding model's 254 content tokens"):
+        Chunker(token_counter(None), ChunkOptions(tokens=300))
+    settings = load_settings(lake_root=str(tmp_path / "lake"), chunk_tokens=300)
+    with pytest.raises(ConfigError, match="CHUNK_TOKENS=300"):
+        segment_stage(settings)
