@@ -33,6 +33,7 @@ lint: install
 bench: install
 	$(BIN)/python -m bench.crawl
 	$(BIN)/python -m bench.convert
+	$(BIN)/python -m bench.segment
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.html_tables import CELL_SEP, HEADER_ROW_SEP, table_rows
+from etl.html_tables import CELL_SEP, table_rows
 from etl.segment import Position, Segmentation
 from schemas.chunks import ChunkRecord
 from secplat.models import TokenCounter
 
 PAGE_JOIN = "\n"  # how a chunk's text joins the pieces of consecutive pages
+_FOOTNOTE_RE = re.compile(r"\s*\((?:[A-Za-z]|\d{1,2})\)|\*+")  # "(1)" superscripts land elsewhere in PDF text
+_LABEL_NOTE_RE = re.compile(r"(?<=[A-Za-z)])\s\d(?:,\d)*$")
 _SENTENCE_END = re.compile(r"[.;:!?)\]]\s*$")
 
 
@@ -88,25 +90,21 @@ def locate_table(page_text: str, table: str) -> tuple[int, int]:
     return start, (len(page_text) if nl < 0 else nl)
 
 
-def cells_in_order(page_text: str, region: str, table_text: str) -> bool:
-    """The table chunk check: every body cell appears, in order, in the chunk's region of the page; every
-    header cell appears on the page (the header is repeated on every piece, so it may sit elsewhere)."""
-    header, rows = table_rows(table_text)
-    page = _norm(page_text)
-    if any(_norm(c) not in page for part in header.split(HEADER_ROW_SEP) for c in part.split(CELL_SEP)):
-        return False
-    hay = _norm(region)
-    at = 0
-    for line in rows:
-        for cell in line.split(CELL_SEP):
-            cell = _norm(cell)
-            if not cell:
-                continue
-            found = hay.find(cell, at)
-            if found < 0:
-                return False
-            at = found + len(cell)
-    return True
+def cell_share(region: str, table_text: str) -> float:
+    """Share of a table chunk's body cells that appear in a stretch of page text (footnote marks aside).
+    PDF text loses a few cells (tiny superscripts, marks drawn as images) and reorders others, so table
+    provenance is checked as "most cells are here, and more than on the neighbouring pages"."""
+    def norm(text: str) -> str:
+        return _norm(_FOOTNOTE_RE.sub("", text))
+
+    _, rows = table_rows(table_text)
+    # A label's trailing " 1" or " 1,2" is a superscript footnote reference.
+    cells = [norm(_LABEL_NOTE_RE.sub("", c)) for line in rows for c in line.split(CELL_SEP)]
+    cells = [c for c in cells if len(c) >= 3]  # "—", "4" or "(a)" say nothing about where a table is
+    if not cells:
+        return 1.0
+    hay = norm(region)
+    return sum(c in hay for c in cells) / len(cells)
 
 
 class Chunker:
@@ -159,9 +157,11 @@ class Chunker:
     def _table_pieces(self, table: str) -> list[str]:
         header, rows = table_rows(table)
         limit = self.options.tokens
-        head_tokens = self.counter.count(header) + 1
         if self.counter.count(table) <= limit:
             return [table]
+        head_tokens = self.counter.count(header) + 1
+        if head_tokens > limit // 3:  # a layout table whose "header" is a paragraph: it is a row like the others
+            header, rows, head_tokens = "", [header, *rows], 1
         pieces, current, used = [], [], head_tokens
         for row, n in zip(rows, self.counter.count_many(rows), strict=True):
             if n + head_tokens > limit:  # one huge row: cut it into windows, each under the header

@@ -210,14 +210,21 @@ def _chain(cands: list[_Candidate], defs: list[ItemDef], base: list[int]) -> lis
     return chain[::-1]
 
 
+_FOOTER_NUMBER_RE = re.compile(r"(?:^|\s|[-\u2013|])\s*(?:page\s+)?(\d{1,3})\s*[-\u2013|]?$", re.I)
+
+
 def _printed_page_numbers(pages: list[str]) -> dict[int, int]:
-    """printed page number -> 0-based page, from a bare number on a page's last or first lines."""
+    """printed page number -> 0-based page, from a page's footer or header ("6", "- 13 -", "Page 6",
+    "2023 FORM 10-K 6"). Numbers must rise with the pages; stray ones are ignored."""
     out: dict[int, int] = {}
+    last = 0
     for p, text in enumerate(pages):
         lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-        for ln in lines[-3:][::-1] + lines[:2]:
-            if ln.isdigit() and len(ln) <= 3:
-                out.setdefault(int(ln), p)
+        for ln in lines[-2:][::-1] + lines[:1]:
+            m = _FOOTER_NUMBER_RE.search(ln) if len(ln) <= 60 else None
+            if m and last < int(m.group(1)) <= last + 10:
+                last = int(m.group(1))
+                out.setdefault(last, p)
                 break
     return out
 

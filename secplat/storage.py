@@ -253,4 +253,6 @@ def read_parquet(lake: Lake, key: str):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    return pq.read_table(pa.BufferReader(lake.read_bytes(key)))
+    # Single-threaded: these objects are small, and Arrow's thread pool can abort the interpreter at exit
+    # ("terminate called without an active exception", apache/arrow#34314).
+    return pq.read_table(pa.BufferReader(lake.read_bytes(key)), use_threads=False)

@@ -63,6 +63,27 @@ def universe_csv(shared: Path) -> str:
     return str(shared / "universe" / "sp500_constituents.csv")
 
 
+@pytest.fixture(scope="session")
+def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
+    """The whole shared mirror crawled and converted once per session: (lake, convert report)."""
+    from etl.convert import ConvertOptions, run_convert
+    from etl.crawler import Crawler, build_http
+    from etl.edgar_mirror import MirrorServer
+    from etl.ratelimit import RateLimiter
+    from etl.universe import resolve_universe
+    from secplat.storage import LocalLake
+
+    root = tmp_path_factory.mktemp("mirror-lake") / "lake"
+    with MirrorServer(edgar_mirror) as server:
+        s = make_settings(server, str(root), universe_csv=universe_csv,
+                          universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})))
+        http = build_http(s, RateLimiter(500))
+        companies, _ = resolve_universe(s, http)
+        lake = LocalLake(root)
+        Crawler(s, lake, http=http).run(companies)
+    return lake, run_convert(lake, ConvertOptions(workers=2))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

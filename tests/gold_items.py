@@ -116,3 +116,11 @@ def score_filing(raw: str, pages: list[str], spans, gold: list[dict]) -> list[It
         pred = len(raw[b[0]:b[1]].strip()) if b else None
         scores.append(ItemScore(g["identifier"], g["character_count"], pred))
     return scores
+
+
+def index_style_gold(gold: list[dict]) -> bool:
+    """Gold that marks the rows of a cross-reference index as the items (GE, MCD): every item but the first
+    and the last is a table row (< 2,000 characters of markup). Our segmenter maps such items into the
+    body instead, so these filings are reported apart from the boundary score."""
+    sizes = [g["character_count"] for g in gold if g["character_count"] > 0]
+    return len(sizes) >= 8 and all(n < 2000 for n in sizes[1:-1])

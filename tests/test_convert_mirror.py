@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from etl.convert import ConvertOptions, run_convert
-from etl.crawler import Crawler, build_http
-from etl.edgar_mirror import MirrorServer
 from etl.quarantine import part_name
-from etl.ratelimit import RateLimiter
-from etl.universe import resolve_universe
-from secplat.storage import LocalLake, read_parquet
-from tests.conftest import make_settings
+from secplat.storage import read_parquet
 
 pytestmark = pytest.mark.shared
 
 
 @pytest.fixture(scope="module")
-def converted(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
-    root = tmp_path_factory.mktemp("convert") / "lake"
-    with MirrorServer(edgar_mirror) as server:
-        s = make_settings(server, str(root), universe_csv=universe_csv,
-                          universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})))
-        http = build_http(s, RateLimiter(500))
-        companies, _ = resolve_universe(s, http)
-        lake = LocalLake(root)
-        Crawler(s, lake, http=http).run(companies)
-    report = run_convert(lake, ConvertOptions(workers=2))
+def converted(converted_mirror):
+    lake, report = converted_mirror
     docs = {}
     for key in lake.list("datasets/documents"):
         row = read_parquet(lake, key).to_pylist()[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cells_in_order
+from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cell_share
 from etl.html_tables import render_table, table_rows
 from etl.segment import segment
 from secplat.config import ConfigError, load_settings
@@ -134,7 +134,7 @@ def test_tables_stay_whole_or_split_at_rows_with_the_header_repeated():
     assert [r for c in pieces for r in table_rows(c.text)[1]] == table_rows(big)[1]  # every row, once, in order
     assert all(c.token_count <= 100 for c in chunks)
     for c in tables:
-        assert cells_in_order(page, page[c.char_start:c.char_end], c.text)
+        assert cell_share(page[c.char_start:c.char_end], c.text) == 1.0
     texts = [c for c in chunks if c.kind == "text"]
     assert any("Results by segment" in c.text for c in texts) and any("End of page." in c.text for c in texts)
     assert not any("Segment 3 revenue" in c.text for c in texts)  # table text is not chunked twice
@@ -146,3 +146,17 @@ def test_chunk_sizes_that_do_not_fit_the_model_are_refused(tmp_path):
     settings = load_settings(lake_root=str(tmp_path / "lake"), chunk_tokens=300)
     with pytest.raises(ConfigError, match="CHUNK_TOKENS=300"):
         segment_stage(settings)
+
+
+def test_cross_reference_index_filings_map_items_to_the_pages_they_name():
+    """GE-style 10-Ks: no item headings in the body, an index at the end names printed pages."""
+    body = [f"Our business overview.\n{FILLER}\n2023 FORM 10-K {n}" for n in range(1, 9)]
+    index = ("FORM 10-K CROSS REFERENCE INDEX\nPage(s)\nPart I\nItem 1.\nBusiness\n2-3\nItem 1A.\nRisk Factors\n4\n"
+             "Item 1B.\nUnresolved Staff Comments\nNot applicable\nPart II\nItem 7.\nManagement's Discussion and "
+             "Analysis\n5-6\nItem 8.\nFinancial Statements and Supplementary Data\n7-8\n2023 FORM 10-K 9")
+    pages = ["GENERAL ELECTRIC\nFORM 10-K", *body, index]
+    seg = segment(pages, "10-K")
+    assert seg.method == "cross-reference"
+    starts = {s.item: s.start.page for s in seg.spans}
+    assert starts == {"cover": 0, "1": 2, "1A": 4, "7": 5, "8": 7}  # printed page n is our page n (cover is 0)
+    assert "1B" in seg.missing
