@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import save_results
 from etl.convert import ConvertOptions, run_convert
 from etl.crawler import Crawler, build_http
 from etl.edgar_mirror import MirrorServer
@@ -87,9 +88,7 @@ def main() -> None:
               f"{rs.get('median', 0):>8}/{rs.get('p95', 0):<8} {ex.get('median', 0):>9}/{ex.get('p95', 0):<8} "
               f"{r.get('pages_per_s_render') or '-':>14} {r.get('pages_per_s_extract') or '-':>15} "
               f"{r['peak_rss_mb_self']:>8}/{r['peak_rss_mb_children']:<8}")
-    out = Path(__file__).parent / "results" / "convert.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(rows, indent=2))
+    save_results("convert", rows)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,11 @@ Writes bench/results/crawl.json and prints a table. Not a test: numbers depend o
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from pathlib import Path
 
+from bench import save_results
 from etl.crawler import Crawler, build_http
 from etl.edgar_mirror import MirrorServer
 from etl.ratelimit import RateLimiter
@@ -51,9 +51,7 @@ def main() -> None:
         limit = "none" if r["rate_limit"] > 1000 else f"{r['rate_limit']:g}"
         print(f"{limit:>8} {r['workers']:>7} {r['filings']:>7} {r['requests']:>8} {r['wall_s']:>7} "
               f"{r['filings_per_s']:>9} {r['requests_per_s']:>7}")
-    out = Path(__file__).parent / "results" / "crawl.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(rows, indent=2))
+    save_results("crawl", rows)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,13 @@ temporary copy, so the given lake is not touched. Writes bench/results/segment.j
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from bench import save_results
 from etl.chunking import Chunker, ChunkOptions
 from etl.structure import run_segment, segment_document
 from secplat.config import shared_dir
@@ -81,9 +81,7 @@ def main() -> None:
     for r in result["sizes"]:
         print(f"{r['tokens']:>6} {r['overlap']:>7} {r['chunks']:>7} {r['mean_tokens']:>8} {r['at_cap_share']:>7} "
               f"{r['wall_s']:>7}")
-    out = Path(__file__).parent / "results" / "segment.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(result, indent=2))
+    save_results("segment", result)
     if tmp:
         tmp.cleanup()
 

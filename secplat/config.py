@@ -86,7 +86,16 @@ class Settings(BaseSettings):
     )
     chunk_tokens: int = Field(240, ge=16, description="Chunk size in the embedding model's tokens")
     chunk_overlap: int = Field(32, ge=0, description="Tokens shared by neighbouring chunks of an item")
-    segment_workers: int = Field(2, ge=1, le=16, description="Documents segmented in parallel")
+    segment_workers: int = Field(1, ge=1, le=16, description="Documents segmented in parallel (threads)")
+
+    # --- Indexing (Spark) ------------------------------------------------------------------------
+    spark_master: str = Field("local[*]", description="Spark master URL (local[*], spark://host:7077, yarn, ...)")
+    spark_driver_memory: str = Field("4g", description="Spark driver memory")
+    spark_shuffle_partitions: int = Field(4, ge=1, description="spark.sql.shuffle.partitions")
+    embedding_batch_size: int = Field(32, ge=1, le=1024, description="Texts per model call")
+    embedding_backend: str = Field(
+        "torch", pattern="^(torch|onnx-int8)$", description="torch (fp32) or onnx-int8 (exported locally, quantized)"
+    )
 
     # --- Optional LLM (OpenAI-compatible endpoint); every stage works without it ------------------
     llm_url: str | None = Field(None, description="Base URL of an OpenAI-compatible API, e.g. http://host/v1")
