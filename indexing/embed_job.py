@@ -1,0 +1,139 @@
+"""Spark job: embeddings for chunks (passages) and cover summaries (documents).
+
+Reads ``datasets/chunks``/``datasets/documents`` parts of the documents that are new or changed, joins
+each chunk with its document's metadata, embeds ``<ticker> <form> <period> Item <n>: <chunk text>`` in
+``mapInPandas`` (the model is loaded once per Python worker), and writes ``index/passages`` and
+``index/documents`` partitioned by document, overwriting only the partitions it recomputed. What was
+embedded with which inputs is kept in ``index/state/embed.json``, so a nightly run embeds only new or
+changed documents and a rerun embeds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from indexing.spark import lake_uri, spark_session
+from schemas.base import spark_schema
+from schemas.chunks import ChunkRecord
+from schemas.documents import DocumentRecord
+from schemas.index import DocumentIndexRecord, PassageRecord
+from secplat.config import Settings
+from secplat.storage import Lake, open_lake, read_parquet
+
+log = logging.getLogger(__name__)
+
+STATE_KEY = "index/state/embed.json"
+FINGERPRINT_KEY = b"secplat.fingerprint"
+
+
+@dataclass
+class EmbedReport:
+    documents: int = 0
+    passages: int = 0
+    skipped: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.documents} documents embedded ({self.passages} passages), {self.skipped} unchanged"
+
+
+def _chunk_fingerprint(lake: Lake, part: str) -> str | None:
+    try:
+        meta = read_parquet(lake, f"datasets/chunks/{part}.parquet").schema.metadata or {}
+    except FileNotFoundError:
+        return None
+    return meta.get(FINGERPRINT_KEY, b"").decode() or None
+
+
+def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]]:
+    """(todo: part -> fingerprint, state): documents whose chunks or model changed since last embedded."""
+    try:
+        state = json.loads(lake.read_bytes(STATE_KEY))
+    except FileNotFoundError:
+        state = {}
+    todo = {}
+    for key in sorted(lake.list("datasets/chunks")):
+        part = key.rsplit("/", 1)[-1].removesuffix(".parquet")
+        chunks_fp = _chunk_fingerprint(lake, part)
+        if chunks_fp is None:
+            continue
+        fp = hashlib.sha256(f"{chunks_fp}|{settings.embedding_model}|{settings.embedding_backend}".encode())
+        if state.get(part) != fp.hexdigest():
+            todo[part] = fp.hexdigest()
+    return todo, state
+
+
+def _embed_batches(model: str, backend: str, batch_size: int, threads: int | None, text_col: str, drop: list[str]):
+    """The mapInPandas function: embeds ``text_col`` of every batch into a ``vector`` column."""
+    def run(batches: Iterator) -> Iterator:
+        from indexing.embedder import embed_texts
+
+        for df in batches:
+            vectors = embed_texts(df[text_col].tolist(), model, backend, batch_size, threads)
+            out = df.drop(columns=drop)
+            out["vector"] = list(vectors)
+            out["model"] = model
+            yield out
+    return run
+
+
+def embedding_prefix_sql() -> str:
+    """The short context put before a chunk: ``KO 10-K FY 2023 Item 8:`` (about 10 tokens)."""
+    return ("concat_ws(' ', coalesce(d.ticker, d.source_name, d.doc_id), d.form, d.fiscal_period, "
+            "cast(d.fiscal_year as string), concat('Item ', c.item), ':')")
+
+
+def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    todo, state = plan(lake, settings)
+    report = EmbedReport(skipped=len(state) - sum(p in state for p in todo))
+    if not todo:
+        return report
+    spark = spark or spark_session(settings)
+    from pyspark.sql import functions as F
+
+    parallel = spark.sparkContext.defaultParallelism
+    threads = max(1, (os.cpu_count() or 1) // max(1, parallel))
+    parts = sorted(todo)
+    chunks = (spark.read.schema(spark_schema(ChunkRecord))
+              .parquet(*[lake_uri(settings, f"datasets/chunks/{p}.parquet") for p in parts])
+              .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+    docs = (spark.read.schema(spark_schema(DocumentRecord))
+            .parquet(*[lake_uri(settings, f"datasets/documents/{p}.parquet") for p in parts])
+            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+    chunks.createOrReplaceTempView("c")
+    docs.createOrReplaceTempView("d")
+    passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
+    doc_side = {"source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end"}
+    select = ", ".join(f"d.{f}" if f in doc_side else f"c.{f}" for f in passage_cols)
+    passages_in = spark.sql(f"SELECT {select}, c.doc_part, {embedding_prefix_sql()} || ' ' || c.text AS embed_text "
+                            "FROM c JOIN d ON c.doc_id = d.doc_id")
+    # A multiple of the task slots, so no slot idles at the end of the stage (about 20 documents a slot).
+    n_parts = parallel * max(1, len(parts) // (20 * parallel))
+    passage_schema = spark_schema(PassageRecord).add("doc_part", "string")
+    passages = passages_in.repartition(n_parts, "chunk_id").mapInPandas(  # balanced across workers
+        _embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
+                       threads, "embed_text", ["embed_text"]), schema=passage_schema)
+    _write(passages, lake_uri(settings, "index/passages"))
+    doc_cols = [f for f in DocumentIndexRecord.model_fields if f not in ("vector", "model")]
+    doc_schema = spark_schema(DocumentIndexRecord).add("doc_part", "string")
+    documents = docs.select(*doc_cols, "doc_part", F.col("cover_summary").alias("embed_text")).mapInPandas(
+        _embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
+                       threads, "embed_text", ["embed_text"]), schema=doc_schema)
+    _write(documents, lake_uri(settings, "index/documents"))
+    report.documents = len(parts)
+    report.passages = sum(read_parquet(lake, f"datasets/chunks/{p}.parquet").num_rows for p in parts)
+    state.update(todo)
+    lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
+    return report
+
+
+def _write(df, uri: str) -> None:
+    """Overwrite only the documents' partitions this run computed (dynamic partition overwrite)."""
+    (df.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
+     .parquet(uri))

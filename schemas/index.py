@@ -1,0 +1,57 @@
+"""Index-ready datasets written by the Spark jobs (indexing/) and published by the backends.
+
+Vectors are ``list<float32>``; ``{"dims": 384}`` is the default model's width, the actual width is the
+configured model's and is recorded next to the model name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+
+class PassageRecord(BaseModel):
+    """A chunk with its document's metadata and its embedding: what passage search returns."""
+
+    chunk_id: str
+    doc_id: str
+    source_name: str | None = None
+    company: str | None = Field(None, json_schema_extra={"es": "text"})
+    ticker: str | None = None
+    form: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    period_end: dt.date | None = None
+    item: str
+    item_title: str = Field(json_schema_extra={"es": "text"})
+    kind: str
+    seq: int
+    text: str = Field(json_schema_extra={"es": "text"})
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    token_count: int
+    vector: list[float] = Field(json_schema_extra={"dims": 384})
+    model: str = Field(description="Embedding model name or path the vector came from")
+
+
+class DocumentIndexRecord(BaseModel):
+    """A document for document-level retrieval: cover metadata, cover summary and its embedding."""
+
+    doc_id: str
+    source_name: str | None = None
+    accession: str | None = None
+    cik: int | None = None
+    company: str | None = Field(None, json_schema_extra={"es": "text"})
+    ticker: str | None = None
+    form: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = None
+    period_end: dt.date | None = None
+    filing_date: dt.date | None = None
+    page_count: int
+    cover_summary: str = Field(json_schema_extra={"es": "text"})
+    vector: list[float] = Field(json_schema_extra={"dims": 384})
+    model: str

@@ -1,0 +1,74 @@
+"""The Spark embedding job on real mirrored filings (a local SparkSession, the offline MiniLM model)."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from etl.chunking import ChunkOptions
+from etl.structure import run_segment
+from indexing.embed_job import run_embeddings
+from indexing.embedder import embed_texts
+from indexing.spark import spark_session
+from schemas.base import validate_table
+from schemas.index import DocumentIndexRecord, PassageRecord
+from secplat.config import load_settings
+from secplat.models import token_counter
+from secplat.storage import LocalLake
+
+pytestmark = pytest.mark.shared
+
+
+@pytest.fixture(scope="module")
+def small_lake(converted_mirror, mirror_manifest, tmp_path_factory):
+    """Two real filings (Apple's 8-K and its 2023 Q3 10-Q), segmented, in a lake of their own."""
+    lake, _ = converted_mirror
+    root = tmp_path_factory.mktemp("embed") / "lake"
+    wanted = [r for r in mirror_manifest if r["ticker"] == "AAPL" and r["form"] in ("8-K", "10-Q")][:2]
+    for r in wanted:
+        part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
+        for ds in ("documents", "pages"):
+            (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
+            shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
+    small = LocalLake(root)
+    run_segment(small, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    settings = load_settings(lake_root=str(root), spark_master="local[2]")
+    return small, settings, wanted
+
+
+def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
+    lake, settings, _ = small_lake
+    spark = spark_session(settings)
+    first = run_embeddings(settings, spark)
+    assert first.documents == 2 and first.passages > 50
+    passages = validate_table(PassageRecord, pq.read_table(lake.path / "index" / "passages"))
+    documents = validate_table(DocumentIndexRecord, pq.read_table(lake.path / "index" / "documents"))
+    assert passages.num_rows == first.passages and documents.num_rows == 2
+    vectors = np.stack(passages.column("vector").to_numpy(zero_copy_only=False))
+    assert vectors.shape[1] == 384 and np.isfinite(vectors).all()
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert len(set(passages.column("chunk_id").to_pylist())) == passages.num_rows
+    assert set(passages.column("ticker").to_pylist()) == {"AAPL"}
+
+    # The vector is the model's embedding of the chunk behind its short context prefix, as in the query path.
+    row = passages.slice(0, 1).to_pylist()[0]
+    prefix = f"AAPL {row['form']} {row['fiscal_period']} {row['fiscal_year']} Item {row['item']} :"
+    again = embed_texts([f"{prefix} {row['text']}"], settings.embedding_model)[0]
+    assert float(np.dot(again, row["vector"])) > 0.9999
+    # No input is cut by the model: prefix + chunk stays within 254 content tokens.
+    counter = token_counter(None)
+    longest = max(passages.column("text").to_pylist(), key=counter.count)
+    assert counter.count(f"{prefix} {longest}") <= counter.max_content_tokens
+
+    # A rerun embeds nothing; dropping the state re-embeds the same vectors (deterministic).
+    assert run_embeddings(settings, spark).documents == 0
+    lake.delete("index/state/embed.json")
+    assert run_embeddings(settings, spark).documents == 2
+    redone = pq.read_table(lake.path / "index" / "passages").sort_by("chunk_id")
+    before = passages.sort_by("chunk_id")
+    assert redone.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
+    assert np.allclose(np.stack(redone.column("vector").to_numpy(zero_copy_only=False)),
+                       np.stack(before.column("vector").to_numpy(zero_copy_only=False)), atol=1e-6)
