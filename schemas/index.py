@@ -55,3 +55,16 @@ class DocumentIndexRecord(BaseModel):
     cover_summary: str = Field(json_schema_extra={"es": "text"})
     vector: list[float] = Field(json_schema_extra={"dims": 384})
     model: str
+
+
+class LexiconRecord(BaseModel):
+    """A lexicon term with its corpus statistics (FinGEAR's FLAM)."""
+
+    term: str = Field(json_schema_extra={"es": "text"})
+    category: str = Field(description="curated category, or xbrl for terms mined from iXBRL concept names")
+    source: str = Field(description="curated | xbrl")
+    cluster: int = Field(description="Cluster of terms with similar embeddings")
+    total_count: int
+    doc_count: int
+    item_weights: dict[str, float] = Field(
+        description="'<form>:<item>' -> w_i = freq_i / sum_j freq_j over the form's items (freq per 10k tokens)")

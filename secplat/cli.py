@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("segment", help="split converted documents into SEC Items and token-sized chunks")
     _add_common(p)
 
+    p = sub.add_parser("index", help="Spark jobs: embeddings and the financial lexicon statistics (FLAM)")
+    _add_common(p)
+
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
     _add_crawl_args(p)
@@ -127,6 +130,12 @@ def cmd_segment(args: argparse.Namespace) -> int:
     return _finish(segment_stage(_settings(args), progress=progress))
 
 
+def cmd_index(args: argparse.Namespace) -> int:
+    from secplat.nightly import index_stage
+
+    return _finish(index_stage(_settings(args), progress=progress))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from secplat.nightly import run_nightly
 
@@ -144,8 +153,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment, "run": cmd_run,
-            "mirror": cmd_mirror}
+COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
+            "index": cmd_index, "run": cmd_run, "mirror": cmd_mirror}
 
 
 def main(argv: list[str] | None = None) -> int:

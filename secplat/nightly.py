@@ -104,6 +104,31 @@ def segment_stage(settings: Settings, progress=None) -> SegmentReport:
 
 
 @dataclass
+class IndexReport:
+    embeddings: object
+    lexicon: object
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.embeddings.summary()}; {self.lexicon.summary()}"
+
+
+def index_stage(settings: Settings, progress=None) -> IndexReport:
+    """The Spark jobs: embeddings for new or changed documents, then the FLAM lexicon statistics."""
+    from indexing.embed_job import run_embeddings
+    from indexing.lexicon_job import run_lexicon
+    from indexing.spark import spark_session
+
+    spark = spark_session(settings)
+    embeddings = run_embeddings(settings, spark)
+    lexicon = run_lexicon(settings, spark)
+    report = IndexReport(embeddings, lexicon, [*embeddings.problems, *lexicon.problems])
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    write_run_report(lake, "index", {"summary": report.summary(), "problems": report.problems})
+    return report
+
+
+@dataclass
 class NightlyResult:
     stages: dict[str, object]
     problems: list[str] = field(default_factory=list)
@@ -118,4 +143,5 @@ def run_nightly(settings: Settings, as_of: dt.date | None = None, progress=None)
     stages["crawl"] = crawl_stage(settings, as_of=as_of, progress=progress)
     stages["convert"] = convert_stage(settings, progress=progress)
     stages["segment"] = segment_stage(settings, progress=progress)
+    stages["index"] = index_stage(settings, progress=progress)
     return NightlyResult(stages, problems=[p for r in stages.values() for p in r.problems])

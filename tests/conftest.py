@@ -84,6 +84,18 @@ def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_facto
     return lake, run_convert(lake, ConvertOptions(workers=2))
 
 
+@pytest.fixture(scope="session")
+def segmented_mirror(converted_mirror):
+    """The converted mirror lake with items and chunks (idempotent: reruns skip)."""
+    from etl.chunking import ChunkOptions
+    from etl.structure import run_segment
+    from secplat.models import token_counter
+
+    lake, _ = converted_mirror
+    report = run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    return lake, report
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -22,9 +22,8 @@ _ITEM_LINE_RE = re.compile(r"^\s*item\s+\d", re.I | re.M)
 
 
 @pytest.fixture(scope="module")
-def segmented(converted_mirror):
-    lake, _ = converted_mirror
-    report = run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+def segmented(segmented_mirror):
+    lake, report = segmented_mirror
     docs = {}
     for key in lake.list("datasets/documents"):
         doc = read_parquet(lake, key).to_pylist()[0]

@@ -1,0 +1,271 @@
+"""Spark job: the financial lexicon and its per-Item statistics (FinGEAR's FLAM).
+
+Lexicon = the curated list (``indexing/financial_lexicon.txt``) plus terms mined from the filings' own
+inline-XBRL concept names (``us-gaap:OperatingIncomeLoss`` -> "operating income"), kept when at least
+two documents use the concept. Terms are matched on word n-grams (1-4) of the chunk text, lower case,
+non-alphanumerics as spaces.
+
+Counts are stored per document and per *term batch* (``index/lexicon_counts``, partitioned by both): a
+batch is the set of terms a run added to the lexicon. A nightly run counts every batch over the new or
+changed documents, and a new batch over all documents, overwriting exactly those partitions; so the
+totals after any sequence of incremental runs equal a full rebuild, and a crashed run is simply redone.
+
+From the totals: per (form, item) relative frequency of each term (count per 10,000 tokens of that item
+across the corpus, smoothed toward the term's overall rate) and weights w_i = freq_i / sum_j freq_j over
+the items of the form, which the query side uses to split a retrieval budget across Items. Terms are
+clustered by their embeddings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexing.spark import lake_uri, spark_session
+from schemas.base import spark_schema, to_table
+from schemas.chunks import ChunkRecord
+from schemas.documents import DocumentRecord
+from schemas.index import LexiconRecord
+from secplat.config import Settings
+from secplat.storage import Lake, open_lake, read_parquet, write_parquet
+
+log = logging.getLogger(__name__)
+
+CURATED = Path(__file__).with_name("financial_lexicon.txt")
+STATE_KEY = "index/state/lexicon.json"
+COUNTS = "index/lexicon_counts"
+TOKENS = "index/item_tokens"
+CONCEPTS = "index/xbrl_concepts"
+MAX_NGRAM = 4
+MIN_CONCEPT_DOCS = 2
+SMOOTHING_TOKENS = 100_000  # prior weight of the corpus rate, in tokens (about one mid-sized item)
+_GENERIC_TAIL = re.compile(r"\s+(net|gross|abstract|member|axis|domain|table|line items|text block|policy|"
+                           r"current|noncurrent|total|loss)$")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass
+class LexiconReport:
+    documents: int = 0
+    new_terms: int = 0
+    terms: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{self.documents} documents counted, {self.new_terms} new terms, lexicon of {self.terms} terms")
+
+
+def normalize_term(text: str) -> str:
+    return _NON_ALNUM.sub(" ", text.lower()).strip()
+
+
+def curated_terms() -> dict[str, str]:
+    """term -> category, from the curated list."""
+    out = {}
+    for line in CURATED.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        category, _, term = line.partition(":")
+        out[normalize_term(term)] = category.strip()
+    return out
+
+
+def concept_term(concept: str) -> str | None:
+    """``OperatingIncomeLoss`` -> "operating income"; None for names that make no useful term."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", concept)).lower()
+    for _ in range(3):
+        words = _GENERIC_TAIL.sub("", words)
+    words = normalize_term(words)
+    n = len(words.split())
+    return words if 1 <= n <= MAX_NGRAM and len(words) >= 4 else None
+
+
+def _batch_id(terms: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(terms)).encode()).hexdigest()[:12]
+
+
+def _doc_parts(lake: Lake) -> dict[str, str]:
+    """part -> fingerprint of its chunks (what the counts of a document depend on)."""
+    out = {}
+    for key in sorted(lake.list("datasets/chunks")):
+        part = key.rsplit("/", 1)[-1].removesuffix(".parquet")
+        meta = read_parquet(lake, key).schema.metadata or {}
+        out[part] = meta.get(b"secplat.fingerprint", b"").decode()
+    return out
+
+
+def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    try:
+        state = json.loads(lake.read_bytes(STATE_KEY))
+    except FileNotFoundError:
+        state = {"batches": {}, "docs": {}}
+    parts = _doc_parts(lake)
+    changed = sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp)
+    report = LexiconReport(documents=len(changed))
+    spark = spark or spark_session(settings)
+    from pyspark.sql import functions as F
+
+    # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
+    if changed:
+        _mine_concepts(spark, settings, lake, changed, report)
+    concepts = spark.read.parquet(lake_uri(settings, CONCEPTS)) if lake.list(CONCEPTS) else None
+    # 2. The lexicon now: curated plus concept terms used by at least two documents.
+    curated = curated_terms()
+    lexicon: dict[str, tuple[str, str]] = {t: (c, "curated") for t, c in curated.items()}
+    if concepts is not None:
+        mined = (concepts.groupBy("term").agg(F.countDistinct("doc_part").alias("docs"))
+                 .where(F.col("docs") >= MIN_CONCEPT_DOCS).select("term").collect())
+        for row in mined:
+            lexicon.setdefault(row.term, ("xbrl", "xbrl"))
+    known = {t for terms in state["batches"].values() for t in terms}
+    new_terms = sorted(set(lexicon) - known)
+    report.new_terms, report.terms = len(new_terms), len(lexicon)
+    batches = dict(state["batches"])
+    if new_terms:
+        batches[_batch_id(new_terms)] = new_terms
+    # 3. Counts: every batch over changed documents, the new batch over the other documents.
+    if changed:
+        _count(spark, settings, changed, batches, write_tokens=True)
+    others = sorted(set(parts) - set(changed))
+    if new_terms and others:
+        _count(spark, settings, others, {_batch_id(new_terms): new_terms}, write_tokens=False)
+    state = {"batches": batches, "docs": parts}
+    # 4. Weights and clusters from all counts.
+    if parts:
+        _publish_lexicon(spark, settings, lake, lexicon)
+    lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
+    return report
+
+
+def _chunks(spark, settings: Settings, docs: list[str]):
+    from pyspark.sql import functions as F
+
+    return (spark.read.schema(spark_schema(ChunkRecord))
+            .parquet(*[lake_uri(settings, f"datasets/chunks/{p}.parquet") for p in docs])
+            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+
+
+def _forms(spark, settings: Settings, docs: list[str]):
+    from pyspark.sql import functions as F
+
+    return (spark.read.schema(spark_schema(DocumentRecord))
+            .parquet(*[lake_uri(settings, f"datasets/documents/{p}.parquet") for p in docs])
+            .select("doc_id", F.coalesce("form", F.lit("unknown")).alias("form")))
+
+
+def _mine_concepts(spark, settings: Settings, lake: Lake, docs: list[str], report: LexiconReport) -> None:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    rows = []
+    for p in docs:
+        doc = read_parquet(lake, f"datasets/documents/{p}.parquet").to_pylist()[0]
+        if doc["source_kind"] != "html":
+            continue
+        if not lake.exists(doc["source_key"]):
+            report.problems.append(f"{doc['doc_id']}: raw document {doc['source_key']} is gone; no concepts mined")
+            continue
+        rows.append((p, lake_uri(settings, doc["source_key"])))
+    if not rows:
+        return
+    paths = spark.createDataFrame(rows, "doc_part string, path string")
+    text = (spark.read.option("wholetext", "true").text([r[1] for r in rows])
+            .withColumn("path", F.input_file_name()))
+    names = (text.join(F.broadcast(paths), "path")
+             .select("doc_part", F.explode(F.regexp_extract_all("value", F.lit(r'name="us-gaap:([A-Za-z]+)"'), 1))
+                     .alias("concept")).distinct())
+    term = F.udf(lambda concept: concept_term(concept), StringType())
+    (names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
+     .select("doc_part", "concept", "term").distinct()
+     .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
+     .parquet(lake_uri(settings, CONCEPTS)))
+
+
+def _count(spark, settings: Settings, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
+    """Term counts per (document, form, item) for the given batches, written per (doc_part, batch)."""
+    from pyspark.sql import functions as F
+
+    chunks = _chunks(spark, settings, docs).join(F.broadcast(_forms(spark, settings, docs)), "doc_id")
+    tokens = chunks.select(
+        "doc_part", "doc_id", "form", "item",
+        F.split(F.trim(F.regexp_replace(F.lower("text"), "[^a-z0-9]+", " ")), " ").alias("tokens"))
+    if write_tokens:
+        (tokens.groupBy("doc_part", "doc_id", "form", "item").agg(F.sum(F.size("tokens")).alias("tokens"))
+         .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
+         .parquet(lake_uri(settings, TOKENS)))
+    grams = F.flatten(F.array(*[
+        F.expr(f"IF(size(tokens) >= {n}, transform(sequence(0, size(tokens) - {n}), "
+               f"i -> array_join(slice(tokens, i + 1, {n}), ' ')), array())")
+        for n in range(1, MAX_NGRAM + 1)]))
+    ngrams = tokens.select("doc_part", "doc_id", "form", "item", F.explode(grams).alias("term"))
+    terms = spark.createDataFrame([(t, b) for b, ts in batches.items() for t in ts], "term string, batch string")
+    (ngrams.join(F.broadcast(terms), "term")
+     .groupBy("doc_part", "batch", "doc_id", "form", "item", "term").count()
+     .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part", "batch")
+     .parquet(lake_uri(settings, COUNTS)))
+
+
+def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, tuple[str, str]]) -> None:
+    """index/lexicon.parquet: one row per term with its counts, per-Item weights and cluster."""
+    from pyspark.sql import functions as F
+
+    # The cover (contents, cover page) and unrecognized text are not Items: no weight goes to them.
+    not_items = ["cover", "unknown"]
+    counts = spark.read.parquet(lake_uri(settings, COUNTS)).where(F.col("term").isin(list(lexicon)))
+    tokens = (spark.read.parquet(lake_uri(settings, TOKENS)).where(~F.col("item").isin(not_items))
+              .groupBy("form", "item").agg(F.sum("tokens").alias("item_tokens")))
+    per_item = (counts.where(~F.col("item").isin(not_items))
+                .groupBy("form", "item", "term").agg(F.sum("count").alias("n"))
+                .join(tokens, ["form", "item"]))
+    # Smoothed relative frequency: (n_i + a*p) / (T_i + a) with p the term's rate over the form's items, so
+    # a short item (1B, 1C, 3) needs real evidence, not one mention in 300 tokens, to outweigh a long one.
+    rate = per_item.groupBy("form", "term").agg((F.sum("n") / F.sum("item_tokens")).alias("p"))
+    per_item = per_item.join(rate, ["form", "term"]).withColumn(
+        "freq", (F.col("n") + SMOOTHING_TOKENS * F.col("p")) * 1e4 / (F.col("item_tokens") + SMOOTHING_TOKENS))
+    rows = per_item.collect()
+    by_term: dict[str, dict] = {}
+    for r in rows:
+        t = by_term.setdefault(r.term, {"count": 0, "freq": {}})
+        t["count"] += r.n
+        t["freq"][f"{r.form}:{r.item}"] = r.freq
+    doc_counts = {r.term: r.docs for r in counts.groupBy("term").agg(F.countDistinct("doc_id").alias("docs")).collect()}
+    clusters = _clusters(sorted(lexicon), settings)
+    records = []
+    for term in sorted(lexicon):
+        category, source = lexicon[term]
+        stats = by_term.get(term, {"count": 0, "freq": {}})
+        weights: dict[str, float] = {}
+        for form in {k.split(":", 1)[0] for k in stats["freq"]}:
+            freqs = {k: v for k, v in stats["freq"].items() if k.startswith(form + ":")}
+            total = sum(freqs.values())
+            weights.update({k: round(v / total, 6) for k, v in freqs.items() if total > 0})
+        records.append(LexiconRecord(term=term, category=category, source=source, cluster=clusters[term],
+                                     total_count=stats["count"], doc_count=doc_counts.get(term, 0),
+                                     item_weights=weights))
+    write_parquet(lake, "index/lexicon.parquet", to_table(LexiconRecord, records))
+
+
+def _clusters(terms: list[str], settings: Settings) -> dict[str, int]:
+    """Deterministic term clusters: agglomerative clustering of the terms' embeddings (cosine, average)."""
+    import numpy as np
+    from sklearn.cluster import AgglomerativeClustering
+
+    from indexing.embedder import embed_texts
+
+    if len(terms) < 2:
+        return {t: 0 for t in terms}
+    vectors = embed_texts(terms, settings.embedding_model, settings.embedding_backend, 64)
+    labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                     distance_threshold=0.45).fit_predict(np.asarray(vectors))
+    # Number clusters by their first term in sorted order, so ids do not depend on the algorithm's labels.
+    first: dict[int, int] = {}
+    out = {}
+    for term, label in zip(terms, labels, strict=True):
+        first.setdefault(int(label), len(first))
+        out[term] = first[int(label)]
+    return out
