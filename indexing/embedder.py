@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from secplat.models import offline, resolve_model
+from secplat.models import ModelError, offline, resolve_model
 
 _lock = threading.Lock()
 
@@ -38,6 +38,11 @@ def load_model(name_or_path: str | None, backend: str = "torch", threads: int | 
 
 def _onnx_int8(path: str):
     """The model as dynamically quantized int8 ONNX, exported once into a cache directory."""
+    try:
+        import onnxruntime  # noqa: F401
+        import optimum  # noqa: F401
+    except ImportError:
+        raise ModelError("EMBEDDING_BACKEND=onnx-int8 needs the onnxruntime and optimum packages") from None
     from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
 
     cache = os.path.join(os.environ.get("SECPLAT_MODEL_CACHE", os.path.expanduser("~/.cache/secplat/models")),

@@ -68,3 +68,24 @@ class LexiconRecord(BaseModel):
     doc_count: int
     item_weights: dict[str, float] = Field(
         description="'<form>:<item>' -> w_i = freq_i / sum_j freq_j over the form's items (freq per 10k tokens)")
+
+
+class TreeNodeRecord(BaseModel):
+    """A node of an Item's summary or question tree (FinGEAR); both trees share topology and leaves."""
+
+    node_id: str = Field(description="<doc_id>:<item>:<root|cN>:<tree>")
+    tree: str = Field(description="summary | question")
+    doc_id: str
+    item: str
+    item_title: str
+    company: str | None = None
+    ticker: str | None = None
+    form: str | None = None
+    fiscal_year: int | None = None
+    level: int = Field(description="0 for the Item's root, 1 for a cluster")
+    parent_id: str | None = None
+    children: list[str] = Field(description="Child node ids (root) or chunk ids (cluster)")
+    chunk_ids: list[str] = Field(description="Every chunk (leaf) under the node")
+    text: str = Field(json_schema_extra={"es": "text"})
+    vector: list[float] = Field(json_schema_extra={"dims": 384})
+    model: str

@@ -106,23 +106,26 @@ def segment_stage(settings: Settings, progress=None) -> SegmentReport:
 @dataclass
 class IndexReport:
     embeddings: object
+    trees: object
     lexicon: object
     problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"{self.embeddings.summary()}; {self.lexicon.summary()}"
+        return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()}"
 
 
 def index_stage(settings: Settings, progress=None) -> IndexReport:
-    """The Spark jobs: embeddings for new or changed documents, then the FLAM lexicon statistics."""
+    """The Spark jobs: embeddings for new or changed documents, their Item trees, the FLAM statistics."""
     from indexing.embed_job import run_embeddings
     from indexing.lexicon_job import run_lexicon
     from indexing.spark import spark_session
+    from indexing.tree_job import run_trees
 
     spark = spark_session(settings)
     embeddings = run_embeddings(settings, spark)
+    trees = run_trees(settings, spark)
     lexicon = run_lexicon(settings, spark)
-    report = IndexReport(embeddings, lexicon, [*embeddings.problems, *lexicon.problems])
+    report = IndexReport(embeddings, trees, lexicon, [*embeddings.problems, *trees.problems, *lexicon.problems])
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     write_run_report(lake, "index", {"summary": report.summary(), "problems": report.problems})
     return report

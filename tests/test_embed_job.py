@@ -13,8 +13,9 @@ from etl.structure import run_segment
 from indexing.embed_job import run_embeddings
 from indexing.embedder import embed_texts
 from indexing.spark import spark_session
+from indexing.tree_job import run_trees
 from schemas.base import validate_table
-from schemas.index import DocumentIndexRecord, PassageRecord
+from schemas.index import DocumentIndexRecord, PassageRecord, TreeNodeRecord
 from secplat.config import load_settings
 from secplat.models import token_counter
 from secplat.storage import LocalLake
@@ -72,3 +73,35 @@ def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
     assert redone.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
     assert np.allclose(np.stack(redone.column("vector").to_numpy(zero_copy_only=False)),
                        np.stack(before.column("vector").to_numpy(zero_copy_only=False)), atol=1e-6)
+
+
+def test_item_trees_are_deterministic_and_share_their_leaves(small_lake):
+    lake, settings, _ = small_lake
+    spark = spark_session(settings)
+    run_embeddings(settings, spark)
+    first = run_trees(settings, spark)
+    assert first.documents == 2 and first.nodes > 0
+    nodes = validate_table(TreeNodeRecord, pq.read_table(lake.path / "index" / "tree_nodes")).to_pylist()
+    passages = pq.read_table(lake.path / "index" / "passages").to_pylist()
+    text_chunks = {(p["doc_id"], p["item"]): set() for p in passages if p["kind"] == "text"}
+    for p in passages:
+        if p["kind"] == "text":
+            text_chunks[(p["doc_id"], p["item"])].add(p["chunk_id"])
+    by_id = {n["node_id"]: n for n in nodes}
+    for (doc_id, item), chunk_ids in text_chunks.items():
+        summary_root = by_id[f"{doc_id}:{item}:root:summary"]
+        question_root = by_id[f"{doc_id}:{item}:root:question"]
+        assert set(summary_root["chunk_ids"]) == set(question_root["chunk_ids"]) == chunk_ids
+        clusters = [by_id[c] for c in summary_root["children"]]
+        assert sorted(c for n in clusters for c in n["children"]) == sorted(chunk_ids)  # each leaf once
+        for n in clusters:  # depth 2: clusters hold chunks; the question tree mirrors them
+            assert n["level"] == 1 and set(n["children"]) <= chunk_ids
+            assert by_id[n["node_id"].replace(":summary", ":question")]["children"] == n["children"]
+    assert all(np.isfinite(n["vector"]).all() and len(n["vector"]) == 384 for n in nodes)
+    # Same input, same trees: rebuild after forgetting the state.
+    lake.delete("index/state/trees.json")
+    run_trees(settings, spark)
+    again = {n["node_id"]: n for n in pq.read_table(lake.path / "index" / "tree_nodes").to_pylist()}
+    assert {k: (v["text"], v["children"]) for k, v in again.items()} == \
+        {k: (v["text"], v["children"]) for k, v in by_id.items()}
+    assert run_trees(settings, spark).documents == 0
