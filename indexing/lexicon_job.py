@@ -240,9 +240,9 @@ def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, t
         category, source = lexicon[term]
         stats = by_term.get(term, {"count": 0, "freq": {}})
         weights: dict[str, float] = {}
-        for form in {k.split(":", 1)[0] for k in stats["freq"]}:
-            freqs = {k: v for k, v in stats["freq"].items() if k.startswith(form + ":")}
-            total = sum(freqs.values())
+        for form in sorted({k.split(":", 1)[0] for k in stats["freq"]}):
+            freqs = {k: v for k, v in sorted(stats["freq"].items()) if k.startswith(form + ":")}
+            total = sum(freqs.values())  # sorted: the same sum and key order whatever order Spark returns
             weights.update({k: round(v / total, 6) for k, v in freqs.items() if total > 0})
         records.append(LexiconRecord(term=term, category=category, source=source, cluster=clusters[term],
                                      total_count=stats["count"], doc_count=doc_counts.get(term, 0),
