@@ -26,7 +26,7 @@ from etl.segment import Segmentation, segment
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord, ItemRecord
 from secplat.models import TokenCounter
-from secplat.storage import Lake, read_parquet, write_parquet
+from secplat.storage import Lake, read_parquet, read_parquet_footer, write_parquet
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +72,14 @@ def fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def _done(lake: Lake, name: str, fp: str) -> bool:
+def chunk_fingerprint(lake: Lake, part: str) -> str | None:
+    """The fingerprint a document's chunks were made with (what later stages key their reruns on), or
+    None when the document has no chunks yet."""
     try:
-        table = read_parquet(lake, f"datasets/chunks/{name}")
+        meta = read_parquet_footer(lake, f"datasets/chunks/{part}.parquet").metadata or {}
     except FileNotFoundError:
-        return False
-    meta = table.schema.metadata or {}
-    return meta.get(FINGERPRINT_KEY, b"").decode() == fp
+        return None
+    return meta.get(FINGERPRINT_KEY, b"").decode() or None
 
 
 def segment_document(lake: Lake, name: str, doc: dict, chunker: Chunker) -> tuple[list[ItemRecord],
@@ -108,7 +109,7 @@ def run_segment(lake: Lake, counter: TokenCounter, options: ChunkOptions, counte
         name = key.rsplit("/", 1)[-1]
         doc = read_parquet(lake, key).to_pylist()[0]
         fp = fingerprint(doc, options, counter_name)
-        if _done(lake, name, fp):
+        if chunk_fingerprint(lake, name.removesuffix(".parquet")) == fp:
             report.skipped += 1
         else:
             todo.append((name, doc, fp))

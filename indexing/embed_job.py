@@ -17,18 +17,18 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from etl.structure import chunk_fingerprint
 from indexing.spark import lake_uri, spark_session
 from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import DocumentIndexRecord, PassageRecord
 from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_parquet
+from secplat.storage import Lake, open_lake, read_parquet_footer
 
 log = logging.getLogger(__name__)
 
 STATE_KEY = "index/state/embed.json"
-FINGERPRINT_KEY = b"secplat.fingerprint"
 
 
 @dataclass
@@ -42,14 +42,6 @@ class EmbedReport:
         return f"{self.documents} documents embedded ({self.passages} passages), {self.skipped} unchanged"
 
 
-def _chunk_fingerprint(lake: Lake, part: str) -> str | None:
-    try:
-        meta = read_parquet(lake, f"datasets/chunks/{part}.parquet").schema.metadata or {}
-    except FileNotFoundError:
-        return None
-    return meta.get(FINGERPRINT_KEY, b"").decode() or None
-
-
 def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]]:
     """(todo: part -> fingerprint, state): documents whose chunks or model changed since last embedded."""
     try:
@@ -59,7 +51,7 @@ def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]
     todo = {}
     for key in sorted(lake.list("datasets/chunks")):
         part = key.rsplit("/", 1)[-1].removesuffix(".parquet")
-        chunks_fp = _chunk_fingerprint(lake, part)
+        chunks_fp = chunk_fingerprint(lake, part)
         if chunks_fp is None:
             continue
         fp = hashlib.sha256(f"{chunks_fp}|{settings.embedding_model}|{settings.embedding_backend}".encode())
@@ -127,7 +119,7 @@ def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
                        threads, "embed_text", ["embed_text"]), schema=doc_schema)
     _write(documents, lake_uri(settings, "index/documents"))
     report.documents = len(parts)
-    report.passages = sum(read_parquet(lake, f"datasets/chunks/{p}.parquet").num_rows for p in parts)
+    report.passages = sum(read_parquet_footer(lake, f"datasets/chunks/{p}.parquet").num_rows for p in parts)
     state.update(todo)
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return report

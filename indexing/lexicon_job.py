@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from etl.structure import chunk_fingerprint
 from indexing.spark import lake_uri, spark_session
 from schemas.base import spark_schema, to_table
 from schemas.chunks import ChunkRecord
@@ -90,12 +91,8 @@ def _batch_id(terms: list[str]) -> str:
 
 def _doc_parts(lake: Lake) -> dict[str, str]:
     """part -> fingerprint of its chunks (what the counts of a document depend on)."""
-    out = {}
-    for key in sorted(lake.list("datasets/chunks")):
-        part = key.rsplit("/", 1)[-1].removesuffix(".parquet")
-        meta = read_parquet(lake, key).schema.metadata or {}
-        out[part] = meta.get(b"secplat.fingerprint", b"").decode()
-    return out
+    parts = (key.rsplit("/", 1)[-1].removesuffix(".parquet") for key in sorted(lake.list("datasets/chunks")))
+    return {part: chunk_fingerprint(lake, part) or "" for part in parts}
 
 
 def run_lexicon(settings: Settings, spark=None) -> LexiconReport:

@@ -256,3 +256,11 @@ def read_parquet(lake: Lake, key: str):
     # Single-threaded: these objects are small, and Arrow's thread pool can abort the interpreter at exit
     # ("terminate called without an active exception", apache/arrow#34314).
     return pq.read_table(pa.BufferReader(lake.read_bytes(key)), use_threads=False)
+
+
+def read_parquet_footer(lake: Lake, key: str):
+    """The Parquet footer only (row count, key-value metadata), without decoding the columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.read_metadata(pa.BufferReader(lake.read_bytes(key)))
