@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from etl.structure import chunk_fingerprint
-from indexing.spark import lake_uri, spark_session
+from indexing.spark import lake_uri, read_parts, spark_session, write_partitions
 from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
@@ -60,7 +60,7 @@ def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]
     return todo, state
 
 
-def _embed_batches(model: str, backend: str, batch_size: int, threads: int | None, text_col: str, drop: list[str]):
+def embed_batches(model: str, backend: str, batch_size: int, threads: int | None, text_col: str, drop: list[str]):
     """The mapInPandas function: embeds ``text_col`` of every batch into a ``vector`` column."""
     def run(batches: Iterator) -> Iterator:
         from indexing.embedder import embed_texts
@@ -92,12 +92,8 @@ def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
     parallel = spark.sparkContext.defaultParallelism
     threads = max(1, (os.cpu_count() or 1) // max(1, parallel))
     parts = sorted(todo)
-    chunks = (spark.read.schema(spark_schema(ChunkRecord))
-              .parquet(*[lake_uri(settings, f"datasets/chunks/{p}.parquet") for p in parts])
-              .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
-    docs = (spark.read.schema(spark_schema(DocumentRecord))
-            .parquet(*[lake_uri(settings, f"datasets/documents/{p}.parquet") for p in parts])
-            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+    chunks = read_parts(spark, settings, "chunks", parts, ChunkRecord)
+    docs = read_parts(spark, settings, "documents", parts, DocumentRecord)
     chunks.createOrReplaceTempView("c")
     docs.createOrReplaceTempView("d")
     passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
@@ -109,23 +105,17 @@ def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
     n_parts = parallel * max(1, len(parts) // (20 * parallel))
     passage_schema = spark_schema(PassageRecord).add("doc_part", "string")
     passages = passages_in.repartition(n_parts, "chunk_id").mapInPandas(  # balanced across workers
-        _embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
+        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
                        threads, "embed_text", ["embed_text"]), schema=passage_schema)
-    _write(passages, lake_uri(settings, "index/passages"))
+    write_partitions(passages, lake_uri(settings, "index/passages"), "doc_part")
     doc_cols = [f for f in DocumentIndexRecord.model_fields if f not in ("vector", "model")]
     doc_schema = spark_schema(DocumentIndexRecord).add("doc_part", "string")
     documents = docs.select(*doc_cols, "doc_part", F.col("cover_summary").alias("embed_text")).mapInPandas(
-        _embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
+        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
                        threads, "embed_text", ["embed_text"]), schema=doc_schema)
-    _write(documents, lake_uri(settings, "index/documents"))
+    write_partitions(documents, lake_uri(settings, "index/documents"), "doc_part")
     report.documents = len(parts)
     report.passages = sum(read_parquet_footer(lake, f"datasets/chunks/{p}.parquet").num_rows for p in parts)
     state.update(todo)
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return report
-
-
-def _write(df, uri: str) -> None:
-    """Overwrite only the documents' partitions this run computed (dynamic partition overwrite)."""
-    (df.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
-     .parquet(uri))

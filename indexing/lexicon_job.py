@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from etl.structure import chunk_fingerprint
-from indexing.spark import lake_uri, spark_session
-from schemas.base import spark_schema, to_table
+from indexing.spark import lake_uri, read_parts, spark_session, write_partitions
+from schemas.base import to_table
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import LexiconRecord
@@ -139,22 +139,6 @@ def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
     return report
 
 
-def _chunks(spark, settings: Settings, docs: list[str]):
-    from pyspark.sql import functions as F
-
-    return (spark.read.schema(spark_schema(ChunkRecord))
-            .parquet(*[lake_uri(settings, f"datasets/chunks/{p}.parquet") for p in docs])
-            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
-
-
-def _forms(spark, settings: Settings, docs: list[str]):
-    from pyspark.sql import functions as F
-
-    return (spark.read.schema(spark_schema(DocumentRecord))
-            .parquet(*[lake_uri(settings, f"datasets/documents/{p}.parquet") for p in docs])
-            .select("doc_id", F.coalesce("form", F.lit("unknown")).alias("form")))
-
-
 def _mine_concepts(spark, settings: Settings, lake: Lake, docs: list[str], report: LexiconReport) -> None:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
@@ -177,34 +161,32 @@ def _mine_concepts(spark, settings: Settings, lake: Lake, docs: list[str], repor
              .select("doc_part", F.explode(F.regexp_extract_all("value", F.lit(r'name="us-gaap:([A-Za-z]+)"'), 1))
                      .alias("concept")).distinct())
     term = F.udf(lambda concept: concept_term(concept), StringType())
-    (names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
-     .select("doc_part", "concept", "term").distinct()
-     .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
-     .parquet(lake_uri(settings, CONCEPTS)))
+    write_partitions(names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
+                     .select("doc_part", "concept", "term").distinct(), lake_uri(settings, CONCEPTS), "doc_part")
 
 
 def _count(spark, settings: Settings, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
     """Term counts per (document, form, item) for the given batches, written per (doc_part, batch)."""
     from pyspark.sql import functions as F
 
-    chunks = _chunks(spark, settings, docs).join(F.broadcast(_forms(spark, settings, docs)), "doc_id")
+    forms = read_parts(spark, settings, "documents", docs, DocumentRecord).select(
+        "doc_id", F.coalesce("form", F.lit("unknown")).alias("form"))
+    chunks = read_parts(spark, settings, "chunks", docs, ChunkRecord).join(F.broadcast(forms), "doc_id")
     tokens = chunks.select(
         "doc_part", "doc_id", "form", "item",
         F.split(F.trim(F.regexp_replace(F.lower("text"), "[^a-z0-9]+", " ")), " ").alias("tokens"))
     if write_tokens:
-        (tokens.groupBy("doc_part", "doc_id", "form", "item").agg(F.sum(F.size("tokens")).alias("tokens"))
-         .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
-         .parquet(lake_uri(settings, TOKENS)))
+        write_partitions(tokens.groupBy("doc_part", "doc_id", "form", "item")
+                         .agg(F.sum(F.size("tokens")).alias("tokens")), lake_uri(settings, TOKENS), "doc_part")
     grams = F.flatten(F.array(*[
         F.expr(f"IF(size(tokens) >= {n}, transform(sequence(0, size(tokens) - {n}), "
                f"i -> array_join(slice(tokens, i + 1, {n}), ' ')), array())")
         for n in range(1, MAX_NGRAM + 1)]))
     ngrams = tokens.select("doc_part", "doc_id", "form", "item", F.explode(grams).alias("term"))
     terms = spark.createDataFrame([(t, b) for b, ts in batches.items() for t in ts], "term string, batch string")
-    (ngrams.join(F.broadcast(terms), "term")
-     .groupBy("doc_part", "batch", "doc_id", "form", "item", "term").count()
-     .write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part", "batch")
-     .parquet(lake_uri(settings, COUNTS)))
+    write_partitions(ngrams.join(F.broadcast(terms), "term")
+                     .groupBy("doc_part", "batch", "doc_id", "form", "item", "term").count(),
+                     lake_uri(settings, COUNTS), "doc_part", "batch")
 
 
 def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, tuple[str, str]]) -> None:

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from schemas.base import spark_schema
 from secplat.config import Settings
 
 
@@ -44,3 +45,19 @@ def spark_session(settings: Settings, app: str = "secplat-indexing"):
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+def read_parts(spark, settings: Settings, dataset: str, parts: list[str], model):
+    """Some documents' parts of a lake dataset (``datasets/<dataset>/<part>.parquet``) with the dataset's
+    schema, plus a ``doc_part`` column naming the part each row came from."""
+    from pyspark.sql import functions as F
+
+    return (spark.read.schema(spark_schema(model))
+            .parquet(*[lake_uri(settings, f"datasets/{dataset}/{p}.parquet") for p in parts])
+            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+
+
+def write_partitions(df, uri: str, *columns: str) -> None:
+    """Overwrite only the partitions ``df`` holds (dynamic partition overwrite): a rerun for some documents
+    replaces theirs and leaves every other document's output alone."""
+    df.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy(*columns).parquet(uri)

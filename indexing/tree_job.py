@@ -17,9 +17,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from indexing.embed_job import _embed_batches
+from indexing.embed_job import embed_batches
 from indexing.lexicon_job import curated_terms, normalize_term
-from indexing.spark import lake_uri, spark_session
+from indexing.spark import lake_uri, spark_session, write_partitions
 from schemas.base import spark_schema
 from schemas.index import TreeNodeRecord
 from secplat.config import Settings
@@ -159,10 +159,9 @@ def run_trees(settings: Settings, spark=None) -> TreeReport:
     nodes = (passages.where(F.col("kind") == "text")
              .groupBy("doc_id", "item").applyInPandas(grouped, f"{node_schema}, doc_part string"))
     embedded_nodes = nodes.mapInPandas(
-        _embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size, None,
+        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size, None,
                        "text", []), schema=schema.add("doc_part", "string"))
-    (embedded_nodes.write.mode("overwrite").option("partitionOverwriteMode", "dynamic").partitionBy("doc_part")
-     .parquet(lake_uri(settings, "index/tree_nodes")))
+    write_partitions(embedded_nodes, lake_uri(settings, "index/tree_nodes"), "doc_part")
     count = spark.read.parquet(lake_uri(settings, "index/tree_nodes")).where(F.col("doc_part").isin(todo)).count()
     state.update({p: embedded[p] for p in todo})
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
