@@ -22,7 +22,7 @@ from indexing.spark import lake_uri, read_parts, spark_session, write_partitions
 from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
-from schemas.index import DocumentIndexRecord, PassageRecord
+from schemas.index import DocumentIndexRecord, DocumentMeta, PassageRecord
 from secplat.config import Settings
 from secplat.storage import Lake, open_lake, read_parquet_footer
 
@@ -97,7 +97,7 @@ def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
     chunks.createOrReplaceTempView("c")
     docs.createOrReplaceTempView("d")
     passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
-    doc_side = {"source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end"}
+    doc_side = set(DocumentMeta.model_fields) - {"doc_id"}
     select = ", ".join(f"d.{f}" if f in doc_side else f"c.{f}" for f in passage_cols)
     passages_in = spark.sql(f"SELECT {select}, c.doc_part, {embedding_prefix_sql()} || ' ' || c.text AS embed_text "
                             "FROM c JOIN d ON c.doc_id = d.doc_id")

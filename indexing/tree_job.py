@@ -21,7 +21,7 @@ from indexing.embed_job import embed_batches
 from indexing.lexicon_job import curated_terms, normalize_term
 from indexing.spark import lake_uri, spark_session, write_partitions
 from schemas.base import spark_schema
-from schemas.index import TreeNodeRecord
+from schemas.index import DocumentMeta, TreeNodeRecord
 from secplat.config import Settings
 from secplat.storage import open_lake
 
@@ -85,7 +85,7 @@ def build_trees(rows) -> list[dict]:
     vectors = np.stack(rows["vector"].to_numpy())
     labels = cluster(vectors)
     first = rows.iloc[0]
-    meta = {k: first[k] for k in ("doc_id", "item", "item_title", "company", "ticker", "form", "fiscal_year")}
+    meta = {k: first[k] for k in (*DocumentMeta.model_fields, "item", "item_title")}
     who = meta["company"] or meta["ticker"] or meta["doc_id"]
     period = f"fiscal {int(meta['fiscal_year'])}" if meta["fiscal_year"] == meta["fiscal_year"] and \
         meta["fiscal_year"] is not None else "the period"

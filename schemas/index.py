@@ -11,10 +11,9 @@ import datetime as dt
 from pydantic import BaseModel, Field
 
 
-class PassageRecord(BaseModel):
-    """A chunk with its document's metadata and its embedding: what passage search returns."""
+class DocumentMeta(BaseModel):
+    """The document metadata every index record carries, so each index filters by company, form and period."""
 
-    chunk_id: str
     doc_id: str
     source_name: str | None = None
     company: str | None = Field(None, json_schema_extra={"es": "text"})
@@ -23,6 +22,12 @@ class PassageRecord(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str | None = None
     period_end: dt.date | None = None
+
+
+class PassageRecord(DocumentMeta):
+    """A chunk with its document's metadata and its embedding: what passage search returns."""
+
+    chunk_id: str
     item: str
     item_title: str = Field(json_schema_extra={"es": "text"})
     kind: str
@@ -37,19 +42,11 @@ class PassageRecord(BaseModel):
     model: str = Field(description="Embedding model name or path the vector came from")
 
 
-class DocumentIndexRecord(BaseModel):
+class DocumentIndexRecord(DocumentMeta):
     """A document for document-level retrieval: cover metadata, cover summary and its embedding."""
 
-    doc_id: str
-    source_name: str | None = None
     accession: str | None = None
     cik: int | None = None
-    company: str | None = Field(None, json_schema_extra={"es": "text"})
-    ticker: str | None = None
-    form: str | None = None
-    fiscal_year: int | None = None
-    fiscal_period: str | None = None
-    period_end: dt.date | None = None
     filing_date: dt.date | None = None
     page_count: int
     cover_summary: str = Field(json_schema_extra={"es": "text"})
@@ -70,18 +67,13 @@ class LexiconRecord(BaseModel):
         description="'<form>:<item>' -> w_i = freq_i / sum_j freq_j over the form's items (freq per 10k tokens)")
 
 
-class TreeNodeRecord(BaseModel):
+class TreeNodeRecord(DocumentMeta):
     """A node of an Item's summary or question tree (FinGEAR); both trees share topology and leaves."""
 
     node_id: str = Field(description="<doc_id>:<item>:<root|cN>:<tree>")
     tree: str = Field(description="summary | question")
-    doc_id: str
     item: str
     item_title: str
-    company: str | None = None
-    ticker: str | None = None
-    form: str | None = None
-    fiscal_year: int | None = None
     level: int = Field(description="0 for the Item's root, 1 for a cluster")
     parent_id: str | None = None
     children: list[str] = Field(description="Child node ids (root) or chunk ids (cluster)")
