@@ -80,6 +80,19 @@ def embedding_prefix_sql() -> str:
             "cast(d.fiscal_year as string), concat('Item ', c.item), ':')")
 
 
+def passage_inputs(spark, settings: Settings, parts: list[str], docs=None):
+    """Chunks joined to their document's metadata, plus ``embed_text``: exactly what the model embeds."""
+    chunks = read_parts(spark, settings, "chunks", parts, ChunkRecord)
+    docs = docs if docs is not None else read_parts(spark, settings, "documents", parts, DocumentRecord)
+    chunks.createOrReplaceTempView("c")
+    docs.createOrReplaceTempView("d")
+    passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
+    doc_side = set(DocumentMeta.model_fields) - {"doc_id"}
+    select = ", ".join(f"d.{f}" if f in doc_side else f"c.{f}" for f in passage_cols)
+    return spark.sql(f"SELECT {select}, c.doc_part, {embedding_prefix_sql()} || ' ' || c.text AS embed_text "
+                     "FROM c JOIN d ON c.doc_id = d.doc_id")
+
+
 def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     todo, state = plan(lake, settings)
@@ -92,15 +105,8 @@ def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
     parallel = spark.sparkContext.defaultParallelism
     threads = max(1, (os.cpu_count() or 1) // max(1, parallel))
     parts = sorted(todo)
-    chunks = read_parts(spark, settings, "chunks", parts, ChunkRecord)
     docs = read_parts(spark, settings, "documents", parts, DocumentRecord)
-    chunks.createOrReplaceTempView("c")
-    docs.createOrReplaceTempView("d")
-    passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
-    doc_side = set(DocumentMeta.model_fields) - {"doc_id"}
-    select = ", ".join(f"d.{f}" if f in doc_side else f"c.{f}" for f in passage_cols)
-    passages_in = spark.sql(f"SELECT {select}, c.doc_part, {embedding_prefix_sql()} || ' ' || c.text AS embed_text "
-                            "FROM c JOIN d ON c.doc_id = d.doc_id")
+    passages_in = passage_inputs(spark, settings, parts, docs)
     # A multiple of the task slots, so no slot idles at the end of the stage (about 20 documents a slot).
     n_parts = parallel * max(1, len(parts) // (20 * parallel))
     passage_schema = spark_schema(PassageRecord).add("doc_part", "string")

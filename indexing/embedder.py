@@ -3,20 +3,17 @@
 The Spark jobs call :func:`embed_texts` inside ``mapInPandas``; with ``spark.python.worker.reuse`` each
 Python worker loads the model once and keeps it. The query side uses the same function for questions, so
 passages and questions are embedded alike. Backends: ``torch`` (fp32) or ``onnx-int8`` (the model
-exported to ONNX and dynamically quantized to int8 on first use, cached beside the lake's models dir).
+exported to ONNX and dynamically quantized to int8 on first use, cached under ``SECPLAT_MODEL_CACHE``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import threading
 
 import numpy as np
 
 from secplat.models import ModelError, offline, resolve_model
-
-_lock = threading.Lock()
 
 
 @functools.lru_cache(maxsize=2)
@@ -32,32 +29,72 @@ def load_model(name_or_path: str | None, backend: str = "torch", threads: int | 
     if backend == "torch":
         return SentenceTransformer(path, device="cpu")
     if backend == "onnx-int8":
-        return _onnx_int8(path)
+        return _onnx_int8(path, threads)
     raise ValueError(f"unknown embedding backend {backend!r} (torch or onnx-int8)")
 
 
-def _onnx_int8(path: str):
-    """The model as dynamically quantized int8 ONNX, exported once into a cache directory."""
+def _onnx_int8(path: str, threads: int | None):
+    """The model exported to ONNX and dynamically quantized to int8, from a per-model cache directory.
+
+    sentence-transformers' own ONNX backend needs ``optimum-onnx``, which pins transformers below 5 and so
+    cannot sit beside sentence-transformers 6 (see the README); the export here is the same recipe done
+    with torch and onnxruntime directly: the transformer plus mean pooling as one graph, weights of every
+    MatMul quantized to int8 per channel. The export runs once per model (file-locked, so concurrent Spark
+    workers do not race) and is written to a temporary name, then renamed.
+    """
     try:
         import onnxruntime  # noqa: F401
-        import optimum  # noqa: F401
     except ImportError:
-        raise ModelError("EMBEDDING_BACKEND=onnx-int8 needs the onnxruntime and optimum packages") from None
-    from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
+        raise ModelError("EMBEDDING_BACKEND=onnx-int8 needs the onnxruntime package (make install)") from None
+    from indexing.onnx_export import quantized_model
 
-    cache = os.path.join(os.environ.get("SECPLAT_MODEL_CACHE", os.path.expanduser("~/.cache/secplat/models")),
-                         os.path.basename(path.rstrip("/")) + "-onnx")
-    quantized = os.path.join(cache, "onnx", "model_qint8_avx2.onnx")
-    with _lock:
-        if not os.path.exists(quantized):
-            import shutil
+    return OnnxEmbedder(path, quantized_model(path), threads)
 
-            shutil.copytree(path, cache, dirs_exist_ok=True)
-            model = SentenceTransformer(cache, device="cpu", backend="onnx")
-            model.save(cache)  # writes onnx/model.onnx
-            export_dynamic_quantized_onnx_model(model, "avx2", cache)
-    return SentenceTransformer(cache, device="cpu", backend="onnx",
-                               model_kwargs={"file_name": "onnx/model_qint8_avx2.onnx"})
+
+class OnnxEmbedder:
+    """The slice of SentenceTransformer's interface the jobs use, over an onnxruntime session."""
+
+    def __init__(self, model_dir: str, onnx_path: str, threads: int | None):
+        import onnxruntime as ort
+
+        from secplat.models import token_counter
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or 0
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._max_len = token_counter(model_dir).max_seq_length
+        from tokenizers import Tokenizer
+
+        self._tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
+        self._tok.enable_truncation(self._max_len)
+        self._dim = int(self._session.get_outputs()[0].shape[-1])
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return self._dim
+
+    def encode(self, texts: list[str], batch_size: int = 32, normalize_embeddings: bool = True,
+               **_ignored) -> np.ndarray:
+        encodings = self._tok.encode_batch(texts)
+        # Like sentence-transformers: batches of similar length, so little compute goes to padding.
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            rows = order[start:start + batch_size]
+            width = max(len(encodings[i].ids) for i in rows)
+            feed = {name: np.zeros((len(rows), width), dtype=np.int64) for name in
+                    ("input_ids", "attention_mask", "token_type_ids")}
+            for r, i in enumerate(rows):
+                e = encodings[i]
+                n = len(e.ids)
+                feed["input_ids"][r, :n] = e.ids
+                feed["attention_mask"][r, :n] = e.attention_mask
+                feed["token_type_ids"][r, :n] = e.type_ids
+            out[rows] = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        if normalize_embeddings:
+            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out
 
 
 def embed_texts(texts: list[str], name_or_path: str | None, backend: str = "torch", batch_size: int = 32,
