@@ -70,6 +70,31 @@ def spark_schema(model: type[BaseModel]):
     return from_arrow_schema(arrow_schema(model))
 
 
+def es_mapping(model: type[BaseModel], dims: int, meta: dict[str, Any] | None = None,
+               similarity: str = "cosine", index_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The Elasticsearch mapping of a dataset: keyword unless ``{"es": "text"}``, ``dense_vector`` for vectors
+    (explicit dims and similarity), ``flattened`` for maps; ``dynamic: strict`` so a stray field is an error."""
+    scalar = {str: "keyword", int: "long", float: "double", bool: "boolean", dt.date: "date", dt.datetime: "date"}
+    properties: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        inner, _ = _unwrap(info.annotation)
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        origin = typing.get_origin(inner)
+        if "dims" in extra:
+            properties[name] = {"type": "dense_vector", "dims": dims, "index": True, "similarity": similarity,
+                                "index_options": index_options or {"type": "int8_hnsw"}}
+        elif extra.get("es") == "text":
+            properties[name] = {"type": "text", "analyzer": "english"}
+        elif origin is dict:
+            properties[name] = {"type": "flattened"}
+        elif origin is list:
+            (item,) = typing.get_args(inner)
+            properties[name] = {"type": scalar[item]}
+        else:
+            properties[name] = {"type": scalar[inner]}
+    return {"dynamic": "strict", "_meta": {"dataset": model.__name__, **(meta or {})}, "properties": properties}
+
+
 def to_table(model: type[BaseModel], rows: Iterable[BaseModel | dict]) -> pa.Table:
     """Validate rows against the model and build an Arrow table with the dataset's exact schema."""
     records = []

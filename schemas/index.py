@@ -7,6 +7,7 @@ configured model's and is recorded next to the model name.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -81,3 +82,27 @@ class TreeNodeRecord(DocumentMeta):
     text: str = Field(json_schema_extra={"es": "text"})
     vector: list[float] = Field(json_schema_extra={"dims": 384})
     model: str
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """A published index: its record schema, id, BM25 fields and where the Spark jobs left its data."""
+
+    name: str
+    model: type[BaseModel]
+    id_field: str
+    text_fields: tuple[str, ...]
+    dataset: str  # lake key under which the index-ready Parquet lives
+    doc_field: str | None = "doc_id"  # rows grouped per document (incremental publish); None: whole-corpus
+
+    @property
+    def has_vector(self) -> bool:
+        return "vector" in self.model.model_fields
+
+
+INDEXES: dict[str, IndexSpec] = {spec.name: spec for spec in (
+    IndexSpec("documents", DocumentIndexRecord, "doc_id", ("cover_summary", "company"), "index/documents"),
+    IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title"), "index/passages"),
+    IndexSpec("tree_nodes", TreeNodeRecord, "node_id", ("text",), "index/tree_nodes"),
+    IndexSpec("lexicon", LexiconRecord, "term", ("term",), "index/lexicon.parquet", doc_field=None),
+)}

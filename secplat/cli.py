@@ -79,6 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="Spark jobs: embeddings and the financial lexicon statistics (FLAM)")
     _add_common(p)
 
+    p = sub.add_parser("publish", help="quality gate, then publish the indexes (embedded engine or Elasticsearch)")
+    _add_common(p)
+    p.add_argument("--rebuild", action="store_true", help="build new index versions and swap the aliases")
+
+    p = sub.add_parser("rollback", help="point the index aliases back at their previous versions")
+    _add_common(p)
+    p.add_argument("--index", help="only this index (documents, passages, tree_nodes, lexicon)")
+
+    p = sub.add_parser("list-versions", help="index versions per index, the live one marked")
+    _add_common(p)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
     _add_crawl_args(p)
@@ -136,6 +148,35 @@ def cmd_index(args: argparse.Namespace) -> int:
     return _finish(index_stage(_settings(args), progress=progress))
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    from secplat.nightly import publish_stage
+
+    return _finish(publish_stage(_settings(args), rebuild=args.rebuild, progress=progress))
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    from indexing.publish import rollback
+
+    for index, version in rollback(_settings(args), args.index).items():
+        print(f"{index}: now serving {version}")
+    return 0
+
+
+def cmd_list_versions(args: argparse.Namespace) -> int:
+    from indexing.publish import list_versions
+
+    versions = list_versions(_settings(args))
+    if args.json:
+        print(json.dumps({k: [vars(v) for v in vs] for k, vs in versions.items()}, indent=1))
+        return 0
+    for index, vs in versions.items():
+        print(f"{index}:" + ("" if vs else " (none)"))
+        for v in vs:
+            print(f"  {'*' if v.live else ' '} {v.name}  {v.count:>8} rows  model={v.meta.get('model')}  "
+                  f"created {v.created[:19]}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from secplat.nightly import run_nightly
 
@@ -154,7 +195,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
-            "index": cmd_index, "run": cmd_run, "mirror": cmd_mirror}
+            "index": cmd_index, "publish": cmd_publish, "rollback": cmd_rollback,
+            "list-versions": cmd_list_versions, "run": cmd_run, "mirror": cmd_mirror}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     from etl.edgar_http import FetchError
+    from indexing.backends.base import BackendError
+    from indexing.publish import PublishError
     from secplat.storage import StorageError
 
     try:
@@ -172,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    except (StorageError, FetchError, FileNotFoundError, PermissionError) as exc:
+    except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ENV
     except KeyboardInterrupt:

@@ -109,6 +109,18 @@ class Settings(BaseSettings):
     s3_endpoint_url: str | None = Field(None, description="S3 endpoint for S3-compatible stores")
     s3_region: str | None = Field(None, description="S3 region")
 
+    # --- Search indexes (publish and query) ---------------------------------------------------------
+    elasticsearch_url: str | None = Field(None, description="Elasticsearch URL; unset: the embedded engine")
+    elasticsearch_api_key: SecretStr | None = Field(None, description="Elasticsearch API key (never logged)")
+    elasticsearch_username: str | None = Field(None, description="Elasticsearch basic-auth user")
+    elasticsearch_password: SecretStr | None = Field(None, description="Elasticsearch basic-auth password")
+    elasticsearch_ca_certs: str | None = Field(None, description="CA bundle for an Elasticsearch TLS endpoint")
+    search_path: str | None = Field(None, description="Embedded engine directory [default: <LAKE_ROOT>/search]")
+    search_prefix: str = Field("secplat", pattern="^[a-z0-9][a-z0-9_]*$", description="Index and alias prefix")
+    search_keep_versions: int = Field(2, ge=0, le=50, description="Previous index versions kept for rollback")
+    vector_index_min_rows: int = Field(200_000, ge=1, description="Rows from which the embedded engine builds "
+                                       "an approximate (IVF-HNSW) vector index instead of exact search")
+
     @field_validator("universe_tickers", "forms", mode="before")
     @classmethod
     def _csv_lists(cls, value: Any) -> Any:
@@ -131,7 +143,7 @@ class Settings(BaseSettings):
         tickers = [t.upper() for t in value]
         return None if tickers == ["ALL"] else tickers
 
-    @field_validator("edgar_www_url", "edgar_data_url", "llm_url")
+    @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:
@@ -174,6 +186,15 @@ class Settings(BaseSettings):
                 "EDGAR_WWW_URL/EDGAR_DATA_URL or EDGAR_MIRROR at a mirror)"
             )
         return "secplat-dev offline-mirror@localhost.invalid"
+
+    def search_root(self) -> str:
+        """Where the embedded engine keeps its tables: SEARCH_PATH, or ``search/`` under a local lake."""
+        if self.search_path:
+            return self.search_path
+        if "://" in self.lake_root and not self.lake_root.startswith("file://"):
+            raise ConfigError("the embedded search engine needs a local directory: set SEARCH_PATH "
+                              f"(LAKE_ROOT {self.lake_root} is remote), or set ELASTICSEARCH_URL")
+        return str(Path(self.lake_root.removeprefix("file://")) / "search")
 
     def redacted(self) -> dict[str, Any]:
         """Settings as a dict that is safe to log."""

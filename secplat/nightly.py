@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -109,9 +110,11 @@ class IndexReport:
     trees: object
     lexicon: object
     problems: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per job
 
     def summary(self) -> str:
-        return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()}"
+        took = ", ".join(f"{job} {s:.0f}s" for job, s in self.seconds.items())
+        return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()} ({took})"
 
 
 def index_stage(settings: Settings, progress=None) -> IndexReport:
@@ -122,13 +125,23 @@ def index_stage(settings: Settings, progress=None) -> IndexReport:
     from indexing.tree_job import run_trees
 
     spark = spark_session(settings)
-    embeddings = run_embeddings(settings, spark)
-    trees = run_trees(settings, spark)
-    lexicon = run_lexicon(settings, spark)
-    report = IndexReport(embeddings, trees, lexicon, [*embeddings.problems, *trees.problems, *lexicon.problems])
+    seconds: dict[str, float] = {}
+    results = {}
+    for job, run in (("embeddings", run_embeddings), ("trees", run_trees), ("lexicon", run_lexicon)):
+        start = time.perf_counter()
+        results[job] = run(settings, spark)
+        seconds[job] = round(time.perf_counter() - start, 1)
+    report = IndexReport(*results.values(), [p for r in results.values() for p in r.problems], seconds)
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    write_run_report(lake, "index", {"summary": report.summary(), "problems": report.problems})
+    write_run_report(lake, "index", {"summary": report.summary(), "seconds": seconds, "problems": report.problems})
     return report
+
+
+def publish_stage(settings: Settings, rebuild: bool = False, progress=None):
+    """Quality gate, then upsert into the live indexes (or build new versions and swap the aliases)."""
+    from indexing.publish import publish
+
+    return publish(settings, rebuild=rebuild, progress=progress)
 
 
 @dataclass
@@ -147,4 +160,5 @@ def run_nightly(settings: Settings, as_of: dt.date | None = None, progress=None)
     stages["convert"] = convert_stage(settings, progress=progress)
     stages["segment"] = segment_stage(settings, progress=progress)
     stages["index"] = index_stage(settings, progress=progress)
+    stages["publish"] = publish_stage(settings, progress=progress)
     return NightlyResult(stages, problems=[p for r in stages.values() for p in r.problems])

@@ -264,3 +264,25 @@ def read_parquet_footer(lake: Lake, key: str):
     import pyarrow.parquet as pq
 
     return pq.read_metadata(pa.BufferReader(lake.read_bytes(key)))
+
+
+def dataset_partitions(lake: Lake, key: str) -> dict[str, list[str]]:
+    """Files of a Spark-partitioned dataset per partition value (``<key>/<column>=<value>/part-*.parquet``)."""
+    parts: dict[str, list[str]] = {}
+    for k in sorted(lake.list(key.rstrip("/") + "/")):
+        rel = k[len(key.rstrip("/")) + 1:]
+        directory, _, name = rel.rpartition("/")
+        if not name.endswith(".parquet") or "=" not in directory:
+            continue
+        parts.setdefault(directory.split("=", 1)[1], []).append(k)
+    return parts
+
+
+def read_partition(lake: Lake, keys: list[str], schema=None):
+    """One partition's files as one table (columns in ``schema``'s order when given)."""
+    import pyarrow as pa
+
+    tables = [read_parquet(lake, k) for k in keys]
+    if schema is not None:
+        tables = [t.select(schema.names).cast(schema) for t in tables]
+    return pa.concat_tables(tables) if tables else (schema.empty_table() if schema is not None else pa.table({}))

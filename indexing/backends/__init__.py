@@ -1,0 +1,30 @@
+"""Search backends behind one interface: the embedded engine (default) and Elasticsearch.
+
+:func:`open_backend` picks Elasticsearch when ``ELASTICSEARCH_URL`` is configured, else the embedded
+engine under ``SEARCH_PATH``. Nothing here imports Spark or Airflow: the query side uses it directly.
+"""
+
+from __future__ import annotations
+
+from indexing.backends.base import (
+    BackendError,
+    Filters,
+    Hit,
+    SearchBackend,
+    VersionInfo,
+    fuse_minmax,
+    fuse_rrf,
+)
+
+__all__ = ["BackendError", "Filters", "Hit", "SearchBackend", "VersionInfo", "fuse_minmax", "fuse_rrf",
+           "open_backend"]
+
+
+def open_backend(settings) -> SearchBackend:
+    if settings.elasticsearch_url:
+        from indexing.backends.elastic import ElasticBackend
+
+        return ElasticBackend.from_settings(settings)
+    from indexing.backends.embedded import EmbeddedBackend
+
+    return EmbeddedBackend.from_settings(settings)

@@ -1,0 +1,275 @@
+"""The embedded search engine (default): LanceDB tables on local disk, no server.
+
+Each physical version is a Lance table with a native BM25 full-text index per text field and an exact
+(flat) cosine vector search, or an IVF-HNSW index once a table passes ``VECTOR_INDEX_MIN_ROWS``. Aliases
+live in ``aliases.json`` beside the tables, replaced by an atomic rename under a file lock, so a reader sees
+either the old or the new version. Every write to a table is one Lance commit (MVCC): readers never see a
+half-applied upsert. Filters are built as typed Lance expressions, never as SQL text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from indexing.backends.base import (
+    BackendError,
+    Filters,
+    Hit,
+    SearchBackend,
+    VersionInfo,
+    alias_name,
+    check_filters,
+    version_name,
+)
+from schemas.base import arrow_schema
+from schemas.index import IndexSpec
+
+META_KEY = b"secplat.meta"
+
+
+class EmbeddedBackend(SearchBackend):
+    kind = "embedded"
+
+    def __init__(self, root: str | os.PathLike, prefix: str = "secplat", vector_index_min_rows: int = 200_000):
+        import lancedb
+
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.prefix = prefix
+        self.vector_index_min_rows = vector_index_min_rows
+        # Check for newer table versions on every read: a nightly upsert is visible at once.
+        self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
+        self._tables: dict[str, object] = {}
+
+    @classmethod
+    def from_settings(cls, settings) -> EmbeddedBackend:
+        return cls(settings.search_root(), settings.search_prefix, settings.vector_index_min_rows)
+
+    # -- aliases
+    @contextlib.contextmanager
+    def _alias_lock(self):
+        with open(self.root / ".aliases.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+    def _aliases(self) -> dict[str, str]:
+        try:
+            return json.loads((self.root / "aliases.json").read_text())
+        except FileNotFoundError:
+            return {}
+
+    def alias_target(self, alias: str) -> str | None:
+        return self._aliases().get(alias)
+
+    def swap_alias(self, alias: str, physical: str) -> str | None:
+        if physical not in self._table_names():
+            raise BackendError(f"no index version {physical}")
+        with self._alias_lock():
+            aliases = self._aliases()
+            before = aliases.get(alias)
+            aliases[alias] = physical
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".aliases.", suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                json.dump(aliases, f, indent=1, sort_keys=True)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.root / "aliases.json")
+        return before
+
+    # -- versions
+    def _table_names(self) -> list[str]:
+        return list(self._db.table_names(limit=100_000)) if _takes_limit(self._db) else list(self._db.table_names())
+
+    def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
+        name = version_name(self.prefix, spec.name)
+        while name in self._table_names():  # two versions in the same millisecond
+            name = version_name(self.prefix, spec.name, dt.datetime.now(dt.UTC) + dt.timedelta(milliseconds=1))
+        schema = _lance_schema(spec, dims)
+        meta = {**meta, "index": spec.name, "dims": dims, "created": dt.datetime.now(dt.UTC).isoformat()}
+        schema = schema.with_metadata({META_KEY: json.dumps(meta).encode()})
+        self._db.create_table(name, schema=schema)
+        return name
+
+    def versions(self, spec: IndexSpec) -> list[VersionInfo]:
+        alias = alias_name(self.prefix, spec.name)
+        live = self.alias_target(alias)
+        out = []
+        for name in sorted(self._table_names()):
+            if not name.startswith(alias + "-v"):
+                continue
+            table = self._table(name)
+            meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+            out.append(VersionInfo(name, spec.name, meta.get("created", ""), table.count_rows(), name == live, meta))
+        return out
+
+    def drop(self, physical: str) -> None:
+        self._tables.pop(physical, None)
+        self._db.drop_table(physical)
+
+    def _table(self, target: str):
+        physical = self.alias_target(target) or target
+        table = self._tables.get(physical)
+        if table is None:
+            try:
+                table = self._db.open_table(physical)
+            except (FileNotFoundError, ValueError) as exc:
+                raise BackendError(f"no index or alias {target!r}") from exc
+            self._tables[physical] = table
+        return table
+
+    # -- data
+    def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
+        table = self._table(target)
+        schema = _without_meta(table.schema)
+        written = 0
+        for batch in batches:
+            data = _conform(batch, schema)
+            if data.num_rows:
+                table.add(data)
+                written += data.num_rows
+        self._build_indexes(table, spec)
+        if table.count_rows() != written:
+            raise BackendError(f"{target}: {table.count_rows()} rows after loading {written}")
+        return written
+
+    def _build_indexes(self, table, spec: IndexSpec) -> None:
+        for field in spec.text_fields:
+            table.create_fts_index(field, replace=True, with_position=False, stem=True, remove_stop_words=True,
+                                   ascii_folding=True)
+        for field in {spec.id_field, spec.doc_field} - {None}:
+            table.create_scalar_index(field, replace=True)
+        rows = table.count_rows()
+        if spec.has_vector and rows >= self.vector_index_min_rows:
+            table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ",
+                               replace=True)
+
+    def upsert(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch],
+               replace_docs: Sequence[str] = ()) -> int:
+        from lancedb.expr import col, lit
+
+        table = self._table(target)
+        schema = _without_meta(table.schema)
+        data = pa.concat_tables([_conform(b, schema) for b in batches] or [schema.empty_table()])
+        if not data.num_rows and not replace_docs:
+            return 0
+        merge = table.merge_insert(spec.id_field).when_matched_update_all().when_not_matched_insert_all()
+        if replace_docs:
+            if not spec.doc_field:
+                raise BackendError(f"{spec.name} has no document field to replace by")
+            merge = merge.when_not_matched_by_source_delete(col(spec.doc_field).isin([lit(d) for d in replace_docs]))
+        merge.execute(data)  # one commit: inserts, updates and deletes together
+        table.optimize()  # fold new rows into the full-text and scalar indexes
+        return data.num_rows
+
+    def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
+        from lancedb.expr import col, lit
+
+        table = self._table(target)
+        before = table.count_rows()
+        conditions = []
+        if ids:
+            conditions.append(col(spec.id_field).isin([lit(i) for i in ids]))
+        if doc_ids:
+            conditions.append(col(spec.doc_field).isin([lit(d) for d in doc_ids]))
+        if not conditions:
+            return 0
+        condition = conditions[0] if len(conditions) == 1 else conditions[0] | conditions[1]
+        table.delete(condition)
+        return before - table.count_rows()
+
+    def count(self, target: str) -> int:
+        return self._table(target).count_rows()
+
+    def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
+        from lancedb.expr import col, lit
+
+        if not ids:
+            return []
+        table = self._table(target)
+        rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
+                .select(_columns(table)).limit(len(ids)).to_arrow().to_pylist())
+        order = {i: n for n, i in enumerate(ids)}
+        return sorted(rows, key=lambda r: order.get(r[spec.id_field], len(order)))
+
+    # -- search
+    def _where(self, spec: IndexSpec, filters: Filters | None):
+        from lancedb.expr import col, lit
+
+        expr = None
+        for name, values in check_filters(spec, filters).items():
+            term = col(name) == lit(values[0]) if len(values) == 1 else col(name).isin([lit(v) for v in values])
+            expr = term if expr is None else expr & term
+        return expr
+
+    def bm25(self, target: str, spec: IndexSpec, text: str, filters: Filters | None = None, k: int = 10,
+             fields: Sequence[str] | None = None) -> list[Hit]:
+        from lancedb.query import MultiMatchQuery
+
+        if not text.strip():
+            return []
+        table = self._table(target)
+        query = table.search(MultiMatchQuery(text, list(fields or spec.text_fields)), query_type="fts")
+        where = self._where(spec, filters)
+        if where is not None:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*_columns(table), "_score"]).limit(k).to_arrow().to_pylist()
+        return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows]
+
+    def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
+            k: int = 10) -> list[Hit]:
+        table = self._table(target)
+        query = (table.search(np.asarray(vector, dtype=np.float32), query_type="vector", vector_column_name="vector")
+                 .distance_type("cosine"))
+        where = self._where(spec, filters)
+        if where is not None:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*_columns(table), "_distance"]).limit(k).to_arrow().to_pylist()
+        return [Hit(r[spec.id_field], 1.0 - float(r.pop("_distance")), r) for r in rows]
+
+
+def _takes_limit(db) -> bool:
+    import inspect
+
+    return "limit" in inspect.signature(db.table_names).parameters
+
+
+def _lance_schema(spec: IndexSpec, dims: int | None) -> pa.Schema:
+    """The dataset's Arrow schema with the vector as a fixed-size list (what Lance's vector search needs)."""
+    schema = arrow_schema(spec.model)
+    if spec.has_vector:
+        if not dims:
+            raise BackendError(f"{spec.name}: a vector index needs its dimension")
+        i = schema.get_field_index("vector")
+        schema = schema.set(i, pa.field("vector", pa.list_(pa.float32(), dims), nullable=False))
+    return schema.remove_metadata()
+
+
+def _without_meta(schema: pa.Schema) -> pa.Schema:
+    return schema.remove_metadata()
+
+
+def _conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
+    """A batch in the table's column order and types; a vector of the wrong width is an error."""
+    table = pa.Table.from_batches([batch]) if isinstance(batch, pa.RecordBatch) else batch
+    missing = [n for n in schema.names if n not in table.column_names]
+    if missing:
+        raise BackendError(f"rows lack column(s) {missing}")
+    table = table.select(schema.names)
+    try:
+        return table.cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise BackendError(f"rows do not fit the index schema: {exc}") from exc
+
+
+def _columns(table) -> list[str]:
+    return [n for n in table.schema.names if n != "vector"]

@@ -1,0 +1,218 @@
+"""Publishing: gate the index datasets, then upsert into the live index versions or build new ones.
+
+The quality gate runs first on every dataset; a failure blocks all writes and all alias swaps. An index
+whose live version was built with the same model, vector width and schema receives only the documents
+whose Parquet changed since the last publish (one upsert per document part: new rows in, rows the
+document no longer has out). Otherwise (first publish, ``--rebuild``, new model or schema) a new version is
+loaded completely and the alias moves to it in one step; older versions beyond ``SEARCH_KEEP_VERSIONS``
+are dropped. The lexicon is small and whole-corpus, so a changed lexicon always gets a new version.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import pyarrow as pa
+
+from indexing.backends import SearchBackend, VersionInfo, open_backend
+from indexing.backends.base import alias_name
+from quality.gates import GateReport, run_gates
+from schemas.base import arrow_schema
+from schemas.index import INDEXES, IndexSpec
+from secplat.config import Settings
+from secplat.storage import Lake, dataset_partitions, open_lake, read_parquet, read_partition
+
+log = logging.getLogger(__name__)
+
+
+class PublishError(RuntimeError):
+    """Nothing to publish, or a rollback without a previous version."""
+
+
+@dataclass
+class IndexOutcome:
+    index: str
+    mode: str  # rebuild | upsert | unchanged
+    version: str
+    rows: int = 0  # rows written (loaded or upserted)
+    deleted_documents: int = 0
+    dropped_versions: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PublishReport:
+    backend: str
+    gate: GateReport | None = None
+    indexes: list[IndexOutcome] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def blocked(self) -> bool:
+        return self.gate is not None and not self.gate.passed
+
+    def summary(self) -> str:
+        if self.blocked:
+            return f"publish BLOCKED by the quality gate; aliases unchanged\n{self.gate.summary()}"
+        parts = [f"{o.index}: {o.mode} {o.version} ({o.rows} rows written"
+                 + (f", {o.deleted_documents} documents removed" if o.deleted_documents else "") + ")"
+                 for o in self.indexes]
+        return f"published to {self.backend}: " + "; ".join(parts)
+
+
+def schema_version(spec: IndexSpec) -> str:
+    """Changes when the record schema changes: such a change needs a new version, not an upsert."""
+    return hashlib.sha256(str(arrow_schema(spec.model)).encode()).hexdigest()[:12]
+
+
+def _state_key(backend: SearchBackend) -> str:
+    return f"index/state/publish_{backend.kind}.json"
+
+
+def _read_index_data(lake: Lake, spec: IndexSpec) -> dict[str, pa.Table]:
+    """part -> rows in the index's column order (one entry, ``""``, for whole-corpus datasets)."""
+    schema = arrow_schema(spec.model)
+    if spec.doc_field is None:
+        if not lake.exists(spec.dataset):
+            return {}
+        return {"": read_parquet(lake, spec.dataset).select(schema.names).cast(schema)}
+    return {part: read_partition(lake, keys, schema) for part, keys in dataset_partitions(lake, spec.dataset).items()}
+
+
+def _fingerprint(lake: Lake, spec: IndexSpec, part: str) -> str:
+    """Spark names each output file uniquely per write, so the file names change when the rows do."""
+    if not spec.doc_field:
+        return hashlib.sha256(lake.read_bytes(spec.dataset)).hexdigest()
+    return hashlib.sha256("\n".join(dataset_partitions(lake, spec.dataset).get(part, [])).encode()).hexdigest()
+
+
+def publish(settings: Settings, backend: SearchBackend | None = None, rebuild: bool = False,
+            progress: Callable | None = None) -> PublishReport:
+    """Gate, then publish every index; ``progress(iterable, desc, total)`` wraps the per-index loop."""
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    backend = backend or open_backend(settings)
+    say = log.info
+    data = {name: _read_index_data(lake, spec) for name, spec in INDEXES.items()}
+    if not data["passages"] or not data["documents"]:
+        raise PublishError(f"nothing to publish in {lake.uri('index')}: run `secplat index` first")
+    tables = {name: pa.concat_tables(parts.values()) for name, parts in data.items() if parts}
+    passages = tables["passages"]
+    dims = len(passages.column("vector")[0].as_py())
+    model = passages.column("model")[0].as_py()
+    say(f"quality gate on {', '.join(f'{n} ({t.num_rows} rows)' for n, t in tables.items())}")
+    report = PublishReport(backend.kind, gate=run_gates(tables, dims, lake))
+    if report.blocked:
+        report.problems = [f"quality gate: {f}" for f in report.gate.failures]
+        return report
+    try:
+        state = json.loads(lake.read_bytes(_state_key(backend)))
+    except FileNotFoundError:
+        state = {}
+    names = [n for n in INDEXES if data[n]]
+    for name in progress(names, "publish", len(names)) if progress else names:
+        spec = INDEXES[name]
+        if not data[name]:
+            continue
+        meta = {"model": model, "dims": dims if spec.has_vector else None, "schema": schema_version(spec)}
+        index_state = state.get(name, {})
+        outcome = _publish_index(backend, lake, spec, data[name], meta, index_state, rebuild, settings, say)
+        report.indexes.append(outcome)
+        state[name] = index_state
+        lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    lake.write_bytes(f"runs/publish/{stamp}.json", json.dumps(
+        {"summary": report.summary(), "indexes": [asdict(o) for o in report.indexes],
+         "gate": report.gate.saved_to}, indent=1).encode())
+    return report
+
+
+def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: dict[str, pa.Table], meta: dict,
+                   index_state: dict, rebuild: bool, settings: Settings, say) -> IndexOutcome:
+    alias = alias_name(backend.prefix, spec.name)
+    live = backend.alias_target(alias)
+    live_meta = next((v.meta for v in backend.versions(spec) if v.name == live), None) if live else None
+    same_shape = live_meta is not None and all(live_meta.get(k) == v for k, v in meta.items())
+    fingerprints = {part: _fingerprint(lake, spec, part) for part in parts}
+    incremental = (same_shape and not rebuild and spec.doc_field is not None
+                   and index_state.get("version") == live)
+    if not incremental:
+        if same_shape and not rebuild and index_state.get("version") == live and \
+                index_state.get("parts") == fingerprints:
+            return IndexOutcome(spec.name, "unchanged", live)
+        version = backend.create_version(spec, meta["dims"], meta)
+        say(f"{spec.name}: loading new version {version}")
+        rows = backend.load(version, spec, (b for t in parts.values() for b in t.to_batches(max_chunksize=2000)))
+        backend.swap_alias(alias, version)
+        index_state.clear()
+        index_state.update(version=version, parts=fingerprints,
+                           docs={p: _doc_ids(spec, t) for p, t in parts.items()})
+        return IndexOutcome(spec.name, "rebuild", version, rows,
+                            dropped_versions=apply_retention(backend, spec, settings.search_keep_versions))
+    known = index_state.setdefault("parts", {})
+    docs = index_state.setdefault("docs", {})
+    changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
+    removed = [p for p in known if p not in parts]
+    rows = 0
+    for part in changed:
+        table = parts[part]
+        doc_ids = sorted(set(docs.get(part, [])) | set(_doc_ids(spec, table)))
+        rows += backend.upsert(live, spec, table.to_batches(max_chunksize=2000), replace_docs=doc_ids)
+        known[part], docs[part] = fingerprints[part], _doc_ids(spec, table)
+    gone = sorted({d for p in removed for d in docs.get(p, [])})
+    if gone:
+        backend.delete(live, spec, doc_ids=gone)
+    for part in removed:
+        known.pop(part, None)
+        docs.pop(part, None)
+    if changed or removed:
+        say(f"{spec.name}: upserted {len(changed)} document part(s), removed {len(removed)} into {live}")
+    return IndexOutcome(spec.name, "upsert" if changed or removed else "unchanged", live, rows, len(gone))
+
+
+def _doc_ids(spec: IndexSpec, table: pa.Table) -> list[str]:
+    return sorted(set(table.column(spec.doc_field).to_pylist())) if spec.doc_field else []
+
+
+def apply_retention(backend: SearchBackend, spec: IndexSpec, keep: int) -> list[str]:
+    """Drop versions older than the live one beyond the ``keep`` most recent previous ones."""
+    versions = backend.versions(spec)
+    live = next((i for i, v in enumerate(versions) if v.live), None)
+    if live is None:
+        return []
+    older = versions[:live]
+    doomed = older[: max(0, len(older) - keep)]
+    for v in doomed:
+        backend.drop(v.name)
+    return [v.name for v in doomed]
+
+
+def rollback(settings: Settings, index: str | None = None, backend: SearchBackend | None = None) -> dict[str, str]:
+    """Point each alias (or one) back at the version before the live one; returns index -> version now live."""
+    backend = backend or open_backend(settings)
+    names = [index] if index else list(INDEXES)
+    moved = {}
+    for name in names:
+        if name not in INDEXES:
+            raise PublishError(f"unknown index {name!r}; indexes: {', '.join(INDEXES)}")
+        spec = INDEXES[name]
+        versions = backend.versions(spec)
+        live = next((i for i, v in enumerate(versions) if v.live), None)
+        if live is None or live == 0:
+            if index:
+                raise PublishError(f"{name}: no previous version to roll back to")
+            continue
+        target = versions[live - 1].name
+        backend.swap_alias(alias_name(backend.prefix, name), target)
+        moved[name] = target
+    if not moved:
+        raise PublishError("no index has a previous version to roll back to")
+    return moved
+
+
+def list_versions(settings: Settings, backend: SearchBackend | None = None) -> dict[str, list[VersionInfo]]:
+    backend = backend or open_backend(settings)
+    return {name: backend.versions(spec) for name, spec in INDEXES.items()}

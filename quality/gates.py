@@ -1,0 +1,152 @@
+"""The publish gate: validate every index dataset with its Great Expectations suite before any swap.
+
+The gate derives the columns the suites check (vector width and finiteness, each passage's document page
+count, chunks per document, 10-K Item coverage, tree leaves, lexicon weight sums), validates each dataset
+in an ephemeral GX context, and reports which expectation failed on which rows (by id). The full GX
+results are saved per run under ``runs/quality/<stamp>.json`` in the lake.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from quality.suites import CORE_10K_ITEMS, build_suites
+
+log = logging.getLogger(__name__)
+EXAMPLES = 10
+
+
+@dataclass
+class Failure:
+    dataset: str
+    expectation: str
+    columns: list[str]
+    unexpected: int
+    examples: list = field(default_factory=list)  # ids of offending rows (at most 10)
+
+    def __str__(self) -> str:
+        return (f"{self.dataset}: {self.expectation}({', '.join(self.columns)}) failed on {self.unexpected} "
+                f"row(s), e.g. {self.examples[:3]}")
+
+
+@dataclass
+class GateReport:
+    passed: bool
+    rows: dict[str, int]
+    failures: list[Failure] = field(default_factory=list)
+    saved_to: str | None = None
+
+    def summary(self) -> str:
+        head = "quality gate passed" if self.passed else f"quality gate FAILED ({len(self.failures)} expectation(s))"
+        rows = ", ".join(f"{k} {v}" for k, v in self.rows.items())
+        return f"{head}: {rows}" + "".join(f"\n  - {f}" for f in self.failures)
+
+
+def _vector_columns(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """(dims per row, -1 for a null vector; all-finite flag per row)."""
+    vectors = table.column("vector").combine_chunks()
+    dims = pc.fill_null(pc.list_value_length(vectors), -1).to_numpy(zero_copy_only=False)
+    values = pc.list_flatten(vectors).to_numpy(zero_copy_only=False).astype(np.float64)
+    parents = pc.list_parent_indices(vectors).to_numpy(zero_copy_only=False)
+    finite = np.ones(table.num_rows, dtype=bool)
+    finite[np.unique(parents[~np.isfinite(values)])] = False
+    finite[dims < 0] = False
+    return dims, finite
+
+
+def derive_frames(tables: dict[str, pa.Table]) -> dict:
+    """pandas frames (without vectors) plus the derived columns the suites check."""
+    import pandas as pd
+
+    def frame(name: str) -> pd.DataFrame:
+        table = tables[name]
+        out = table.drop_columns([c for c in ("vector",) if c in table.column_names]).to_pandas()
+        if "vector" in table.column_names:
+            out["vector_dims"], out["vector_finite"] = _vector_columns(table)
+        return out
+
+    frames = {name: frame(name) for name in tables}
+    docs, passages = frames.get("documents"), frames.get("passages")
+    if docs is not None:
+        # Periodic reports have a fiscal year; an 8-K has its event date (period_end) instead.
+        docs["period_known"] = [fy == fy and fy is not None if form.startswith("10-") else pe is not None
+                                for form, fy, pe in zip(docs["form"].fillna(""), docs["fiscal_year"],
+                                                        docs["period_end"], strict=True)]
+    if docs is not None and passages is not None:
+        pages = docs.drop_duplicates("doc_id").set_index("doc_id")["page_count"]
+        passages["page_count"] = passages["doc_id"].map(pages).fillna(-1).astype("int64")
+        docs["chunk_count"] = docs["doc_id"].map(passages.groupby("doc_id").size()).fillna(0).astype("int64")
+        items = passages.groupby("doc_id")["item"].agg(set)
+        core = set(CORE_10K_ITEMS)
+        docs["core_items_ok"] = [form != "10-K" or core <= items.get(d, set())
+                                 for d, form in zip(docs["doc_id"], docs["form"], strict=True)]
+    nodes = frames.get("tree_nodes")
+    if nodes is not None:
+        known = set(passages["chunk_id"]) if passages is not None else set()
+        nodes["chunk_id_count"] = nodes["chunk_ids"].map(len)
+        nodes["leaves_known"] = nodes["chunk_ids"].map(lambda ids: passages is None or set(ids) <= known)
+    lexicon = frames.get("lexicon")
+    if lexicon is not None:
+        lexicon["weights_ok"] = lexicon["item_weights"].map(_weights_ok)
+    return frames
+
+
+def _weights_ok(weights) -> bool:
+    """Per form, FLAM weights are non-negative and sum to 1 (or the term has none)."""
+    sums: dict[str, float] = {}
+    for key, value in (weights or []):
+        if not np.isfinite(value) or value < 0:
+            return False
+        form = key.rsplit(":", 1)[0]
+        sums[form] = sums.get(form, 0.0) + value
+    return all(abs(s - 1.0) < 1e-4 for s in sums.values())  # weights are stored to 6 decimals
+
+
+def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
+    """Validate the datasets present in ``tables``; save the GX results to the lake when given one."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    frames = derive_frames(tables)
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    source = context.data_sources.add_pandas("lake")
+    report = GateReport(True, {name: len(df) for name, df in frames.items()})
+    saved = {}
+    for suite_spec in build_suites(dims):
+        df = frames.get(suite_spec.dataset)
+        if df is None:
+            continue
+        suite = gx.ExpectationSuite(name=f"secplat_{suite_spec.dataset}")
+        for expectation in suite_spec.expectations:
+            suite.add_expectation(expectation)
+        batch = (source.add_dataframe_asset(suite_spec.dataset).add_batch_definition_whole_dataframe("all")
+                 .get_batch(batch_parameters={"dataframe": df}))
+        result = batch.validate(suite, result_format={"result_format": "COMPLETE",
+                                                      "unexpected_index_column_names": [suite_spec.id_column]})
+        saved[suite_spec.dataset] = result.to_json_dict()
+        for r in result.results:
+            if r.success:
+                continue
+            kwargs = r.expectation_config.kwargs
+            columns = [kwargs[k] for k in ("column", "column_A", "column_B") if k in kwargs]
+            examples = [row.get(suite_spec.id_column) for row in (r.result.get("unexpected_index_list") or [])]
+            unique_examples = list(dict.fromkeys(str(e) for e in examples))[:EXAMPLES]
+            report.failures.append(Failure(suite_spec.dataset, r.expectation_config.type, columns,
+                                           int(r.result.get("unexpected_count") or 0), unique_examples))
+    report.passed = not report.failures
+    if lake is not None:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        key = f"runs/quality/{stamp}.json"
+        body = {"passed": report.passed, "rows": report.rows, "failures": [asdict(f) for f in report.failures],
+                "results": saved}
+        lake.write_bytes(key, json.dumps(body, indent=1, default=str).encode())
+        report.saved_to = lake.uri(key)
+    return report

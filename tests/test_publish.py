@@ -1,0 +1,126 @@
+"""Publishing on the embedded engine: first publish, incremental upserts, rebuilds with retention, and the
+quality gate blocking a corrupted dataset while the alias keeps serving the previous version."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from indexing.backends.base import alias_name
+from indexing.backends.embedded import EmbeddedBackend
+from indexing.publish import PublishError, publish, rollback
+from schemas.index import INDEXES
+from secplat.cli import main
+from secplat.config import load_settings
+from tests.index_records import records, write_index_lake
+
+
+@pytest.fixture
+def lake(tmp_path):
+    write_index_lake(tmp_path, records("v1"))
+    return tmp_path
+
+
+def _settings(lake, **kw):
+    return load_settings(lake_root=str(lake), search_keep_versions=1, **kw)
+
+
+def _served(settings, index="passages"):
+    backend = EmbeddedBackend.from_settings(settings)
+    spec = INDEXES[index]
+    hits = backend.bm25(alias_name(backend.prefix, index), spec, "Coca-Cola PepsiCo revenues risk annual", k=100)
+    return backend, {h.id: h.source.get("source_name") for h in hits}
+
+
+def test_publish_then_upsert_then_rebuild(lake):
+    settings = _settings(lake)
+    report = publish(settings)
+    assert not report.blocked and {o.mode for o in report.indexes} == {"rebuild"}
+    assert report.gate.passed and report.gate.saved_to
+    backend, served = _served(settings)
+    assert len(served) == 20 and set(served.values()) == {"v1"}
+    assert {o.mode for o in publish(settings).indexes} == {"unchanged"}
+
+    # KO re-segmented: one chunk fewer, new text; PEP untouched
+    data = records("v1")
+    data["passages"] = [p for p in records("v2")["passages"] if p["doc_id"] == "KO_2023_10K"][:-1] + \
+        [p for p in data["passages"] if p["doc_id"] == "PEP_2023_10K"]
+    data["tree_nodes"] = [{**n, "chunk_ids": [c for c in n["chunk_ids"] if c in {p["chunk_id"] for p in
+                                                                              data["passages"]}]}
+                          for n in data["tree_nodes"]]
+    data["tree_nodes"] = [n for n in data["tree_nodes"] if n["chunk_ids"]]
+    write_index_lake(lake, data)
+    report = publish(settings)
+    modes = {o.index: o.mode for o in report.indexes}
+    assert modes["passages"] == "upsert" and modes["lexicon"] == "unchanged"
+    _, served = _served(settings)
+    assert len(served) == 19
+    assert {v for k, v in served.items() if k.startswith("KO")} == {"v2"}
+    assert {v for k, v in served.items() if k.startswith("PEP")} == {"v1"}
+
+    # PEP removed from the lake: its rows leave the live index
+    data["passages"] = [p for p in data["passages"] if p["doc_id"] == "KO_2023_10K"]
+    data["documents"] = [d for d in data["documents"] if d["doc_id"] == "KO_2023_10K"]
+    data["tree_nodes"] = [n for n in data["tree_nodes"] if n["doc_id"] == "KO_2023_10K"]
+    write_index_lake(lake, data)
+    report = publish(settings)
+    assert next(o for o in report.indexes if o.index == "passages").deleted_documents == 1
+    _, served = _served(settings)
+    assert served and all(k.startswith("KO") for k in served)
+
+    # rebuilds: new versions, aliases move, one previous version kept
+    first = backend.alias_target(alias_name(backend.prefix, "passages"))
+    publish(settings, rebuild=True)
+    report = publish(settings, rebuild=True)
+    passages = next(o for o in report.indexes if o.index == "passages")
+    assert passages.mode == "rebuild" and passages.dropped_versions == [first]
+    assert len(backend.versions(INDEXES["passages"])) == 2
+    assert rollback(settings, "passages")["passages"] != passages.version
+
+
+def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
+    settings = _settings(lake)
+    publish(settings)
+    backend, before = _served(settings)
+    live = backend.alias_target(alias_name(backend.prefix, "passages"))
+
+    data = records("bad")
+    data["passages"][0]["vector"] = [math.nan] * len(data["passages"][0]["vector"])  # NaN vector
+    data["passages"][2]["chunk_id"] = data["passages"][1]["chunk_id"]  # duplicate chunk id
+    data["passages"][3]["page_end"] = 500  # past the end of a 120-page document
+    write_index_lake(lake, data)
+    report = publish(settings)
+    assert report.blocked and report.problems
+    failed = {(f.dataset, f.expectation, tuple(f.columns)) for f in report.gate.failures}
+    assert ("passages", "expect_column_values_to_be_in_set", ("vector_finite",)) in failed
+    assert ("passages", "expect_column_values_to_be_unique", ("chunk_id",)) in failed
+    assert ("passages", "expect_column_pair_values_a_to_be_greater_than_b", ("page_count", "page_end")) in failed
+    bad_page = next(f for f in report.gate.failures if "page_end" in f.columns and "page_count" in f.columns)
+    assert bad_page.examples == [data["passages"][3]["chunk_id"]]
+    # nothing was written: the alias serves the same version and rows as before
+    assert backend.alias_target(alias_name(backend.prefix, "passages")) == live
+    _, after = _served(settings)
+    assert after == before
+    saved = json.loads(max((lake / "runs" / "quality").glob("*.json")).read_text())
+    assert saved["passed"] is False and saved["results"]["passages"]["success"] is False
+
+
+def test_cli_publish_list_versions_rollback(lake, capsys, monkeypatch):
+    monkeypatch.setenv("LAKE_ROOT", str(lake))
+    assert main(["publish"]) == 0
+    assert "published to embedded" in capsys.readouterr().out
+    assert main(["list-versions", "--json"]) == 0
+    versions = json.loads(capsys.readouterr().out)
+    assert set(versions) == set(INDEXES) and all(len(v) == 1 and v[0]["live"] for v in versions.values())
+    assert main(["rollback", "--index", "passages"]) != 0  # nothing to roll back to
+    assert "no previous version" in capsys.readouterr().err
+    assert main(["publish", "--rebuild"]) == 0
+    assert main(["rollback"]) == 0
+    assert "now serving" in capsys.readouterr().out
+
+
+def test_publish_without_index_data_says_what_to_run(tmp_path):
+    with pytest.raises(PublishError, match="secplat index"):
+        publish(_settings(tmp_path))
