@@ -61,7 +61,8 @@ class PublishReport:
         parts = [f"{o.index}: {o.mode} {o.version} ({o.rows} rows written"
                  + (f", {o.deleted_documents} documents removed" if o.deleted_documents else "") + ")"
                  for o in self.indexes]
-        return f"published to {self.backend}: " + "; ".join(parts)
+        warnings = "".join(f"\nquality warning: {w}" for w in (self.gate.warnings if self.gate else []))
+        return f"published to {self.backend}: " + "; ".join(parts) + warnings
 
 
 def schema_version(spec: IndexSpec) -> str:
@@ -73,7 +74,7 @@ def _state_key(backend: SearchBackend) -> str:
     return f"index/state/publish_{backend.kind}.json"
 
 
-def _read_index_data(lake: Lake, spec: IndexSpec) -> dict[str, pa.Table]:
+def read_index_data(lake: Lake, spec: IndexSpec) -> dict[str, pa.Table]:
     """part -> rows in the index's column order (one entry, ``""``, for whole-corpus datasets)."""
     schema = arrow_schema(spec.model)
     if spec.doc_field is None:
@@ -96,7 +97,7 @@ def publish(settings: Settings, backend: SearchBackend | None = None, rebuild: b
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     backend = backend or open_backend(settings)
     say = log.info
-    data = {name: _read_index_data(lake, spec) for name, spec in INDEXES.items()}
+    data = {name: read_index_data(lake, spec) for name, spec in INDEXES.items()}
     if not data["passages"] or not data["documents"]:
         raise PublishError(f"nothing to publish in {lake.uri('index')}: run `secplat index` first")
     tables = {name: pa.concat_tables(parts.values()) for name, parts in data.items() if parts}

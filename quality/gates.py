@@ -41,12 +41,14 @@ class GateReport:
     passed: bool
     rows: dict[str, int]
     failures: list[Failure] = field(default_factory=list)
+    warnings: list[Failure] = field(default_factory=list)  # tolerated exceptions (``mostly`` expectations)
     saved_to: str | None = None
 
     def summary(self) -> str:
         head = "quality gate passed" if self.passed else f"quality gate FAILED ({len(self.failures)} expectation(s))"
         rows = ", ".join(f"{k} {v}" for k, v in self.rows.items())
-        return f"{head}: {rows}" + "".join(f"\n  - {f}" for f in self.failures)
+        return (f"{head}: {rows}" + "".join(f"\n  - {f}" for f in self.failures)
+                + "".join(f"\n  warning: {w} (within tolerance)" for w in self.warnings))
 
 
 def _vector_columns(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -133,20 +135,21 @@ def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
                                                       "unexpected_index_column_names": [suite_spec.id_column]})
         saved[suite_spec.dataset] = result.to_json_dict()
         for r in result.results:
-            if r.success:
+            unexpected = int(r.result.get("unexpected_count") or 0)
+            if r.success and not unexpected:
                 continue
             kwargs = r.expectation_config.kwargs
             columns = [kwargs[k] for k in ("column", "column_A", "column_B") if k in kwargs]
             examples = [row.get(suite_spec.id_column) for row in (r.result.get("unexpected_index_list") or [])]
             unique_examples = list(dict.fromkeys(str(e) for e in examples))[:EXAMPLES]
-            report.failures.append(Failure(suite_spec.dataset, r.expectation_config.type, columns,
-                                           int(r.result.get("unexpected_count") or 0), unique_examples))
+            failure = Failure(suite_spec.dataset, r.expectation_config.type, columns, unexpected, unique_examples)
+            (report.warnings if r.success else report.failures).append(failure)
     report.passed = not report.failures
     if lake is not None:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
         key = f"runs/quality/{stamp}.json"
         body = {"passed": report.passed, "rows": report.rows, "failures": [asdict(f) for f in report.failures],
-                "results": saved}
+                "warnings": [asdict(w) for w in report.warnings], "results": saved}
         lake.write_bytes(key, json.dumps(body, indent=1, default=str).encode())
         report.saved_to = lake.uri(key)
     return report

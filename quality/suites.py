@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 # Items a 10-K must have for its segmentation to count as covering the filing.
 CORE_10K_ITEMS = ("1", "1A", "7", "8")
+CORE_ITEMS_MOSTLY = 0.9
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,10 @@ def build_suites(dims: int) -> list[SuiteSpec]:
             gxe.ExpectColumnValuesToBeBetween(column="page_count", min_value=1),
             # every document has at least one chunk
             gxe.ExpectColumnValuesToBeBetween(column="chunk_count", min_value=1),
-            # 10-Ks: the core Items were found (other forms pass)
-            gxe.ExpectColumnValuesToBeInSet(column="core_items_ok", value_set=[True]),
+            # 10-Ks: the core Items were found (other forms pass). Real filings have legitimate exceptions
+            # (Intel's cross-reference-index 10-K, Items 7/8 incorporated from an Exhibit 13), so a few may
+            # miss them (reported as warnings); systematic segmentation breakage fails.
+            gxe.ExpectColumnValuesToBeInSet(column="core_items_ok", value_set=[True], mostly=CORE_ITEMS_MOSTLY),
         ]),
         SuiteSpec("passages", "chunk_id", [
             *ids("chunk_id"),

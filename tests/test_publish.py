@@ -124,3 +124,28 @@ def test_cli_publish_list_versions_rollback(lake, capsys, monkeypatch):
 def test_publish_without_index_data_says_what_to_run(tmp_path):
     with pytest.raises(PublishError, match="secplat index"):
         publish(_settings(tmp_path))
+
+
+def _many_10ks(n: int, missing_core: int) -> dict:
+    """n 10-K documents; the first ``missing_core`` have no Item 7 chunks."""
+    from schemas.base import to_table
+
+    base = records("v1")
+    docs, passages = [], []
+    for i in range(n):
+        doc_id = f"D{i:02d}_2023_10K"
+        docs.append({**base["documents"][0], "doc_id": doc_id})
+        for p in base["passages"]:
+            if p["doc_id"] == "KO_2023_10K" and not (i < missing_core and p["item"] == "7"):
+                passages.append({**p, "doc_id": doc_id, "chunk_id": p["chunk_id"].replace("KO_2023_10K", doc_id)})
+    return {"documents": to_table(INDEXES["documents"].model, docs),
+            "passages": to_table(INDEXES["passages"].model, passages)}
+
+
+def test_item_coverage_tolerates_a_few_10ks_and_fails_many():
+    from quality.gates import run_gates
+
+    few = run_gates(_many_10ks(20, 1), dims=16)
+    assert few.passed and [w.examples for w in few.warnings] == [["D00_2023_10K"]]
+    many = run_gates(_many_10ks(20, 4), dims=16)
+    assert not many.passed and many.failures[0].columns == ["core_items_ok"]
