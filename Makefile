@@ -30,10 +30,22 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 
+# BENCH_LAKE: a segmented and indexed mirror lake (secplat segment + index) for the embedding, memory and
+# publish benchmarks; BENCH_FB_LAKE: the FinanceBench PDFs converted and segmented, for embedding quality.
+SHARED ?= $(or $(SECPLAT_SHARED),../shared)
+
 bench: install
 	$(BIN)/python -m bench.crawl
 	$(BIN)/python -m bench.convert
-	$(BIN)/python -m bench.segment
+	$(BIN)/python -m bench.segment $(if $(BENCH_LAKE),--lake $(BENCH_LAKE))
+	@if [ -n "$(BENCH_LAKE)" ]; then \
+	  $(BIN)/python -m bench.embed --lake $(BENCH_LAKE) && \
+	  $(BIN)/python -m bench.embed_memory --lake $(BENCH_LAKE) && \
+	  $(BIN)/python -m bench.publish --lake $(BENCH_LAKE); \
+	else echo "BENCH_LAKE not set: skipping the embedding, memory and publish benchmarks"; fi
+	@if [ -n "$(BENCH_FB_LAKE)" ]; then \
+	  $(BIN)/python -m bench.embed_quality --lake $(BENCH_FB_LAKE) --financebench $(SHARED)/eval/financebench; \
+	else echo "BENCH_FB_LAKE not set: skipping the int8-vs-fp32 retrieval-quality benchmark"; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

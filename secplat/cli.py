@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 from secplat.config import ConfigError, Settings, load_settings, settings_help
 
@@ -90,6 +91,31 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list-versions", help="index versions per index, the live one marked")
     _add_common(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("query", help="hierarchical retrieval over the published indexes")
+    _add_common(p)
+    p.add_argument("question")
+    p.add_argument("-k", type=int, default=5, help="evidence items (at most 10 after curation)")
+    p.add_argument("--mode", default="hierarchical", help="hierarchical (default), hybrid, dense or bm25")
+    p.add_argument("--filter", action="append", default=[], metavar="FIELD=VALUE",
+                   help="exact filter, repeatable (ticker=KO, fiscal_year=2023, form=10-K)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--explain", action="store_true", help="also show documents, filters and curation rounds")
+
+    p = sub.add_parser("eval", help="retrieval metrics over a QA jsonl (FinanceBench or LOFin format)")
+    _add_common(p)
+    p.add_argument("qa", help="QA jsonl with gold (document, 0-based page) evidence")
+    p.add_argument("--mode", action="append", default=[], help="repeatable; default: all four modes")
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--out", help="write one line per question: id and ranked evidence (first mode)")
+    p.add_argument("--report", help="write the metrics as JSON")
+    p.add_argument("--no-flam", action="store_true", help="hierarchical mode without FLAM Item weights")
+    p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts")
+
+    p = sub.add_parser("serve", help="the HTTP API (FastAPI; OpenAPI at /docs)")
+    _add_common(p)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
 
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
@@ -177,6 +203,83 @@ def cmd_list_versions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _filters(items: list[str]) -> dict:
+    out: dict = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ConfigError(f"--filter wants FIELD=VALUE, got {item!r}")
+        out.setdefault(name, []).append(int(value) if value.isdigit() else value)
+    return {k: v[0] if len(v) == 1 else v for k, v in out.items()}
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from query import MODES, Retriever
+
+    if args.mode not in MODES:
+        raise ConfigError(f"--mode must be one of {', '.join(MODES)}")
+    retriever = Retriever(_settings(args))
+    result = retriever.search(args.question, args.k, _filters(args.filter), replace(retriever.options, mode=args.mode))
+    if args.json:
+        body = result.as_dict() if args.explain else {"question": result.question,
+                                                      "evidence": [e.as_dict() for e in result.evidence]}
+        print(json.dumps(body, indent=1, default=str))
+        return 0
+    if args.explain:
+        print(f"analysis: {json.dumps(result.analysis)}")
+        for d in result.documents:
+            print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
+        for it in result.iterations:
+            print(f"curation round {it['iteration']}: {json.dumps({k: v for k, v in it.items() if k != 'iteration'})}")
+    if not result.evidence:
+        print("no evidence found")
+    for n, e in enumerate(result.evidence, start=1):
+        period = " ".join(str(x) for x in (e.fiscal_year, e.fiscal_period) if x)
+        print(f"{n:>2}. {e.doc_id}  page {e.page}  Item {e.item}  {e.ticker or e.company or ''} {e.form or ''} "
+              f"{period}  score {e.score:.3f}")
+        print("    " + " ".join(e.text.split())[:240])
+        print(f"    why: {e.reason}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from query import MODES, Retriever
+    from query.evaluate import evaluate, read_qa, table
+
+    modes = args.mode or ["bm25", "dense", "hybrid", "hierarchical"]
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        raise ConfigError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
+    retriever = Retriever(_settings(args))
+    qas = read_qa(args.qa)
+    runs = []
+    out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    try:
+        for i, mode in enumerate(modes):
+            runs.append(evaluate(retriever, qas, mode, args.k, out if i == 0 else None, progress,
+                                 flam=not args.no_flam, trees=args.trees))
+    finally:
+        if out:
+            out.close()
+    print(table(runs))
+    if args.report:
+        Path(args.report).write_text(json.dumps([{k: v for k, v in vars(r).items() if k != "per_question"}
+                                                 for r in runs], indent=1))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from query import Retriever
+    from query.http import create_app
+
+    uvicorn.run(create_app(Retriever(_settings(args))), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from secplat.nightly import run_nightly
 
@@ -196,7 +299,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
 
 COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
             "index": cmd_index, "publish": cmd_publish, "rollback": cmd_rollback,
-            "list-versions": cmd_list_versions, "run": cmd_run, "mirror": cmd_mirror}
+            "list-versions": cmd_list_versions, "query": cmd_query, "eval": cmd_eval, "serve": cmd_serve,
+            "run": cmd_run, "mirror": cmd_mirror}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -103,6 +103,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="Bearer token for the LLM endpoint (never logged)")
     llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM request")
     cover_summary_llm: bool = Field(False, description="Add an LLM-written sentence to each cover summary")
+    llm_curation: bool = Field(False, description="Let the LLM drop irrelevant passages after curation")
 
     # --- Storage ------------------------------------------------------------------------------
     lake_root: str = Field("lake", description="Lake root: a local path or s3://bucket/prefix")
@@ -167,6 +168,8 @@ class Settings(BaseSettings):
             raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
         if self.cover_summary_llm and not (self.llm_url and self.llm_model):
             raise ValueError("cover_summary_llm needs LLM_URL and LLM_MODEL")
+        if self.llm_curation and not (self.llm_url and self.llm_model):
+            raise ValueError("llm_curation needs LLM_URL and LLM_MODEL")
         return self
 
     # --- Derived ------------------------------------------------------------------------------

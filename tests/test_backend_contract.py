@@ -66,6 +66,8 @@ def test_create_load_swap_count_get(backend):
     got = backend.get(alias, spec, ["PEP_2023_10K:7:0004", "KO_2023_10K:1A:0002", "missing"])
     assert [g["chunk_id"] for g in got] == ["PEP_2023_10K:7:0004", "KO_2023_10K:1A:0002"]
     assert "vector" not in got[0]
+    catalog = backend.scan(alias_name(backend.prefix, "documents"), INDEXES["documents"], ["doc_id", "company"])
+    assert sorted(r["doc_id"] for r in catalog) == ["KO_2023_10K", "PEP_2023_10K"]
     versions = backend.versions(spec)
     assert len(versions) == 1 and versions[0].live and versions[0].meta["model"] == "test-model"
 

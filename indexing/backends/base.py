@@ -128,6 +128,10 @@ class SearchBackend(ABC):
         """Rows visible in the index."""
 
     @abstractmethod
+    def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
+        """Some fields of every row (small indexes only: the document catalog, the lexicon)."""
+
+    @abstractmethod
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         """Rows by id (without vectors)."""
 

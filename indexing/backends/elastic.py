@@ -190,6 +190,15 @@ class ElasticBackend(SearchBackend):
         except Exception as exc:
             raise self._error(f"count {target}", exc) from exc
 
+    def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
+        from elasticsearch import helpers
+
+        try:
+            return [h["_source"] for h in helpers.scan(self.client, index=target, query={"query": {"match_all": {}}},
+                                                       _source=list(fields), size=1000)]
+        except Exception as exc:
+            raise self._error(f"scan {target}", exc) from exc
+
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         if not ids:
             return []

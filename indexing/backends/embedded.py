@@ -190,6 +190,9 @@ class EmbeddedBackend(SearchBackend):
     def count(self, target: str) -> int:
         return self._table(target).count_rows()
 
+    def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
+        return self._table(target).to_arrow().select(list(fields)).to_pylist()
+
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         from lancedb.expr import col, lit
 

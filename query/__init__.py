@@ -1,0 +1,26 @@
+"""The query side: hierarchical retrieval with evidence curation over the published indexes.
+
+Importable without Airflow or Spark. ``search(question)`` is the one-call Python API; ``Retriever`` keeps
+the backend, catalog and model loaded between questions.
+"""
+
+from __future__ import annotations
+
+from query.retrieve import MODES, Evidence, RetrievalOptions, Retriever, SearchResult
+
+__all__ = ["MODES", "Evidence", "RetrievalOptions", "Retriever", "SearchResult", "search"]
+
+_default: Retriever | None = None
+
+
+def search(question: str, k: int = 5, filters: dict | None = None, settings=None) -> list[Evidence]:
+    """Evidence for a question: doc_id, company, ticker, form, period, item, 0-based page, chunk_id, text,
+    score and a short reason per item, best first."""
+    global _default
+    if settings is not None:
+        return Retriever(settings).search(question, k, filters).evidence
+    if _default is None:
+        from secplat.config import load_settings
+
+        _default = Retriever(load_settings())
+    return _default.search(question, k, filters).evidence

@@ -1,0 +1,118 @@
+"""Retrieval evaluation over a QA jsonl with gold (document, 0-based page) evidence.
+
+Reads FinanceBench (``evidence: [{doc_name, evidence_page_num}]``) and LOFin (``evidences: [{doc_name,
+page_num}]``). A gold document matches an evidence item by doc_id or source_name. Metrics per question,
+averaged (definitions of ../shared/eval/financebench/README.md):
+
+- DocRec@k: 1 if a gold document is among the documents of the top-k evidence items;
+- PageRec@k: the fraction of gold pages found among the pages of the top-k items from a gold document;
+- page precision@k: the fraction of the top-k items that are a gold (document, page);
+- MRR: 1 / rank of the first gold (document, page) in the top 10 (0 when none);
+- nDCG@10: binary gain of gold (document, page) items, ideal = min(#gold pages, 10).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+METRICS = ("doc_recall", "page_recall", "page_precision", "mrr", "ndcg10")
+
+
+@dataclass
+class QA:
+    id: str
+    question: str
+    gold: list[tuple[str, int]]  # (doc name, 0-based page)
+
+
+def read_qa(path: str | Path) -> list[QA]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            qid = str(row.get("financebench_id") or row.get("qid") or row.get("id") or n)
+            if "evidence" in row:
+                gold = [(e.get("doc_name") or row.get("doc_name"), int(e["evidence_page_num"])) for e in row["evidence"]]
+            elif "evidences" in row:
+                gold = [(e["doc_name"], int(e["page_num"])) for e in row["evidences"]]
+            else:
+                raise ValueError(f"{path}:{n}: no 'evidence' (FinanceBench) or 'evidences' (LOFin) field")
+            out.append(QA(qid, row["question"], list(dict.fromkeys(gold))))
+    return out
+
+
+def score_question(qa: QA, ranked: list[dict], k: int) -> dict[str, float]:
+    """``ranked``: evidence dicts (doc_id, source_name, page) best first."""
+    gold_docs = {d for d, _ in qa.gold}
+    gold_pages = set(qa.gold)
+
+    def doc_of(e: dict) -> str | None:
+        for name in (e.get("doc_id"), e.get("source_name")):
+            if name in gold_docs:
+                return name
+        return None
+
+    def is_gold(e: dict) -> bool:
+        d = doc_of(e)
+        return d is not None and (d, int(e["page"])) in gold_pages
+
+    top = ranked[:k]
+    found_pages = {(doc_of(e), int(e["page"])) for e in top if doc_of(e)}
+    first = next((i for i, e in enumerate(ranked[:10]) if is_gold(e)), None)
+    dcg = sum(1 / math.log2(i + 2) for i, e in enumerate(ranked[:10]) if is_gold(e))
+    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(gold_pages), 10)))
+    return {"doc_recall": float(any(doc_of(e) for e in top)),
+            "page_recall": len(found_pages & gold_pages) / len(gold_pages),
+            "page_precision": sum(is_gold(e) for e in top) / k,
+            "mrr": 0.0 if first is None else 1 / (first + 1),
+            "ndcg10": dcg / idcg if idcg else 0.0}
+
+
+@dataclass
+class EvalRun:
+    mode: str
+    k: int
+    questions: int
+    metrics: dict[str, float]
+    latency_ms: dict[str, float]
+    per_question: list[dict] = field(default_factory=list)
+
+
+def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 5, out=None, progress=None,
+             **option_overrides) -> EvalRun:
+    from dataclasses import replace
+
+    opts = replace(retriever.options, mode=mode, **option_overrides)
+    qas = list(qas)
+    rows, latencies = [], []
+    for qa in progress(qas, f"eval {mode}", len(qas)) if progress else qas:
+        start = time.perf_counter()
+        result = retriever.search(qa.question, k=max(k, 10), options=opts)
+        latencies.append(1000 * (time.perf_counter() - start))
+        ranked = [{"doc_id": e.doc_id, "source_name": e.source_name, "page": e.page, "chunk_id": e.chunk_id,
+                   "score": e.score} for e in result.evidence]
+        scores = score_question(qa, ranked, k)
+        rows.append({"id": qa.id, "scores": scores, "evidence": ranked})
+        if out is not None:
+            out.write(json.dumps({"id": qa.id, "evidence": ranked}) + "\n")
+    metrics = {m: round(statistics.fmean(r["scores"][m] for r in rows), 4) if rows else 0.0 for m in METRICS}
+    latency = {"p50": round(statistics.median(latencies), 1) if latencies else 0.0,
+               "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1) if latencies else 0.0}
+    return EvalRun(mode, k, len(rows), metrics, latency, rows)
+
+
+def table(runs: list[EvalRun]) -> str:
+    k = runs[0].k if runs else 5
+    head = (f"| mode | questions | DocRec@{k} | PageRec@{k} | P@{k} | MRR | nDCG@10 | p50 ms | p95 ms |\n"
+            "|---|---|---|---|---|---|---|---|---|")
+    lines = [f"| {r.mode} | {r.questions} | " + " | ".join(f"{r.metrics[m]:.3f}" for m in METRICS)
+             + f" | {r.latency_ms['p50']:.0f} | {r.latency_ms['p95']:.0f} |" for r in runs]
+    return "\n".join([head, *lines])
