@@ -110,7 +110,8 @@ def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
     # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
     if changed:
         _mine_concepts(spark, settings, lake, changed, report)
-    concepts = spark.read.parquet(lake_uri(settings, CONCEPTS)) if lake.list(CONCEPTS) else None
+    concepts = (spark.read.parquet(lake_uri(settings, CONCEPTS))
+                if next(iter(lake.list(CONCEPTS + "/")), None) is not None else None)  # PDF-only lakes have none
     # 2. The lexicon now: curated plus concept terms used by at least two documents.
     curated = curated_terms()
     lexicon: dict[str, tuple[str, str]] = {t: (c, "curated") for t, c in curated.items()}

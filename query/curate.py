@@ -89,9 +89,8 @@ def curate(retriever, result, analysis: QueryAnalysis, vector, filters, opts, k:
             found = _complementary(retriever, analysis, need, vector, filters, opts)
             step["complementary_queries"].append({"for": need.label, "found": len(found)})
             evidence = _dedupe(evidence + found)
-    evidence = _requirements_first(evidence, needs, catalog)
-    evidence = _llm_filter(retriever, result.question, evidence)
-    result.evidence = evidence[: opts.max_passages]
+    evidence = _requirements_first(evidence, needs, catalog)[: opts.max_passages]
+    result.evidence = _llm_filter(retriever, result.question, evidence)
 
 
 def _complementary(retriever, analysis: QueryAnalysis, need: Need, vector, filters, opts) -> list:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import gzip
+import http.server
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -240,3 +242,29 @@ def lake_root(request, tmp_path):
     s3 = request.getfixturevalue("s3_server")
     prefix = f"run-{tmp_path.name}"
     return f"s3://{s3['bucket']}/{prefix}", {"s3_endpoint_url": s3["endpoint"]}
+
+
+@pytest.fixture()
+def llm_endpoint():
+    """Test double of an OpenAI-compatible endpoint, at the HTTP boundary (no LLM runs here)."""
+    seen = []
+    answers = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, self.headers.get("Authorization"), body))
+            status, payload = answers.pop(0) if answers else (200, None)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            content = payload or "Test Co files its annual report."
+            self.wfile.write(json.dumps({"choices": [{"message": {"content": content}}]}).encode())
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen, answers
+    server.shutdown()

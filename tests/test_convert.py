@@ -202,32 +202,6 @@ def test_pdf_table_finder_is_opt_in(tmp_path):
     assert table_rows(table) == ("Segment | 2023 | 2022", ["Americas | 1200 | 1100", "Europe | 800 | 750"])
 
 
-@pytest.fixture()
-def llm_endpoint():
-    """Test double of an OpenAI-compatible endpoint, at the HTTP boundary (no LLM runs here)."""
-    seen = []
-    answers = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append((self.path, self.headers.get("Authorization"), body))
-            status, payload = answers.pop(0) if answers else (200, None)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            content = payload or "Test Co files its annual report."
-            self.wfile.write(json.dumps({"choices": [{"message": {"content": content}}]}).encode())
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen, answers
-    server.shutdown()
-
-
 def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoint):
     url, seen, answers = llm_endpoint
     good = (b"<html><body><p>FORM 10-K</p><p>For the fiscal year ended December 31, 2023</p></body></html>")

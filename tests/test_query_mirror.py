@@ -1,0 +1,140 @@
+"""The query module on real filings: Coca-Cola's and PepsiCo's 2023 10-Ks and Apple's 2023 Q3 10-Q,
+segmented, indexed by the Spark jobs (int8 ONNX embeddings, to keep the suite short) and published to the
+embedded engine."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from etl.chunking import ChunkOptions
+from etl.structure import run_segment
+from indexing.publish import publish
+from query import Retriever, search
+from query.curate import needs_of
+from secplat.cli import main
+from secplat.config import load_settings
+from secplat.models import token_counter
+from secplat.nightly import index_stage
+from secplat.storage import LocalLake
+
+pytestmark = pytest.mark.shared
+WANTED = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "10-Q", "2023")]
+
+
+@pytest.fixture(scope="module")
+def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
+    lake, _ = converted_mirror
+    root = tmp_path_factory.mktemp("query") / "lake"
+    for r in mirror_manifest:
+        if (r["ticker"], r["form"], r["fiscal_year"]) in WANTED:
+            part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
+            for ds in ("documents", "pages"):
+                (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
+                shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
+    run_segment(LocalLake(root), token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
+                             universe_csv=universe_csv)
+    index_stage(settings)
+    report = publish(settings)
+    assert not report.blocked, report.summary()
+    return settings
+
+
+@pytest.fixture(scope="module")
+def retriever(published):
+    return Retriever(published)
+
+
+def test_comparative_question_returns_both_companies(retriever):
+    result = retriever.search("Compare Coca-Cola's and PepsiCo's net revenues in fiscal 2023", k=5)
+    assert [c for c in result.analysis["companies"]][:2] == ["Coca-Cola Company (The)", "PepsiCo"]
+    docs = [e.doc_id for e in result.evidence]
+    assert "KO_2023_10K" in docs and "PEP_2023_10K" in docs, docs
+    assert {docs[0], docs[1]} == {"KO_2023_10K", "PEP_2023_10K"}  # one per company at the top
+    assert not result.iterations[-1]["missing"]
+
+
+def test_single_company_question_finds_the_revenue_figure(retriever):
+    result = retriever.search("What were Coca-Cola's net operating revenues in 2023?", k=5)
+    assert result.documents[0]["doc_id"] == "KO_2023_10K"
+    assert all(e.doc_id == "KO_2023_10K" for e in result.evidence)
+    assert any("45,754" in e.text for e in result.evidence), [e.page for e in result.evidence]
+    for e in result.evidence:
+        assert e.page >= 0 and e.chunk_id.startswith("KO_2023_10K:") and e.reason
+
+
+def test_missing_company_triggers_a_complementary_query(retriever):
+    """With one document per question, the first pass covers one company; curation asks for the other."""
+    from dataclasses import replace
+
+    opts = replace(retriever.options, doc_k=1)
+    result = retriever.search("How did Apple's iPhone net sales change, and Coca-Cola's revenues?", k=5,
+                              options=opts)
+    assert len(result.documents) == 1
+    first = result.iterations[0]
+    assert len(first["missing"]) == 1 and first["complementary_queries"][0]["found"] > 0
+    assert {e.doc_id.split("_")[0] for e in result.evidence[:2]} == {"AAPL", "KO"}
+    assert any(e.reason.startswith("complementary query for") for e in result.evidence)
+
+
+@pytest.mark.parametrize("question", [
+    'revenue" OR *:* --', "ticker:KO AND fiscal_year:[2000 TO 2030]", '{"query": {"match_all": {}}}',
+    "'; DROP TABLE passages; --", "Acme Widgets revenue growth",
+])
+def test_odd_input_never_errors_or_empties(retriever, question):
+    result = retriever.search(question, k=5)
+    assert result.evidence  # unrecognized entities and query syntax do not empty the answer
+
+
+def test_unknown_filter_field_is_a_clear_error(retriever):
+    from indexing.backends import BackendError
+
+    with pytest.raises(BackendError, match="cannot filter"):
+        retriever.search("revenue", filters={"text": "x"})
+    ko = retriever.search("revenue", filters={"ticker": "KO"})
+    assert ko.evidence and {e.ticker for e in ko.evidence} == {"KO"}
+
+
+def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from query.http import create_app
+
+    evidence = search("Coca-Cola net operating revenues 2023", k=3, settings=published)
+    assert 1 <= len(evidence) <= 3 and evidence[0].doc_id == "KO_2023_10K"
+    client = TestClient(create_app(Retriever(published)))
+    assert "/search" in client.get("/openapi.json").json()["paths"]
+    resp = client.post("/search", json={"question": "PepsiCo net revenue 2023", "k": 2, "explain": True})
+    assert resp.status_code == 200 and resp.json()["evidence"][0]["doc_id"] == "PEP_2023_10K"
+    assert resp.json()["explain"]["documents"]
+    assert client.post("/search", json={"question": "x", "filters": {"text": "y"}}).status_code == 400
+    assert client.post("/search", json={"question": ""}).status_code == 422
+    for key, value in {"LAKE_ROOT": published.lake_root, "EMBEDDING_BACKEND": "onnx-int8"}.items():
+        monkeypatch.setenv(key, value)
+    assert main(["query", "PepsiCo net revenue 2023", "--json", "-k", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["evidence"][0]["doc_id"] == "PEP_2023_10K"
+
+
+def test_llm_curation_uses_the_endpoint_and_falls_back(published, llm_endpoint):
+    url, seen, answers = llm_endpoint
+    settings = published.model_copy(update={"llm_url": url, "llm_model": "tiny", "llm_curation": True})
+    retriever = Retriever(settings)
+    plain = Retriever(published).search("What were Coca-Cola's net operating revenues in 2023?", k=5)
+    answers.append((200, "[2, 0]"))
+    chosen = retriever.search("What were Coca-Cola's net operating revenues in 2023?", k=5)
+    assert "Passages:" in seen[-1][2]["messages"][1]["content"]
+    assert [e.chunk_id for e in chosen.evidence] == [plain.evidence[2].chunk_id, plain.evidence[0].chunk_id]
+    answers.extend([(500, None)] * 3)  # every attempt fails
+    fallback = retriever.search("What were Coca-Cola's net operating revenues in 2023?", k=5)
+    assert [e.chunk_id for e in fallback.evidence] == [e.chunk_id for e in plain.evidence]
+
+
+def test_needs_of_a_two_year_question():
+    from query.analysis import Entity, QueryAnalysis
+
+    a = QueryAnalysis("q", [Entity("ko", "KO")], [2022, 2023])
+    assert [n.label for n in needs_of(a)] == ["KO fiscal 2022", "KO fiscal 2023"]
