@@ -166,7 +166,8 @@ class Retriever:
             scored.append((d, score + bonus, ", ".join([*reasons, *why]) or "text match"))
         scored.sort(key=lambda t: (-t[1], t[0].doc_id))
         if opts.reranker and scored:
-            scored = self._rerank_docs(question, scored[: opts.doc_candidates], opts.reranker)
+            head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
+            scored = self._rerank_docs(question, scored[:head], opts.reranker) + scored[head:]
         return scored
 
     def passages(self, question: str, vector, analysis: QueryAnalysis, docs: list[tuple[DocInfo, float, str]],
@@ -202,7 +203,7 @@ class Retriever:
             rescored.append(Hit(h.id, score, {**s, "_reason": "; ".join(reasons)}))
         rescored.sort(key=lambda h: (-h.score, h.id))
         if opts.reranker:
-            rescored = self._rerank_passages(question, rescored[:50], opts.reranker)
+            rescored = self._rerank_passages(question, rescored[:20], opts.reranker) + rescored[20:]
         return _pages(rescored, self.catalog, "hybrid match in a selected document")
 
     # -- FLAM and trees
@@ -250,7 +251,7 @@ def _cross_encoder(name_or_path: str):
     from secplat.models import offline, resolve_model
 
     offline()
-    return CrossEncoder(resolve_model(name_or_path), device="cpu")
+    return CrossEncoder(resolve_model(name_or_path), device="cpu", num_labels=1)  # one relevance logit
 
 
 def _diversify(scored: list, analysis: QueryAnalysis, k: int) -> list:
