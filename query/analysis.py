@@ -34,6 +34,7 @@ _QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 def squash(text: str) -> str:
     """Lower case, possessives and corporate suffixes dropped, letters, digits and & only, no spaces."""
     words = [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text or "")]
+    words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
     kept = [w for w in words if w not in _SUFFIXES] or words
     return "".join(kept)
 

@@ -14,7 +14,10 @@ def _entities() -> EntityIndex:
     idx.add("Best Buy Co., Inc.", "BBY")
     idx.add("Alphabet Inc.", "GOOGL")
     idx.add("American Express", "AXP")
-    idx.add("Johnson & Johnson", "JNJ", ["JOHNSON JOHNSON"])
+    idx.add("Johnson & Johnson", "JNJ")
+    idx.add("JOHNSON JOHNSON", None)
+    idx.add("JPMorgan Chase", "JPM")
+    idx.add("JPMorgan Chase & Co.", None)
     idx.add("Mastercard", "MA")
     idx.finish()
     return idx
@@ -33,6 +36,8 @@ def test_companies_tickers_and_common_names():
     assert names("How much did Google spend on R&D?") == ["Alphabet Inc."]
     assert names("Does AMEX have an improving operating margin?") == ["American Express"]
     assert names("What cash did JnJ realise from Kenvue?") == ["Johnson & Johnson"]
+    assert names("Which JPM segment had the lowest revenue?") == names("JPMorgan's Q1 results") == ["JPMorgan Chase"]
+    assert len(_entities().entities) == 8  # the two Johnson & Johnson and JPMorgan spellings merged
     assert names("What did KO and PEP report?") == ["Coca-Cola Company (The)", "PepsiCo"]
     assert names("ma and ko in lower case are words, not tickers") == []
     assert names("What is the revenue of Acme Widgets?") == []
