@@ -12,7 +12,7 @@ from fastapi import FastAPI, HTTPException
 from pydantic import BaseModel, Field
 
 from indexing.backends import BackendError
-from query.retrieve import MODES, RetrievalOptions, Retriever
+from query.retrieve import MODES, Evidence, RetrievalOptions, Retriever
 
 
 class SearchRequest(BaseModel):
@@ -24,26 +24,9 @@ class SearchRequest(BaseModel):
     explain: bool = False
 
 
-class EvidenceOut(BaseModel):
-    doc_id: str
-    source_name: str | None
-    company: str | None
-    ticker: str | None
-    form: str | None
-    fiscal_year: int | None
-    fiscal_period: str | None
-    item: str
-    item_title: str
-    page: int = Field(description="0-based page of the document's PDF")
-    chunk_id: str
-    text: str
-    score: float
-    reason: str
-
-
 class SearchResponse(BaseModel):
     question: str
-    evidence: list[EvidenceOut]
+    evidence: list[Evidence]
     explain: dict | None = None
 
 
@@ -68,7 +51,7 @@ def create_app(retriever: Retriever) -> FastAPI:
         except BackendError as exc:
             raise HTTPException(400, str(exc)) from exc
         explain = {k: v for k, v in result.as_dict().items() if k not in ("evidence", "question")}
-        return SearchResponse(question=result.question, evidence=[EvidenceOut(**e.as_dict()) for e in result.evidence],
+        return SearchResponse(question=result.question, evidence=result.evidence,
                               explain=explain if req.explain else None)
 
     return app

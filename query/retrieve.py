@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
+from pydantic import BaseModel, Field
 
 from indexing.backends import Filters, Hit, SearchBackend, open_backend
 from indexing.backends.base import alias_name
@@ -49,8 +50,9 @@ class RetrievalOptions:
     reranker: str | None = None  # cross-encoder name or path
 
 
-@dataclass
-class Evidence:
+class Evidence(BaseModel):
+    """One evidence item: a page of a document, represented by its best passage."""
+
     doc_id: str
     source_name: str | None
     company: str | None
@@ -60,14 +62,14 @@ class Evidence:
     fiscal_period: str | None
     item: str
     item_title: str
-    page: int  # 0-based
+    page: int = Field(description="0-based page of the document's PDF")
     chunk_id: str
     text: str
     score: float
     reason: str = ""
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return self.model_dump()
 
 
 @dataclass
