@@ -158,11 +158,12 @@ def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: d
     changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
     removed = [p for p in known if p not in parts]
     rows = 0
-    for part in changed:
-        table = parts[part]
-        doc_ids = sorted(set(docs.get(part, [])) | set(_doc_ids(spec, table)))
-        rows += backend.upsert(live, spec, table.to_batches(max_chunksize=2000), replace_docs=doc_ids)
-        known[part], docs[part] = fingerprints[part], _doc_ids(spec, table)
+    if changed:  # one upsert for all changed documents: one commit, and one index refresh
+        doc_ids = sorted({d for p in changed for d in [*docs.get(p, []), *_doc_ids(spec, parts[p])]})
+        batches = (b for p in changed for b in parts[p].to_batches(max_chunksize=2000))
+        rows = backend.upsert(live, spec, batches, replace_docs=doc_ids)
+        for part in changed:
+            known[part], docs[part] = fingerprints[part], _doc_ids(spec, parts[part])
     gone = sorted({d for p in removed for d in docs.get(p, [])})
     if gone:
         backend.delete(live, spec, doc_ids=gone)

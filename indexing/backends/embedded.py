@@ -35,6 +35,7 @@ from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
 META_KEY = b"secplat.meta"
+KEEP_TABLE_VERSIONS_FOR = dt.timedelta(minutes=10)
 
 
 class EmbeddedBackend(SearchBackend):
@@ -168,8 +169,14 @@ class EmbeddedBackend(SearchBackend):
                 raise BackendError(f"{spec.name} has no document field to replace by")
             merge = merge.when_not_matched_by_source_delete(col(spec.doc_field).isin([lit(d) for d in replace_docs]))
         merge.execute(data)  # one commit: inserts, updates and deletes together
-        table.optimize()  # fold new rows into the full-text and scalar indexes
+        self._compact(table)
         return data.num_rows
+
+    def _compact(self, table) -> None:
+        """Fold new rows into the indexes and drop table versions older than ``KEEP_TABLE_VERSIONS_FOR``
+        (a reader holds a version for well under a second; without pruning every upsert would keep a
+        full copy of the table)."""
+        table.optimize(cleanup_older_than=KEEP_TABLE_VERSIONS_FOR)
 
     def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
         from lancedb.expr import col, lit
@@ -185,6 +192,7 @@ class EmbeddedBackend(SearchBackend):
             return 0
         condition = conditions[0] if len(conditions) == 1 else conditions[0] | conditions[1]
         table.delete(condition)
+        self._compact(table)
         return before - table.count_rows()
 
     def count(self, target: str) -> int:
