@@ -6,7 +6,22 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.install-stamp
 PIP    := $(BIN)/pip install --quiet --progress-bar off
 
-.PHONY: install system-deps run test lint bench clean
+.PHONY: install system-deps run airflow-init airflow-ui test lint bench clean
+
+# Airflow (3.x) for `make run` and `make airflow-ui`: sqlite metadata DB under .airflow/, this repo's dags/,
+# everything bound to 127.0.0.1, parallelism for 2 cores. RUN_FROM: the first filing date `make run` covers
+# (a first run fills the lake; later runs skip what is already there).
+AIRFLOW_PORT ?= 8080
+RUN_FROM ?= 2018-01-01
+RUN_DATE ?= $(shell date -u +%Y-%m-%d)
+export AIRFLOW_HOME ?= $(CURDIR)/.airflow
+export AIRFLOW__CORE__DAGS_FOLDER := $(CURDIR)/dags
+export AIRFLOW__CORE__LOAD_EXAMPLES := False
+export AIRFLOW__CORE__PARALLELISM := 2
+export AIRFLOW__CORE__MAX_ACTIVE_TASKS_PER_DAG := 2
+export AIRFLOW__API__HOST := 127.0.0.1
+export AIRFLOW__API__PORT := $(AIRFLOW_PORT)
+export AIRFLOW__CORE__EXECUTION_API_SERVER_URL := http://127.0.0.1:$(AIRFLOW_PORT)/execution/
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,8 +36,19 @@ system-deps:
 
 install: system-deps $(STAMP)
 
-run: install
-	$(BIN)/secplat run
+airflow-init: install
+	@mkdir -p $(AIRFLOW_HOME) && $(BIN)/airflow db migrate > $(AIRFLOW_HOME)/migrate.log 2>&1 || { tail -20 $(AIRFLOW_HOME)/migrate.log; exit 1; }
+
+# The nightly DAG end to end (crawl -> convert -> segment -> index), then the publish DAG its index task
+# triggers; `airflow dags test` runs each in this process, no scheduler needed.
+run: airflow-init
+	$(BIN)/airflow dags test secplat_nightly $(RUN_DATE) -c '{"filed_from": "$(RUN_FROM)"}'
+	$(BIN)/airflow dags test secplat_publish
+	$(BIN)/secplat list-versions
+
+# The Airflow UI and scheduler (api-server, scheduler, dag-processor, triggerer) on http://127.0.0.1:8080.
+airflow-ui: airflow-init
+	$(BIN)/airflow standalone
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]

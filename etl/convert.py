@@ -12,6 +12,7 @@ incremental. A document that fails gets ``quarantine/convert/<key>.json`` with t
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import re
@@ -168,6 +169,7 @@ def _with_llm_summary(model: TextModel | None, summary: str, cover_text: str,
 
 
 _FB_NAME_RE = re.compile(r"^(?P<company>.+?)_(?P<year>\d{4})(?P<q>Q[1-4])?_(?P<kind>10K|10Q|8K|EARNINGS)", re.I)
+_DATED_RE = re.compile(r"_dated[-_](\d{4}-\d{2}-\d{2})", re.I)
 
 
 def facts_from_source_name(name: str) -> CoverFacts:
@@ -178,8 +180,13 @@ def facts_from_source_name(name: str) -> CoverFacts:
     kind = m.group("kind").upper()
     form = {"10K": "10-K", "10Q": "10-Q", "8K": "8-K"}.get(kind, kind)
     period = m.group("q").upper() if m.group("q") else ("FY" if form == "10-K" else None)
+    dated = _DATED_RE.search(name)  # an 8-K's event date: ``PEPSICO_2023_8K_dated-2023-05-30``
+    try:
+        event = dt.date.fromisoformat(dated.group(1)) if dated else None
+    except ValueError:
+        event = None
     return CoverFacts(company=m.group("company").replace("_", " "), form=form, fiscal_year=int(m.group("year")),
-                      fiscal_period=period, source="name")
+                      fiscal_period=period, period_end=event, source="name")
 
 
 def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
@@ -195,14 +202,15 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
     company = from_text.company or from_name.company or name
     fiscal_year = from_name.fiscal_year or from_text.fiscal_year
     fiscal_period = from_name.fiscal_period or from_text.fiscal_period
+    period_end = from_name.period_end or from_text.period_end  # a dated name is the filer's own word
     key = f"external/{part_name(name)}"
     warnings: list[str] = []
-    summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, from_text.period_end,
+    summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, period_end,
                             from_text, texts[0] if texts else "")
     summary, summary_source = _with_llm_summary(options.summarizer, summary, texts[0] if texts else "", warnings)
     return DocumentRecord(
         doc_id=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
-        fiscal_period=fiscal_period, period_end=from_text.period_end, metadata_source=from_text.source,
+        fiscal_period=fiscal_period, period_end=period_end, metadata_source=from_text.source,
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
         cover_summary=summary, summary_source=summary_source, pdf_key=f"pdf/{key}.pdf", source_key=str(path),
         source_sha256=sha, warnings=warnings, extract_seconds=round(extract_s, 3), processed_at=utc_now(),

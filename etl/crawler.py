@@ -55,6 +55,7 @@ class CrawlReport:
     failed: int = 0
     problems: list[str] = field(default_factory=list)
     records: list[FilingRecord] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
 
     def summary(self) -> str:
         return (

@@ -24,7 +24,7 @@ from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import DocumentIndexRecord, DocumentMeta, PassageRecord
 from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_parquet_footer
+from secplat.storage import Lake, open_lake, read_json, read_parquet_footer
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +44,7 @@ class EmbedReport:
 
 def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]]:
     """(todo: part -> fingerprint, state): documents whose chunks or model changed since last embedded."""
-    try:
-        state = json.loads(lake.read_bytes(STATE_KEY))
-    except FileNotFoundError:
-        state = {}
+    state = read_json(lake, STATE_KEY, {})
     todo = {}
     for key in sorted(lake.list("datasets/chunks")):
         part = key.rsplit("/", 1)[-1].removesuffix(".parquet")

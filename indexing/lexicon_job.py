@@ -32,7 +32,7 @@ from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import LexiconRecord
 from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_parquet, write_parquet
+from secplat.storage import Lake, open_lake, read_json, read_parquet, write_parquet
 
 log = logging.getLogger(__name__)
 
@@ -95,15 +95,27 @@ def _doc_parts(lake: Lake) -> dict[str, str]:
     return {part: chunk_fingerprint(lake, part) or "" for part in parts}
 
 
+def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
+    """(changed, state, parts): documents whose chunks changed since counted; ``changed`` is also
+    non-empty-equivalent when the curated list gained terms (see :func:`pending`)."""
+    state = read_json(lake, STATE_KEY, {"batches": {}, "docs": {}})
+    parts = _doc_parts(lake)
+    return sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp), state, parts
+
+
+def pending(lake: Lake) -> bool:
+    """Whether a run would change the lexicon: changed documents, or curated terms not yet counted."""
+    changed, state, parts = plan(lake)
+    known = {t for terms in state["batches"].values() for t in terms}
+    return bool(changed) or bool(parts) and not set(curated_terms()) <= known or set(state["docs"]) != set(parts)
+
+
 def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    try:
-        state = json.loads(lake.read_bytes(STATE_KEY))
-    except FileNotFoundError:
-        state = {"batches": {}, "docs": {}}
-    parts = _doc_parts(lake)
-    changed = sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp)
+    changed, state, parts = plan(lake)
     report = LexiconReport(documents=len(changed))
+    if not pending(lake):
+        return report
     spark = spark or spark_session(settings)
     from pyspark.sql import functions as F
 

@@ -17,13 +17,14 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from indexing.embed_job import STATE_KEY as EMBED_STATE_KEY
 from indexing.embed_job import embed_batches
 from indexing.lexicon_job import curated_terms, normalize_term
 from indexing.spark import lake_uri, spark_session, write_partitions
 from schemas.base import spark_schema
 from schemas.index import DocumentMeta, TreeNodeRecord
 from secplat.config import Settings
-from secplat.storage import open_lake
+from secplat.storage import Lake, open_lake, read_json
 
 STATE_KEY = "index/state/trees.json"
 SEED = 7
@@ -127,18 +128,17 @@ class TreeReport:
         return f"trees for {self.documents} documents ({self.nodes} nodes)"
 
 
+def plan(lake: Lake) -> tuple[list[str], dict, dict]:
+    """(todo, state, embedded): documents embedded since their tree was built."""
+    embedded = read_json(lake, EMBED_STATE_KEY, {})
+    state = read_json(lake, STATE_KEY, {})
+    return sorted(p for p, fp in embedded.items() if state.get(p) != fp), state, embedded
+
+
 def run_trees(settings: Settings, spark=None) -> TreeReport:
     """Trees for documents whose passages changed since the last run."""
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    try:
-        embedded = json.loads(lake.read_bytes("index/state/embed.json"))
-    except FileNotFoundError:
-        return TreeReport()
-    try:
-        state = json.loads(lake.read_bytes(STATE_KEY))
-    except FileNotFoundError:
-        state = {}
-    todo = sorted(p for p, fp in embedded.items() if state.get(p) != fp)
+    todo, state, embedded = plan(lake)
     if not todo:
         return TreeReport()
     spark = spark or spark_session(settings)

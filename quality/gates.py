@@ -77,8 +77,9 @@ def derive_frames(tables: dict[str, pa.Table]) -> dict:
     frames = {name: frame(name) for name in tables}
     docs, passages = frames.get("documents"), frames.get("passages")
     if docs is not None:
-        # Periodic reports have a fiscal year; an 8-K has its event date (period_end) instead.
-        docs["period_known"] = [fy == fy and fy is not None if form.startswith("10-") else pe is not None
+        # Periodic reports need their fiscal year; an 8-K or an earnings release its event date or year.
+        docs["period_known"] = [fy == fy and fy is not None if form.startswith("10-")
+                                else pe is not None or (fy == fy and fy is not None)
                                 for form, fy, pe in zip(docs["form"].fillna(""), docs["fiscal_year"],
                                                         docs["period_end"], strict=True)]
     if docs is not None and passages is not None:

@@ -55,7 +55,10 @@ class EntityIndex:
     entities: dict[str, Entity] = field(default_factory=dict)
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = ()) -> str | None:
-        key = self.names.get(squash(name)) or (self.tickers.get(ticker) if ticker else None) or squash(name)
+        # The first variant already known names the entity: a cover's "Adobe Systems Incorporated" joins the
+        # universe's "Adobe Inc." through the document's source name "ADOBE".
+        known = next((self.names[squash(v)] for v in (name, *extra_names) if squash(v) in self.names), None)
+        key = known or (self.tickers.get(ticker) if ticker else None) or squash(name)
         if not key:
             return None
         old = self.entities.get(key)
@@ -116,7 +119,9 @@ class QueryAnalysis:
 
 _YEAR = re.compile(r"\b(?:FY|fiscal(?: year)?)?\s?'?((?:19|20)\d{2})\b", re.I)
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.I)
-_QUARTER = re.compile(r"\bQ([1-4])\b|\b(first|second|third|fourth) quarter\b", re.I)
+_QUARTER = re.compile(r"\bQ([1-4])(?:\b|(?=\s?'?(?:FY)?\s?(?:19|20)\d{2}\b))|\b(first|second|third|fourth) quarter\b",
+                      re.I)
+_QUARTER_YEAR = re.compile(r"\bQ[1-4]\s?'?(?:FY)?\s?((?:19|20)\d{2})\b", re.I)  # "Q22023", "Q2 FY2023"
 _FORMS = [(re.compile(r"\b10-?K\b|\bannual report\b", re.I), "10-K"),
           (re.compile(r"\b10-?Q\b|\bquarterly report\b", re.I), "10-Q"),
           (re.compile(r"\b8-?K\b|\bcurrent report\b", re.I), "8-K")]
@@ -128,6 +133,8 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
         years.append(int(m.group(1)))
     for m in _SHORT_FY.finditer(question):
         years.append(2000 + int(m.group(1)))
+    for m in _QUARTER_YEAR.finditer(question):
+        years.append(int(m.group(1)))
     quarters = [int(m.group(1)) if m.group(1) else _QUARTER_WORDS[m.group(2).lower()]
                 for m in _QUARTER.finditer(question)]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]

@@ -43,6 +43,7 @@ class RetrievalOptions:
     fusion: str = "rrf"
     flam: bool = True  # weight passages by the Items the question's lexicon terms point to
     trees: bool = False  # boost chunks under the best-matching tree nodes
+    statements: bool = True  # metric questions: the statements' own pages first (query.statements)
     curate: bool = True
     max_iterations: int = 3
     max_passages: int = 10
@@ -206,7 +207,35 @@ class Retriever:
         rescored.sort(key=lambda h: (-h.score, h.id))
         if opts.reranker:
             rescored = self._rerank_passages(question, rescored[:20], opts.reranker) + rescored[20:]
+        if opts.statements:
+            pinned = self.statement_pages(question, docs, filters, rescored[0].score if rescored else 1.0)
+            rescored = pinned + rescored
         return _pages(rescored, self.catalog, "hybrid match in a selected document")
+
+    def statement_pages(self, question: str, docs: list[tuple[DocInfo, float, str]], filters: Filters | None,
+                        top: float) -> list[Hit]:
+        """For a metric question, the pages of the statements it needs in the best document of each company
+        (first page of each statement; lexical search on the statements' titles finds the candidates)."""
+        from query.statements import QUERIES, statement_page, statements_for
+
+        needed = statements_for(question)
+        if not needed:
+            return []
+        best: dict[str | None, DocInfo] = {}
+        for d, _, _ in docs:
+            best.setdefault(d.entity, d)
+        pinned = []
+        for d in list(best.values())[:2]:
+            for statement in needed:
+                hits = self.backend.bm25(self.alias("passages"), INDEXES["passages"], QUERIES[statement],
+                                         {**(filters or {}), "doc_id": d.doc_id}, 40)
+                pages = sorted(((p, h) for h in hits if (p := statement_page(statement, h.source)) is not None),
+                               key=lambda t: t[0])
+                if pages:
+                    page, h = pages[0]
+                    pinned.append(Hit(h.id, top * (1.02 - 0.01 * len(pinned)),
+                                      {**h.source, "_page": page, "_reason": f"the {statement} (asked for)"}))
+        return pinned
 
     # -- FLAM and trees
     def flam_weights(self, question: str) -> dict[str, float]:
@@ -307,13 +336,30 @@ def _metadata_bonus(d: DocInfo, a: QueryAnalysis) -> tuple[float, list[str]]:
     return bonus, why
 
 
+def evidence_page(chunk: dict) -> int:
+    """The page holding most of a chunk. A text chunk is verbatim page text: the tail of ``page_start`` from
+    ``char_start``, a newline, ..., the head of ``page_end`` up to ``char_end``; a chunk that starts with the
+    last lines of one page and runs on into the next (a statement's title and table) belongs to the next."""
+    if chunk.get("_page") is not None:
+        return int(chunk["_page"])
+    start = int(chunk.get("page_start") or 0)
+    end = int(chunk.get("page_end") or start)
+    if end <= start or chunk.get("kind", "text") != "text":
+        return start
+    on_last = int(chunk.get("char_end") or 0)
+    on_first = len(chunk.get("text") or "") - on_last - (end - start)
+    if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
+        return start + 1 if on_first < on_last else end - 1
+    return end if on_last > on_first else start
+
+
 def _pages(hits: list[Hit], catalog: Catalog, reason: str) -> list[Evidence]:
     """One evidence item per (document, page): the page's best chunk."""
     seen: set[tuple[str, int]] = set()
     out = []
     for h in hits:
         s = h.source
-        page = int(s.get("page_start") or 0)
+        page = evidence_page(s)
         if (s["doc_id"], page) in seen:
             continue
         seen.add((s["doc_id"], page))

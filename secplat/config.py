@@ -13,11 +13,11 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlparse
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 SEC_WWW_URL = "https://www.sec.gov"
 SEC_DATA_URL = "https://data.sec.gov"
@@ -62,11 +62,11 @@ class Settings(BaseSettings):
     universe_csv: str | None = Field(
         None, description="S&P 500 constituents CSV (path or URL); default: ../shared/universe if present"
     )
-    universe_tickers: list[str] | None = Field(
+    universe_tickers: Annotated[list[str] | None, NoDecode] = Field(
         DEFAULT_TICKERS.split(","),
         description="Comma-separated tickers to crawl; ALL for every constituent of the universe CSV",
     )
-    forms: list[str] = Field(list(SUPPORTED_FORMS), description="Forms to crawl, comma-separated")
+    forms: Annotated[list[str], NoDecode] = Field(list(SUPPORTED_FORMS), description="Forms to crawl, comma-separated")
     include_amendments: bool = Field(True, description="Keep amendments such as 10-K/A (flagged as such)")
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")

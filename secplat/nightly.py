@@ -40,8 +40,10 @@ def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator
         yield settings.model_copy(update={"edgar_www_url": server.www_url, "edgar_data_url": server.data_url})
 
 
-def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None) -> CrawlReport:
-    """Resolve the universe and crawl it; a run report lands under runs/crawl/ in the lake."""
+def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None, dry_run: bool = False) -> CrawlReport:
+    """Resolve the universe and crawl it; a run report lands under runs/crawl/ in the lake.
+
+    ``dry_run`` discovers what the window holds and downloads nothing (nor writes a report)."""
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     if settings.edgar_mirror is None:
         settings.user_agent()  # refuse the live site without an identity before touching anything
@@ -50,8 +52,16 @@ def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None)
         http = build_http(s)
         companies, problems = resolve_universe(s, http)
         crawler = Crawler(s, lake, http=http, progress=progress)
-        report = crawler.run(companies)
+        if dry_run:
+            report = CrawlReport(companies=len(companies))
+            pairs = crawler.discover(companies, report)
+            report.discovered = len(pairs)
+            report.planned = [f"{c.ticker} {r.form} {r.accession} filed {r.filing_date}" for c, r in pairs]
+        else:
+            report = crawler.run(companies)
     report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
+    if dry_run:
+        return report
     write_run_report(lake, "crawl", {
         "as_of": as_of.isoformat() if as_of else None, "summary": report.summary(),
         "fetched": report.fetched, "skipped": report.skipped, "missing": report.missing, "failed": report.failed,
@@ -117,19 +127,33 @@ class IndexReport:
         return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()} ({took})"
 
 
+def index_pending(settings: Settings) -> list[str]:
+    """Which index jobs have work (new or changed documents); read from the lake's state, without Spark."""
+    from indexing import embed_job, lexicon_job, tree_job
+
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    jobs = []
+    if embed_job.plan(lake, settings)[0]:
+        jobs += ["embeddings", "trees"]  # new embeddings always get their trees
+    elif tree_job.plan(lake)[0]:
+        jobs.append("trees")
+    if lexicon_job.pending(lake):
+        jobs.append("lexicon")
+    return jobs
+
+
 def index_stage(settings: Settings, progress=None) -> IndexReport:
-    """The Spark jobs: embeddings for new or changed documents, their Item trees, the FLAM statistics."""
+    """The Spark jobs: embeddings for new or changed documents, their Item trees, the FLAM statistics.
+    A job with nothing to do returns before it starts Spark (the session is shared once started)."""
     from indexing.embed_job import run_embeddings
     from indexing.lexicon_job import run_lexicon
-    from indexing.spark import spark_session
     from indexing.tree_job import run_trees
 
-    spark = spark_session(settings)
     seconds: dict[str, float] = {}
     results = {}
     for job, run in (("embeddings", run_embeddings), ("trees", run_trees), ("lexicon", run_lexicon)):
         start = time.perf_counter()
-        results[job] = run(settings, spark)
+        results[job] = run(settings)
         seconds[job] = round(time.perf_counter() - start, 1)
     report = IndexReport(*results.values(), [p for r in results.values() for p in r.problems], seconds)
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import socket
 import uuid
@@ -237,6 +238,14 @@ def open_lake(root: str, endpoint_url: str | None = None, region: str | None = N
     if "://" in root and not root.startswith("file://"):
         raise StorageError(f"unsupported lake root {root!r}: use a local path or s3://bucket/prefix")
     return LocalLake(root.removeprefix("file://"))
+
+
+def read_json(lake: Lake, key: str, default):
+    """A JSON state file of the lake, or ``default`` when it does not exist yet."""
+    try:
+        return json.loads(lake.read_bytes(key))
+    except FileNotFoundError:
+        return default
 
 
 def write_parquet(lake: Lake, key: str, table) -> None:

@@ -119,16 +119,25 @@ def test_upsert_replaces_a_document_and_leaves_others(backend):
     spec = INDEXES["passages"]
     alias = alias_name(backend.prefix, "passages")
     new = [p for p in passages("v2") if p["doc_id"] == "KO_2023_10K"][:-2]  # KO lost its last two chunks
-    new.append({**new[0], "chunk_id": "KO_2023_10K:9A:0099", "item": "9A", "text": "Coca-Cola controls and procedures."})
+    new.append({**new[0], "chunk_id": "KO_2023_10K:9A:0099", "item": "9A", "text": "Coca-Cola controls and procedures.",
+                "vector": vector("KO_2023_10K:9A:0099")})
     assert backend.upsert(alias, spec, _table("passages", new).to_batches(), replace_docs=["KO_2023_10K"]) == len(new)
     ko = backend.bm25(alias, spec, "Coca-Cola", {"doc_id": "KO_2023_10K"}, k=100)
     assert {h.source["source_name"] for h in ko} == {"v2"} and len(ko) == len(new)
     pep = backend.bm25(alias, spec, "PepsiCo", {"doc_id": "PEP_2023_10K"}, k=100)
     assert {h.source["source_name"] for h in pep} == {"v1"} and len(pep) == 10
     assert backend.count(alias) == len(new) + 10
+    # kNN follows the write at once: the new row is found, the dropped ones are gone
+    added = backend.knn(alias, spec, vector("KO_2023_10K:9A:0099"), k=1)
+    assert added[0].id == "KO_2023_10K:9A:0099" and added[0].source["item"] == "9A"
+    dropped = {p["chunk_id"] for p in passages("v1") if p["doc_id"] == "KO_2023_10K"} - {n["chunk_id"] for n in new}
+    for chunk_id in dropped:
+        assert backend.knn(alias, spec, vector(chunk_id), k=1)[0].id != chunk_id
     assert backend.delete(alias, spec, ids=["KO_2023_10K:9A:0099"]) == 1
     assert backend.delete(alias, spec, doc_ids=["PEP_2023_10K"]) == 10
     assert backend.count(alias) == len(new) - 1
+    assert {h.id for h in backend.knn(alias, spec, vector("KO_2023_10K:9A:0099"), k=100)} == {
+        n["chunk_id"] for n in new[:-1]}
 
 
 def test_alias_swap_rollback_and_retention(backend, tmp_path):

@@ -52,6 +52,13 @@ def test_config_file_env_and_flag_precedence(tmp_path, monkeypatch):
     s = load_settings()
     assert s.lake_root == "/from/file" and s.edgar_rate_limit == 7 and s.forms == ["10-K"]
     assert load_settings(lake_root="/from/flag").lake_root == "/from/flag"
+    # list settings from the environment are comma-separated, as documented (not JSON)
+    monkeypatch.setenv("FORMS", "10-Q,8-K")
+    monkeypatch.setenv("UNIVERSE_TICKERS", "aapl, BRK.B")
+    s = load_settings()
+    assert s.forms == ["10-Q", "8-K"] and s.universe_tickers == ["AAPL", "BRK.B"]
+    monkeypatch.delenv("FORMS")
+    monkeypatch.delenv("UNIVERSE_TICKERS")
     cfg.write_text("no_such_setting = 1\n")
     with pytest.raises(ConfigError, match="unknown setting"):
         load_settings()

@@ -10,7 +10,7 @@ import threading
 import pymupdf
 import pytest
 
-from etl.convert import ConvertOptions, run_convert
+from etl.convert import ConvertOptions, facts_from_source_name, run_convert
 from etl.cover import fiscal_period_of
 from etl.crawler import record_key
 from etl.html_prepare import HtmlError, prepare_html
@@ -247,3 +247,14 @@ def test_text_pushed_off_the_page_by_the_layout_is_kept(tmp_path):
     prepared = prepare_html(raw)
     paged = page_pdf(render_pdf(prepared.html, str(tmp_path)).pdf, prepared.page_breaks, rendered=True)
     assert "Item 10." in paged.pages[0].text and "Directors" in paged.pages[0].text
+
+
+def test_facts_from_financebench_style_names():
+    ten_q = facts_from_source_name("JPMORGAN_2022Q2_10Q")
+    assert (ten_q.company, ten_q.form, ten_q.fiscal_year, ten_q.fiscal_period) == ("JPMORGAN", "10-Q", 2022, "Q2")
+    assert facts_from_source_name("3M_2018_10K").fiscal_period == "FY"
+    event = facts_from_source_name("PEPSICO_2023_8K_dated-2023-05-30")
+    assert event.form == "8-K" and event.period_end == dt.date(2023, 5, 30) and event.fiscal_period is None
+    assert facts_from_source_name("FOOTLOCKER_2022_8K_dated_2022-08-19").period_end == dt.date(2022, 8, 19)
+    assert facts_from_source_name("AMCOR_2023Q4_EARNINGS").form == "EARNINGS"
+    assert facts_from_source_name("annual-report").source == "none"

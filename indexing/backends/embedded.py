@@ -1,7 +1,8 @@
 """The embedded search engine (default): LanceDB tables on local disk, no server.
 
 Each physical version is a Lance table with a native BM25 full-text index per text field and an exact
-(flat) cosine vector search, or an IVF-HNSW index once a table passes ``VECTOR_INDEX_MIN_ROWS``. Aliases
+cosine kNN over the table version's vectors held in memory, or Lance's IVF-HNSW index once a table passes
+``VECTOR_INDEX_MIN_ROWS``. Aliases
 live in ``aliases.json`` beside the tables, replaced by an atomic rename under a file lock, so a reader sees
 either the old or the new version. Every write to a table is one Lance commit (MVCC): readers never see a
 half-applied upsert. Filters are built as typed Lance expressions, never as SQL text.
@@ -31,6 +32,7 @@ from indexing.backends.base import (
     check_filters,
     version_name,
 )
+from indexing.backends.exact_vectors import ExactVectors
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
@@ -51,6 +53,7 @@ class EmbeddedBackend(SearchBackend):
         # Check for newer table versions on every read: a nightly upsert is visible at once.
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
+        self._vectors: dict[str, ExactVectors] = {}
 
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
@@ -115,6 +118,7 @@ class EmbeddedBackend(SearchBackend):
 
     def drop(self, physical: str) -> None:
         self._tables.pop(physical, None)
+        self._vectors.pop(physical, None)
         self._db.drop_table(physical)
 
     def _table(self, target: str):
@@ -239,6 +243,11 @@ class EmbeddedBackend(SearchBackend):
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
         table = self._table(target)
+        exact = self._exact_vectors(table, spec)
+        if exact is not None:
+            found = exact.search(vector, check_filters(spec, filters), k)
+            rows = {r[spec.id_field]: r for r in self.get(target, spec, [i for i, _ in found])}
+            return [Hit(i, score, rows[i]) for i, score in found if i in rows]
         query = (table.search(np.asarray(vector, dtype=np.float32), query_type="vector", vector_column_name="vector")
                  .distance_type("cosine"))
         where = self._where(spec, filters)
@@ -246,6 +255,19 @@ class EmbeddedBackend(SearchBackend):
             query = query.where(where, prefilter=True)
         rows = query.select([*_columns(table), "_distance"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], 1.0 - float(r.pop("_distance")), r) for r in rows]
+
+
+    def _exact_vectors(self, table, spec: IndexSpec) -> ExactVectors | None:
+        """The in-memory matrix of the table's current version, or None where the ANN index serves kNN."""
+        cached = self._vectors.get(table.name)
+        version = table.version
+        if cached is not None and cached.version == version:
+            return cached
+        self._vectors.pop(table.name, None)
+        if table.count_rows() >= self.vector_index_min_rows:
+            return None
+        cached = self._vectors[table.name] = ExactVectors(table, spec.id_field)
+        return cached
 
 
 def _takes_limit(db) -> bool:

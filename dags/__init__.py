@@ -1,0 +1,1 @@
+"""Airflow DAG files (thin: library code does the work) and what they share."""

@@ -1,0 +1,78 @@
+"""Nightly refresh of the SEC filings corpus: crawl, convert, segment, index.
+
+Each run covers its data interval: the filings dated on the interval's day (a cron schedule with data
+intervals, so `airflow backfill create` replays history day by day). Crawling is mapped per company (map
+index = ticker), at most ``CRAWL_PARALLEL_TASKS`` at once, each at that share of the SEC rate limit. The
+index task updates the ``secplat_index_ready`` asset, which triggers the publish DAG; a night without new
+filings short-circuits before Spark and publishes nothing. Params override the window, tickers and forms,
+or make the run a dry run (discovery only). Library functions do the work (``secplat.tasks``).
+"""
+
+from __future__ import annotations
+
+from airflow.sdk import CronDataIntervalTimetable, Param, TriggerRule, dag, task
+
+from dags.common import INDEX_READY, dag_settings
+from secplat import tasks
+
+FORMS = ["10-K", "10-Q", "8-K"]
+
+
+@dag(
+    dag_id="secplat_nightly",
+    schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
+    **dag_settings("ingest", __doc__, retries=3),
+    params={
+        "tickers": Param([], type="array", items={"type": "string", "pattern": "^[A-Za-z][A-Za-z.\\-]{0,9}$"},
+                         description="Companies to crawl; empty: UNIVERSE_TICKERS (or the whole universe CSV)"),
+        "forms": Param([], type="array", items={"type": "string", "enum": FORMS}, uniqueItems=True,
+                       description="Forms to crawl; empty: FORMS"),
+        "filed_from": Param(None, type=["null", "string"], format="date",
+                            description="First filing date (overrides the data interval)"),
+        "filed_to": Param(None, type=["null", "string"], format="date",
+                          description="Last filing date, inclusive (overrides the data interval)"),
+        "dry_run": Param(False, type="boolean", description="Discover what the window holds; fetch nothing"),
+    },
+)
+def secplat_nightly():
+    @task
+    def plan(params=None, data_interval_start=None, data_interval_end=None) -> dict:
+        return tasks.plan_run(dict(params or {}), data_interval_start, data_interval_end)
+
+    @task
+    def companies(plan: dict) -> list[str]:
+        return plan["tickers"]
+
+    @task(map_index_template="{{ task.op_kwargs['ticker'] }}", max_active_tis_per_dag=tasks.CRAWL_PARALLEL_TASKS)
+    def crawl(plan: dict, ticker: str) -> dict:
+        return tasks.crawl_company(plan, ticker)
+
+    # One company's failure does not stop the rest. Each lake-writing stage runs once at a time across all
+    # runs (backfills included): the stages are incremental read-modify-write over the lake's state.
+    @task(trigger_rule=TriggerRule.ALL_DONE_MIN_ONE_SUCCESS, max_active_tis_per_dag=1)
+    def convert(plan: dict) -> dict:
+        return tasks.convert_new(plan)
+
+    @task(max_active_tis_per_dag=1)
+    def segment(plan: dict) -> dict:
+        return tasks.segment_new(plan)
+
+    @task.short_circuit
+    def has_index_work(plan: dict) -> bool:
+        return tasks.index_work(plan)
+
+    @task(outlets=[INDEX_READY], max_active_tis_per_dag=1)
+    def index(plan: dict) -> dict:
+        return tasks.index_new(plan)
+
+    run = plan()
+    crawled = crawl.partial(plan=run).expand(ticker=companies(run))
+    converted = convert(run)
+    crawled >> converted
+    segmented = segment(run)
+    converted >> segmented
+    ready = has_index_work(run)
+    segmented >> ready >> index(run)
+
+
+secplat_nightly()

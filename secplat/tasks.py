@@ -1,0 +1,201 @@
+"""What each Airflow task calls: JSON in, JSON out (task results travel as XCom), no Airflow imports.
+
+A DAG run's scope is a :class:`RunPlan`: the filing-date window (the run's data interval unless the run's
+params override it), the tickers and forms, and whether it is a dry run. Every task loads the settings
+from the environment (or ``SECPLAT_CONFIG``) and narrows them to the plan, so a task retried on another
+worker does exactly what the first try did; every stage is incremental, so a retry redoes only what the
+killed try had not finished.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from etl.universe import normalize_ticker, read_constituents
+from secplat.config import SUPPORTED_FORMS, ConfigError, Settings, load_settings
+
+log = logging.getLogger(__name__)
+
+# Crawl tasks that may run at once (Airflow's max_active_tis_per_dag); each gets this share of the SEC rate
+# limit, so the sum over concurrent tasks never passes EDGAR_RATE_LIMIT.
+CRAWL_PARALLEL_TASKS = 4
+# Exceptions worth a retry: the network and the storage being briefly away. Anything else (bad config, a
+# quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
+# Airflow's retry policy when it evaluates a failure.
+TRANSIENT_ERRORS = [
+    "etl.edgar_http.HostUnreachable",
+    "secplat.storage.StorageError",
+    "builtins.ConnectionError",
+    "builtins.TimeoutError",
+    "py4j.protocol.Py4JNetworkError",
+]
+
+
+INDEX_READY_ASSET = "secplat_index_ready"  # the Airflow asset the index task updates and publishing waits on
+
+
+class RunPlan(BaseModel):
+    """The scope of one pipeline run (validated: a bad param fails the run's first task, clearly)."""
+
+    filed_from: dt.date | None
+    filed_to: dt.date | None  # inclusive
+    tickers: list[str] = Field(default_factory=list)
+    forms: list[str] = Field(default_factory=lambda: list(SUPPORTED_FORMS))
+    dry_run: bool = False
+
+    @field_validator("tickers")
+    @classmethod
+    def _tickers(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_ticker(t) for t in value if t.strip()))
+
+    @field_validator("forms")
+    @classmethod
+    def _forms(cls, value: list[str]) -> list[str]:
+        bad = sorted(set(value) - set(SUPPORTED_FORMS))
+        if bad or not value:
+            raise ValueError(f"forms must be a non-empty subset of {', '.join(SUPPORTED_FORMS)}; got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _window(self) -> RunPlan:
+        if self.filed_from and self.filed_to and self.filed_from > self.filed_to:
+            raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
+        return self
+
+    def settings(self, base: Settings | None = None, ticker: str | None = None) -> Settings:
+        """Settings narrowed to this plan (and to one ticker, for a per-company task)."""
+        base = base or load_settings()
+        return base.model_copy(update={
+            "filed_from": self.filed_from, "filed_to": self.filed_to, "forms": self.forms,
+            "universe_tickers": [ticker] if ticker else self.tickers,
+        })
+
+
+def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.datetime | None,
+             settings: Settings | None = None) -> dict:
+    """The run's plan from its params and data interval [start, end): filings dated start.date() up to the
+    day before end (a daily run covers one filing date). Params ``filed_from``/``filed_to`` override."""
+    settings = settings or load_settings()
+    if settings.edgar_mirror is None:
+        settings.user_agent()  # the live site needs a declared identity: fail here, before any crawl starts
+    last_day = (interval_end - dt.timedelta(microseconds=1)).date() if interval_end else None
+    try:
+        plan = RunPlan(
+            filed_from=params.get("filed_from") or (interval_start.date() if interval_start else None),
+            filed_to=params.get("filed_to") or last_day,
+            tickers=params.get("tickers") or settings.universe_tickers or _universe_symbols(settings),
+            forms=params.get("forms") or settings.forms,
+            dry_run=bool(params.get("dry_run")),
+        )
+    except ValueError as exc:
+        raise ConfigError(f"invalid run params: {exc}") from None
+    if not plan.tickers:
+        raise ConfigError("the run has no tickers: set UNIVERSE_TICKERS or the run's tickers param")
+    log.info("run plan: filings filed %s..%s, %d ticker(s), forms %s%s", plan.filed_from, plan.filed_to,
+             len(plan.tickers), ",".join(plan.forms), " (dry run)" if plan.dry_run else "")
+    return plan.model_dump(mode="json")
+
+
+def _universe_symbols(settings: Settings) -> list[str]:
+    from etl.universe import default_universe_csv
+
+    source = settings.universe_csv or default_universe_csv()
+    if not source:
+        raise ConfigError("no tickers: set UNIVERSE_TICKERS, UNIVERSE_CSV, or the run's tickers param")
+    return [row["Symbol"] for row in read_constituents(source) if row.get("Symbol")]
+
+
+def crawl_company(plan: dict, ticker: str) -> dict:
+    """One company's filings in the window, at a 1/CRAWL_PARALLEL_TASKS share of the rate limit. An unknown
+    ticker or a failed filing is reported (and recorded in the lake), never raised."""
+    from secplat.nightly import crawl_stage
+
+    run = RunPlan.model_validate(plan)
+    settings = run.settings(ticker=ticker)
+    settings = settings.model_copy(update={
+        "edgar_rate_limit": settings.edgar_rate_limit / CRAWL_PARALLEL_TASKS,
+        "crawl_workers": min(settings.crawl_workers, 2)})
+    report = crawl_stage(settings, as_of=run.filed_to, dry_run=run.dry_run)
+    for problem in report.problems:
+        log.error("%s: %s", ticker, problem)
+    log.info("%s: %s", ticker, report.summary())
+    for line in report.planned:
+        log.info("dry run would fetch: %s", line)
+    return {"ticker": ticker, "fetched": report.fetched, "discovered": report.discovered,
+            "failed": report.failed, "missing": report.missing, "problems": report.problems,
+            "planned": report.planned}
+
+
+def _stage_result(report) -> dict:
+    for problem in report.problems:
+        log.error("%s", problem)
+    log.info("%s", report.summary())
+    return {"summary": report.summary(), "problems": list(report.problems)}
+
+
+def convert_new(plan: dict) -> dict:
+    """Convert every crawled filing not converted yet (bad ones are quarantined with the reason)."""
+    from etl.crawler import write_manifest
+    from secplat.nightly import convert_stage
+    from secplat.storage import open_lake
+
+    settings = RunPlan.model_validate(plan).settings()
+    # The mapped crawl tasks each rewrote the manifest; rebuild it once from the filing records.
+    write_manifest(open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region))
+    return _stage_result(convert_stage(settings))
+
+
+def segment_new(plan: dict) -> dict:
+    from secplat.nightly import segment_stage
+
+    return _stage_result(segment_stage(RunPlan.model_validate(plan).settings()))
+
+
+def index_work(plan: dict) -> bool:
+    """True when the index jobs have something to do (a dry run never does): the short-circuit before
+    Spark, so a night without new filings neither starts Spark nor triggers a publish."""
+    from secplat.nightly import index_pending
+
+    run = RunPlan.model_validate(plan)
+    if run.dry_run:
+        log.info("dry run: nothing is indexed or published")
+        return False
+    jobs = index_pending(run.settings())
+    log.info("index jobs with work: %s", ", ".join(jobs) or "none")
+    return bool(jobs)
+
+
+def index_new(plan: dict) -> dict:
+    from secplat.nightly import index_stage
+
+    report = index_stage(RunPlan.model_validate(plan).settings())
+    return {**_stage_result(report), "seconds": report.seconds}
+
+
+class PublishBlocked(RuntimeError):
+    """The quality gate failed: the aliases still serve the previous versions."""
+
+
+def publish_indexes(rebuild: bool = False) -> dict:
+    """Quality gate, publish, alias swap; a failing gate fails the task (and names what failed)."""
+    from secplat.nightly import publish_stage
+
+    report = publish_stage(load_settings(), rebuild=rebuild)
+    if report.blocked:
+        raise PublishBlocked(report.summary())
+    return _stage_result(report)
+
+
+def check_serving(question: str = "What were the company's total revenues?") -> dict:
+    """A query through the live aliases after a publish: the indexes answer, with evidence."""
+    from query.retrieve import Retriever
+
+    result = Retriever(load_settings()).search(question, k=3)
+    if not result.evidence:
+        raise RuntimeError(f"the published indexes returned no evidence for {question!r}")
+    top = result.evidence[0]
+    log.info("serving check: %d evidence item(s); best %s page %d", len(result.evidence), top.doc_id, top.page)
+    return {"evidence": len(result.evidence), "best": f"{top.doc_id}:{top.page}"}

@@ -1,0 +1,53 @@
+"""Statement routing (which primary statements a metric question needs, and which chunk is a statement's
+own page) and the page a chunk's evidence belongs to."""
+
+from __future__ import annotations
+
+from query.retrieve import evidence_page
+from query.statements import statement_page, statements_for
+
+TABLE = "\n".join(f"Line item {i}\n{1000 + 37 * i:,}\n{900 + 41 * i:,}" for i in range(12))
+
+
+def test_questions_name_the_statements_they_need():
+    assert statements_for("What is the FY2018 capital expenditure amount (in USD millions) for 3M?") == [
+        "cash flow statement"]
+    assert statements_for("What is Lockheed Martin's FY2021 net working capital?") == ["balance sheet"]
+    assert set(statements_for("What is the FY2017 operating cash flow ratio for Adobe? Operating cash flow ratio "
+                              "is defined as: cash from operations / total current liabilities.")) == {
+        "balance sheet", "cash flow statement"}
+    assert statements_for("Using only the information within the balance sheet, how much total assets?") == [
+        "balance sheet"]
+    # narrative questions go to the prose, unless a statement is named outright
+    assert statements_for("What drove operating margin change as of FY2022 for 3M?") == []
+    assert statements_for("Is Boeing's business subject to cyclicality?") == []
+
+
+def _chunk(text, page_start, page_end, char_start, char_end, kind="text"):
+    return {"text": text, "page_start": page_start, "page_end": page_end, "char_start": char_start,
+            "char_end": char_end, "kind": kind}
+
+
+def test_a_statement_page_is_its_title_at_the_top_of_a_page_over_figures():
+    tail = "$ 8,459,869\nSee accompanying Notes to Consolidated Financial Statements.\n"
+    head = "Table of Contents\n61\nADOBE SYSTEMS INCORPORATED\nCONSOLIDATED STATEMENTS OF CASH FLOWS\n" + TABLE
+    chunk = _chunk(tail + "\n" + head, 59, 60, 2223, len(head))
+    assert statement_page("cash flow statement", chunk) == 60
+    assert evidence_page(chunk) == 60  # most of the chunk is on page 60
+    # the index of financial statements lists every title: not a statement page
+    index = "INDEX TO CONSOLIDATED FINANCIAL STATEMENTS\nConsolidated Balance Sheets 58\nConsolidated Statements " \
+            "of Operations 59\nConsolidated Statements of Cash Flows 61\n" + TABLE
+    assert statement_page("cash flow statement", _chunk(index, 55, 55, 0, len(index))) is None
+    # a running sentence deep in a page is not a title
+    prose = "x" * 400 + " as shown in our consolidated statements of cash flows " + TABLE
+    assert statement_page("cash flow statement", _chunk(prose, 70, 70, 300, len(prose))) is None
+    # a title over prose is not the statement either
+    words = "CONSOLIDATED BALANCE SHEETS\n" + "the company reports its assets and liabilities. " * 20
+    assert statement_page("balance sheet", _chunk(words, 10, 10, 0, len(words))) is None
+
+
+def test_evidence_page_of_single_page_table_and_long_chunks():
+    assert evidence_page(_chunk("abc", 4, 4, 10, 13)) == 4
+    assert evidence_page(_chunk("header | a | b", 7, 9, 0, 5, kind="table")) == 7
+    assert evidence_page(_chunk("a" * 500 + "\n" + "b" * 20, 3, 4, 100, 20)) == 3  # mostly on page 3
+    assert evidence_page({"page_start": 2, "_page": 5}) == 5
