@@ -2,10 +2,11 @@
 
 Each run covers its data interval: the filings dated on the interval's day (a cron schedule with data
 intervals, so `airflow backfill create` replays history day by day). Crawling is mapped per company (map
-index = ticker), at most ``CRAWL_PARALLEL_TASKS`` at once, each at that share of the SEC rate limit. The
-index task updates the ``secplat_index_ready`` asset, which triggers the publish DAG; a night without new
-filings short-circuits before Spark and publishes nothing. Params override the window, tickers and forms,
-or make the run a dry run (discovery only). Library functions do the work (``secplat.tasks``).
+index = ticker), at most ``CRAWL_PARALLEL_TASKS`` at once, each at that share of the SEC rate limit. When the
+index task changed the index datasets, ``announce`` updates the ``secplat_index_ready`` asset, which
+triggers the publish DAG; a night without new filings starts no Spark and publishes nothing, and neither
+does a backfill run whose work an overlapping run's index task already did. Params override the window,
+tickers and forms, or make the run a dry run (discovery only). Library functions do the work (``secplat.tasks``).
 """
 
 from __future__ import annotations
@@ -57,13 +58,17 @@ def secplat_nightly():
     def segment(plan: dict) -> dict:
         return tasks.segment_new(plan)
 
-    @task.short_circuit
-    def has_index_work(plan: dict) -> bool:
-        return tasks.index_work(plan)
-
-    @task(outlets=[INDEX_READY], max_active_tis_per_dag=1)
+    @task(max_active_tis_per_dag=1)
     def index(plan: dict) -> dict:
         return tasks.index_new(plan)
+
+    @task.short_circuit
+    def index_changed(result: dict) -> bool:
+        return tasks.index_changed(result)
+
+    @task(outlets=[INDEX_READY])
+    def announce(result: dict) -> dict:
+        return tasks.announce_index(result)
 
     run = plan()
     crawled = crawl.partial(plan=run).expand(ticker=companies(run))
@@ -71,8 +76,9 @@ def secplat_nightly():
     crawled >> converted
     segmented = segment(run)
     converted >> segmented
-    ready = has_index_work(run)
-    segmented >> ready >> index(run)
+    indexed = index(run)
+    segmented >> indexed
+    index_changed(indexed) >> announce(indexed)
 
 
 secplat_nightly()

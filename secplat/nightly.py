@@ -121,8 +121,16 @@ class IndexReport:
     lexicon: object
     problems: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per job
+    jobs: list[str] = field(default_factory=list)  # the jobs that had work when the stage started
+
+    @property
+    def changed(self) -> bool:
+        """Whether this run changed the index datasets (what a publish needs to hear about)."""
+        return bool(self.jobs)
 
     def summary(self) -> str:
+        if not self.jobs:
+            return "index up to date: no new or changed documents"
         took = ", ".join(f"{job} {s:.0f}s" for job, s in self.seconds.items())
         return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()} ({took})"
 
@@ -145,17 +153,20 @@ def index_pending(settings: Settings) -> list[str]:
 def index_stage(settings: Settings, progress=None) -> IndexReport:
     """The Spark jobs: embeddings for new or changed documents, their Item trees, the FLAM statistics.
     A job with nothing to do returns before it starts Spark (the session is shared once started)."""
-    from indexing.embed_job import run_embeddings
-    from indexing.lexicon_job import run_lexicon
-    from indexing.tree_job import run_trees
+    from indexing.embed_job import EmbedReport, run_embeddings
+    from indexing.lexicon_job import LexiconReport, run_lexicon
+    from indexing.tree_job import TreeReport, run_trees
 
+    jobs = index_pending(settings)  # nothing to do: no Spark, no run report
+    if not jobs:
+        return IndexReport(EmbedReport(), TreeReport(), LexiconReport())
     seconds: dict[str, float] = {}
     results = {}
     for job, run in (("embeddings", run_embeddings), ("trees", run_trees), ("lexicon", run_lexicon)):
         start = time.perf_counter()
         results[job] = run(settings)
         seconds[job] = round(time.perf_counter() - start, 1)
-    report = IndexReport(*results.values(), [p for r in results.values() for p in r.problems], seconds)
+    report = IndexReport(*results.values(), [p for r in results.values() for p in r.problems], seconds, jobs)
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     write_run_report(lake, "index", {"summary": report.summary(), "seconds": seconds, "problems": report.problems})
     return report

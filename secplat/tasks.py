@@ -154,25 +154,30 @@ def segment_new(plan: dict) -> dict:
     return _stage_result(segment_stage(RunPlan.model_validate(plan).settings()))
 
 
-def index_work(plan: dict) -> bool:
-    """True when the index jobs have something to do (a dry run never does): the short-circuit before
-    Spark, so a night without new filings neither starts Spark nor triggers a publish."""
-    from secplat.nightly import index_pending
+def index_new(plan: dict) -> dict:
+    """The Spark index jobs for whatever the lake holds that is not indexed yet (a dry run indexes nothing).
+    Whether there is work is read when the task starts, not when the run was planned: with overlapping
+    runs (backfills) an earlier run's index task may already have done this run's work."""
+    from secplat.nightly import index_stage
 
     run = RunPlan.model_validate(plan)
     if run.dry_run:
         log.info("dry run: nothing is indexed or published")
-        return False
-    jobs = index_pending(run.settings())
-    log.info("index jobs with work: %s", ", ".join(jobs) or "none")
-    return bool(jobs)
+        return {"summary": "dry run", "problems": [], "changed": False, "seconds": {}}
+    report = index_stage(run.settings())
+    return {**_stage_result(report), "changed": report.changed, "seconds": report.seconds}
 
 
-def index_new(plan: dict) -> dict:
-    from secplat.nightly import index_stage
+def index_changed(result: dict) -> bool:
+    """The short circuit before announcing: a run that changed nothing triggers no publish (and on a
+    night without new filings, Spark never started)."""
+    return bool(result.get("changed"))
 
-    report = index_stage(RunPlan.model_validate(plan).settings())
-    return {**_stage_result(report), "seconds": report.seconds}
+
+def announce_index(result: dict) -> dict:
+    """What the ``secplat_index_ready`` asset event stands for: the index datasets this run changed."""
+    log.info("index-ready data: %s", result["summary"])
+    return {"summary": result["summary"], "seconds": result.get("seconds", {})}
 
 
 class PublishBlocked(RuntimeError):

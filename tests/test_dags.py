@@ -97,7 +97,8 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
     assert crawl["map_index_template"] == "{{ task.op_kwargs['ticker'] }}"
     assert crawl["max_active_tis_per_dag"] == 4
     assert nightly["tasks"]["convert"]["trigger_rule"] == "all_done_min_one_success"
-    assert nightly["tasks"]["index"]["outlets"] == ["secplat_index_ready"]
+    assert nightly["tasks"]["announce"]["outlets"] == ["secplat_index_ready"]
+    assert [t for t, v in nightly["tasks"].items() if v["outlets"]] == ["announce"]
     for task_id in ("convert", "segment", "index"):  # one lake writer per stage, across runs and backfills
         assert nightly["tasks"][task_id]["max_active_tis_per_dag"] == 1, task_id
 
@@ -134,6 +135,21 @@ def test_run_plan_covers_the_data_interval_and_params_override_it():
         plan_run({"forms": ["S-1"]}, day, day, settings)
     with pytest.raises(ConfigError, match="after"):
         plan_run({"filed_from": "2025-06-01"}, day, day + dt.timedelta(days=1), settings)
+
+
+def test_an_index_run_with_nothing_to_do_announces_nothing(tmp_path, monkeypatch):
+    """The case of overlapping backfill runs: when the index task starts, an earlier run has already indexed
+    everything, so no asset event (and no publish) follows; a dry run never indexes."""
+    from secplat.tasks import index_changed, index_new
+
+    monkeypatch.setenv("LAKE_ROOT", str(tmp_path / "lake"))
+    plan = RunPlan(filed_from=dt.date(2025, 5, 2), filed_to=dt.date(2025, 5, 2), tickers=["AAPL"],
+                   forms=["10-Q"]).model_dump(mode="json")
+    result = index_new(plan)
+    assert result["summary"].startswith("index up to date") and index_changed(result) is False
+    assert not (tmp_path / "lake" / "runs").exists()  # no run report for a run that did nothing
+    assert index_changed(index_new({**plan, "dry_run": True})) is False
+    assert index_changed({"summary": "1 documents embedded", "changed": True}) is True
 
 
 # --- end to end on the mirror -----------------------------------------------------------------------------
@@ -206,17 +222,19 @@ def test_nightly_then_publish_as_of_two_dates_answers_about_the_new_filing(edgar
     assert result.evidence and result.evidence[0].doc_id == new_doc, [e.doc_id for e in result.evidence]
 
     # a night without filings: no Spark, no asset event, no publish
-    _airflow(env, "dags", "test", "secplat_nightly", "2025-05-04", "-c", json.dumps(conf), log=log)
+    out = _airflow(env, "dags", "test", "secplat_nightly", "2025-05-04", "-c", json.dumps(conf), log=log)
+    assert "index up to date" in out  # index_stage returned before any job (so before Spark)
     states = _task_states(home, "secplat_nightly")
-    last = [k for k in states if k.endswith(":index")][-1]
-    assert states[last] == "skipped" and _asset_events(home) == 2
+    run = [k for k in states if k.endswith(":announce")][-1].rsplit(":", 1)[0]
+    assert states[f"{run}:index"] == "success" and states[f"{run}:announce"] == "skipped"
+    assert _asset_events(home) == 2
 
 
 @pytest.mark.shared
 @pytest.mark.slow
 def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, universe_csv, tmp_path):
-    """`airflow backfill create` over 2025-07-30..2025-08-01 for Apple and Tesla 10-Qs: Apple's 10-Q of
-    2025-08-01 is inside; Tesla's of 2025-07-24 and Apple's of 2025-05-02 are outside."""
+    """`airflow backfill create` over 2025-07-30..2025-08-01 (three runs at once) for Apple and Tesla 10-Qs:
+    Apple's 10-Q of 2025-08-01 is inside; Tesla's of 2025-07-24 and Apple's of 2025-05-02 are outside."""
     home, lake, log = tmp_path / "airflow", tmp_path / "lake", tmp_path / "airflow.log"
     port = free_port()
     env = _airflow_env(
@@ -231,7 +249,7 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
     # Every CLI write before the scheduler starts: sqlite allows one writer at a time.
     _airflow(env, "dags", "reserialize", log=log)
     _airflow(env, "backfill", "create", "--dag-id", "secplat_nightly", "--from-date", "2025-07-30",
-             "--to-date", "2025-08-01", "--max-active-runs", "1", log=log)
+             "--to-date", "2025-08-01", "--max-active-runs", "3", log=log)
     for dag_id in ("secplat_nightly", "secplat_publish"):  # a paused DAG runs no backfill either
         _airflow(env, "dags", "unpause", dag_id, log=log)
     procs = []
@@ -257,6 +275,8 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
             p.wait(timeout=60)
     assert {r[1] for r in publishes} == {"success"}, publishes
     assert {r[1] for r in backfill} == {"success"}, backfill
+    # three overlapping runs, one filing: whichever index task ran first indexed it, one asset event
+    assert _asset_events(home) == 1
     docs = _documents(lake)
     assert sorted((d["ticker"], d["filing_date"].isoformat()) for d in docs.values()) == [("AAPL", "2025-08-01")]
     from indexing.backends import open_backend
