@@ -26,6 +26,18 @@ from secplat.config import load_settings, shared_dir  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_spark_after_the_session():
+    """Stop a Spark session the tests started while pytest's streams are still open (py4j logs when its
+    gateway closes; at interpreter exit that was a 'Logging error' traceback after the summary)."""
+    yield
+    if "pyspark" in sys.modules:
+        from pyspark.sql import SparkSession
+
+        if (session := SparkSession.getActiveSession()) is not None:
+            session.stop()
+
 def _shared() -> Path:
     path = shared_dir()
     if path is None:
