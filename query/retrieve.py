@@ -215,8 +215,9 @@ class Retriever:
     def statement_pages(self, question: str, docs: list[tuple[DocInfo, float, str]], filters: Filters | None,
                         top: float) -> list[Hit]:
         """For a metric question, the pages of the statements it needs in the best document of each company
-        (first page of each statement; lexical search on the statements' titles finds the candidates)."""
-        from query.statements import QUERIES, statement_page, statements_for
+        (first page of each statement outside MD&A; lexical search on the statements' titles finds the
+        candidates)."""
+        from query.statements import QUERIES, best_statement_page, statements_for
 
         needed = statements_for(question)
         if not needed:
@@ -228,13 +229,13 @@ class Retriever:
         for d in list(best.values())[:2]:
             for statement in needed:
                 hits = self.backend.bm25(self.alias("passages"), INDEXES["passages"], QUERIES[statement],
-                                         {**(filters or {}), "doc_id": d.doc_id}, 40)
-                pages = sorted(((p, h) for h in hits if (p := statement_page(statement, h.source)) is not None),
-                               key=lambda t: t[0])
-                if pages:
-                    page, h = pages[0]
+                                         {**(filters or {}), "doc_id": d.doc_id}, 100)
+                found = best_statement_page(statement, [h.source for h in hits])
+                if found:
+                    page, source = found
+                    h = next(h for h in hits if h.source is source)
                     pinned.append(Hit(h.id, top * (1.02 - 0.01 * len(pinned)),
-                                      {**h.source, "_page": page, "_reason": f"the {statement} (asked for)"}))
+                                      {**source, "_page": page, "_reason": f"the {statement} (asked for)"}))
         return pinned
 
     # -- FLAM and trees

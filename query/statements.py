@@ -36,6 +36,7 @@ STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
                    r"repurchase|buyback|cash (from|provided by|used in) (operating|investing|financing)", re.I),
     ),
 }
+FIGURES_SHARE = 0.15  # digits among a statement page's visible characters: prose has under 0.05
 _NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
 
 
@@ -50,27 +51,43 @@ def statements_for(question: str) -> list[str]:
     return [s for s, (_, cue) in STATEMENTS.items() if cue.search(question)]
 
 
-def statement_page(statement: str, chunk: dict, top_window: int = 250) -> int | None:
+def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_window: int = 1500) -> int | None:
     """The page a chunk shows ``statement`` on, when it does: the title in the first lines of a page, no
-    other statement's title beside it (the index of financial statements lists them all), mostly figures.
+    other statement's title beside it (the index of financial statements lists them all), mostly figures
+    after it (a chunk may start with the prose of the page before). Every mention of the title counts, so
+    the index of statements at the head of a chunk does not hide the statement further down.
     Offsets are page-relative: a text chunk is the tail of ``page_start`` from ``char_start``, a newline,
     and the head of ``page_end`` up to ``char_end``."""
     text = chunk.get("text") or ""
-    m = STATEMENTS[statement][0].search(text)
-    if m is None or sum(c.isdigit() for c in text) < 0.12 * max(1, len(text)):
-        return None
     start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
     boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
-    if m.start() >= boundary:  # on page_end
-        page, offset = end, m.start() - boundary
-    else:
-        page, offset = start, int(chunk.get("char_start") or 0) + m.start()
-    if offset > top_window:
+    for m in STATEMENTS[statement][0].finditer(text):
+        if m.start() >= boundary:  # on page_end
+            page, offset = end, m.start() - boundary
+        else:
+            page, offset = start, int(chunk.get("char_start") or 0) + m.start()
+        if offset > top_window:
+            continue
+        window = text[max(0, m.start() - 120): m.end() + 120]
+        if any(title.search(window) for s, (title, _) in STATEMENTS.items() if s != statement):
+            continue
+        body = "".join(text[m.start(): m.start() + figures_window].split())  # layout whitespace aside
+        if sum(c.isdigit() for c in body) >= FIGURES_SHARE * max(1, len(body)):
+            return page
+    return None
+
+
+# Items where a statement's title heads a table of MD&A, not the statement itself.
+NARRATIVE_ITEMS = frozenset({"7", "part1item2"})
+
+
+def best_statement_page(statement: str, chunks: list[dict]) -> tuple[int, dict] | None:
+    """(page, chunk) of the statement among candidate chunks of one document: outside MD&A when any is,
+    then the first page."""
+    pages = [(p, c) for c in chunks if (p := statement_page(statement, c)) is not None]
+    if not pages:
         return None
-    window = text[max(0, m.start() - 120): m.end() + 120]
-    if any(title.search(window) for s, (title, _) in STATEMENTS.items() if s != statement):
-        return None
-    return page
+    return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
 
 
 # What finds a statement's pages by their titles (BM25).

@@ -4,7 +4,7 @@ own page) and the page a chunk's evidence belongs to."""
 from __future__ import annotations
 
 from query.retrieve import evidence_page
-from query.statements import statement_page, statements_for
+from query.statements import best_statement_page, statement_page, statements_for
 
 TABLE = "\n".join(f"Line item {i}\n{1000 + 37 * i:,}\n{900 + 41 * i:,}" for i in range(12))
 
@@ -44,6 +44,26 @@ def test_a_statement_page_is_its_title_at_the_top_of_a_page_over_figures():
     # a title over prose is not the statement either
     words = "CONSOLIDATED BALANCE SHEETS\n" + "the company reports its assets and liabilities. " * 20
     assert statement_page("balance sheet", _chunk(words, 10, 10, 0, len(words))) is None
+
+
+def test_the_statement_below_an_index_in_the_same_chunk_with_layout_whitespace_is_found():
+    """The index of statements at the head of a chunk does not hide the statement on the next page, and a
+    table laid out with blank cells (mostly whitespace) still reads as figures."""
+    index = "INDEX TO CONSOLIDATED FINANCIAL STATEMENTS\nConsolidated Balance Sheets 56\nConsolidated Statements " \
+            "of Cash Flows 60\n" + "Notes to the statements follow the statements themselves. " * 4
+    spaced = "\n \n  \n".join(TABLE.splitlines())
+    head = "Table of Contents\n3M Company and Subsidiaries\nConsolidated Balance Sheets\n(Millions)\n" + spaced
+    chunk = _chunk(index + "\n" + head, 55, 56, 900, len(head))
+    assert statement_page("balance sheet", chunk) == 56
+
+
+def test_the_statement_outside_mdna_wins_over_an_mdna_table_with_the_same_title():
+    page = "Table of Contents\nCONSOLIDATED STATEMENTS OF OPERATIONS\n" + TABLE
+    mdna = {**_chunk(page, 36, 36, 0, len(page)), "item": "7"}
+    item8 = {**_chunk(page, 69, 69, 0, len(page)), "item": "8"}
+    assert best_statement_page("income statement", [mdna, item8]) == (69, item8)
+    assert best_statement_page("income statement", [mdna]) == (36, mdna)  # MD&A when nothing else is
+    assert best_statement_page("cash flow statement", [mdna, item8]) is None
 
 
 def test_evidence_page_of_single_page_table_and_long_chunks():
