@@ -7,6 +7,7 @@ import csv
 import gzip
 import http.server
 import json
+import logging
 import os
 import shutil
 import socket
@@ -20,23 +21,14 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# py4j logs "Closing down clientserver connection" at INFO when its gateway is collected at interpreter exit,
+# through a handler an in-process CLI test bound to pytest's (by then closed) capture stream.
+logging.getLogger("py4j").setLevel(logging.WARNING)
 
 from secplat.config import load_settings, shared_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _stop_spark_after_the_session():
-    """Stop a Spark session the tests started while pytest's streams are still open (py4j logs when its
-    gateway closes; at interpreter exit that was a 'Logging error' traceback after the summary)."""
-    yield
-    if "pyspark" in sys.modules:
-        from pyspark.sql import SparkSession
-
-        if (session := SparkSession.getActiveSession()) is not None:
-            session.stop()
 
 def _shared() -> Path:
     path = shared_dir()
