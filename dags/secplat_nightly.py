@@ -1,12 +1,15 @@
 """Nightly refresh of the SEC filings corpus: crawl, convert, segment, index.
 
 Each run covers its data interval: the filings dated on the interval's day (a cron schedule with data
-intervals, so `airflow backfill create` replays history day by day). Crawling is mapped per company (map
-index = ticker), at most ``CRAWL_PARALLEL_TASKS`` at once, each at that share of the SEC rate limit. When the
-index task changed the index datasets, ``announce`` updates the ``secplat_index_ready`` asset, which
-triggers the publish DAG; a night without new filings starts no Spark and publishes nothing, and neither
-does a backfill run whose work an overlapping run's index task already did. Params override the window,
-tickers and forms, or make the run a dry run (discovery only). Library functions do the work (``secplat.tasks``).
+intervals, so `airflow backfill create` replays history day by day). ``companies`` checks each company's
+submissions for filings in the window that the lake does not hold yet; crawling is mapped over those
+companies only (map index = ticker), so a quiet day maps no crawl task and skips the rest of the run. The
+SEC rate limit is split into ``EDGAR_SHARES``: at most ``CRAWL_PARALLEL_TASKS`` crawl tasks and one check at
+once, across all runs and backfills, each at one share. When the index task changed the index datasets,
+``announce`` updates the ``secplat_index_ready`` asset, which triggers the publish DAG; a run whose work an
+overlapping run's index task already did starts no Spark and publishes nothing. Params override the window,
+tickers and forms, or make the run a dry run (discovery only). Library functions do the work
+(``secplat.tasks``).
 """
 
 from __future__ import annotations
@@ -40,16 +43,17 @@ def secplat_nightly():
     def plan(params=None, data_interval_start=None, data_interval_end=None) -> dict:
         return tasks.plan_run(dict(params or {}), data_interval_start, data_interval_end)
 
-    @task
+    @task(max_active_tis_per_dag=1)
     def companies(plan: dict) -> list[str]:
-        return plan["tickers"]
+        return tasks.companies_to_crawl(plan)
 
     @task(map_index_template="{{ task.op_kwargs['ticker'] }}", max_active_tis_per_dag=tasks.CRAWL_PARALLEL_TASKS)
     def crawl(plan: dict, ticker: str) -> dict:
         return tasks.crawl_company(plan, ticker)
 
-    # One company's failure does not stop the rest. Each lake-writing stage runs once at a time across all
-    # runs (backfills included): the stages are incremental read-modify-write over the lake's state.
+    # One company's failure does not stop the rest; no company to crawl (nothing mapped) skips the rest.
+    # Each lake-writing stage runs once at a time across all runs (backfills included): the stages are
+    # incremental read-modify-write over the lake's state.
     @task(trigger_rule=TriggerRule.ALL_DONE_MIN_ONE_SUCCESS, max_active_tis_per_dag=1)
     def convert(plan: dict) -> dict:
         return tasks.convert_new(plan)

@@ -56,6 +56,7 @@ class CrawlReport:
     problems: list[str] = field(default_factory=list)
     records: list[FilingRecord] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
+    undiscovered: list[str] = field(default_factory=list)  # tickers whose submissions could not be read
 
     def summary(self) -> str:
         return (
@@ -84,6 +85,12 @@ def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
     except ValueError:
         log.warning("unreadable record for %s; it will be fetched again", accession)
         return None
+
+
+def complete_record(lake: Lake, ref: FilingRef) -> FilingRecord | None:
+    """The filing's ``ok`` record when the lake holds it complete (then a crawl skips it), else None."""
+    existing = load_record(lake, ref.cik, ref.accession)
+    return existing if existing is not None and existing.status == "ok" else None
 
 
 def _index_size(index: object, primary_document: str) -> int | None:
@@ -134,6 +141,7 @@ class Crawler:
                     raise
                 except DiscoveryError as exc:
                     report.problems.append(f"{company.ticker}: {exc}")
+                    report.undiscovered.append(company.ticker)
                     log.error("%s: %s", company.ticker, exc)
         found.sort(key=lambda pair: (pair[0].ticker, pair[1].filing_date, pair[1].accession))
         return found
@@ -141,8 +149,8 @@ class Crawler:
     # -- download ------------------------------------------------------------------------------
     def fetch(self, company: Company, ref: FilingRef) -> tuple[str, FilingRecord]:
         """Download one filing unless an ``ok`` record says it is complete; returns (outcome, record)."""
-        existing = load_record(self.lake, ref.cik, ref.accession)
-        if existing is not None and existing.status == "ok":
+        existing = complete_record(self.lake, ref)
+        if existing is not None:
             return "skipped", existing
         www = self.settings.edgar_www_url
         base_url = f"{www}/Archives/edgar/data/{ref.cik}/{ref.accession_nodash}"

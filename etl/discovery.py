@@ -8,7 +8,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from etl.edgar_http import EdgarHttp, FetchError
+from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,8 @@ def discover_filings(
     url = f"{data_url}/submissions/CIK{cik:010d}.json"
     try:
         data = http.get_json(url)
+    except HostUnreachable:
+        raise  # the host, not this company: the caller's run stops (and a task retries)
     except FetchError as exc:
         raise DiscoveryError(f"CIK {cik}: cannot read submissions ({exc.reason})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("filings"), dict):
@@ -122,6 +124,8 @@ def discover_filings(
         page_url = f"{data_url}/submissions/{page['name']}"
         try:
             page_data = http.get_json(page_url)
+        except HostUnreachable:
+            raise
         except FetchError as exc:
             raise DiscoveryError(f"CIK {cik}: cannot read older submissions page {page['name']} ({exc.reason})") from exc
         refs.extend(parse_filings_block(page_data, cik, f"CIK {cik} {page['name']}"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from etl.chunking import ChunkConfigError, ChunkOptions
 from etl.convert import ConvertOptions, ConvertReport, run_convert
-from etl.crawler import Crawler, CrawlReport, build_http
+from etl.crawler import Crawler, CrawlReport, build_http, complete_record
 from etl.structure import SegmentReport, run_segment
 from etl.universe import resolve_universe
 from secplat import llm
@@ -40,18 +40,25 @@ def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator
         yield settings.model_copy(update={"edgar_www_url": server.www_url, "edgar_data_url": server.data_url})
 
 
+@contextlib.contextmanager
+def _crawler(settings: Settings, as_of: dt.date | None, progress=None) -> Iterator[tuple[Crawler, list, list]]:
+    """A crawler on the configured (or mirrored) EDGAR, with the universe resolved: (crawler, companies,
+    universe problems). Refuses the live site without an identity and an unwritable lake before any request."""
+    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+    if settings.edgar_mirror is None:
+        settings.user_agent()
+    lake.check_writable()
+    with edgar_endpoint(settings, as_of) as s:
+        http = build_http(s)
+        companies, problems = resolve_universe(s, http)
+        yield Crawler(s, lake, http=http, progress=progress), companies, problems
+
+
 def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None, dry_run: bool = False) -> CrawlReport:
     """Resolve the universe and crawl it; a run report lands under runs/crawl/ in the lake.
 
     ``dry_run`` discovers what the window holds and downloads nothing (nor writes a report)."""
-    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    if settings.edgar_mirror is None:
-        settings.user_agent()  # refuse the live site without an identity before touching anything
-    lake.check_writable()  # fail fast, before any request
-    with edgar_endpoint(settings, as_of) as s:
-        http = build_http(s)
-        companies, problems = resolve_universe(s, http)
-        crawler = Crawler(s, lake, http=http, progress=progress)
+    with _crawler(settings, as_of, progress) as (crawler, companies, problems):
         if dry_run:
             report = CrawlReport(companies=len(companies))
             pairs = crawler.discover(companies, report)
@@ -62,12 +69,43 @@ def crawl_stage(settings: Settings, as_of: dt.date | None = None, progress=None,
     report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
     if dry_run:
         return report
-    write_run_report(lake, "crawl", {
+    write_run_report(crawler.lake, "crawl", {
         "as_of": as_of.isoformat() if as_of else None, "summary": report.summary(),
         "fetched": report.fetched, "skipped": report.skipped, "missing": report.missing, "failed": report.failed,
-        "problems": report.problems, "http": {k: v for k, v in vars(http.stats).items() if not k.startswith("_")},
+        "problems": report.problems,
+        "http": {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")},
     })
     return report
+
+
+@dataclass
+class CrawlWork:
+    """Which companies a window gives a crawl something to do (the pre-check before per-company crawl tasks)."""
+
+    tickers: list[str]  # one per company: filings to fetch, or a check that failed (its crawl says why)
+    pending: int  # filings in the window that the lake does not hold complete
+    checked: int  # companies whose submissions were read
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{len(self.tickers)} of {self.checked} companies to crawl: {self.pending} filing(s) in the window "
+                f"not in the lake yet; {len(self.problems)} problem(s)")
+
+
+def crawl_work(settings: Settings, as_of: dt.date | None = None) -> CrawlWork:
+    """One submissions request per company, nothing downloaded: the companies with filings of the configured
+    forms in the window that the lake does not hold complete. A quiet day (or a window crawled before) then
+    needs no crawl at all. A ticker SEC does not know, or a company whose submissions could not be read, is
+    kept, so that its crawl reports why (in its task log and the crawl run report). Share classes of one
+    company (GOOGL, GOOG) come back as one ticker."""
+    with _crawler(settings, as_of) as (crawler, companies, problems):
+        report = CrawlReport(companies=len(companies))
+        pairs = crawler.discover(companies, report)
+    pending = [(c, ref) for c, ref in pairs if complete_record(crawler.lake, ref) is None]
+    keep = {c.ticker for c, _ in pending} | set(report.undiscovered) | {p.ticker for p in problems}
+    return CrawlWork(tickers=sorted(keep), pending=len(pending),
+                     checked=len(companies) - len(report.undiscovered),
+                     problems=[f"{p.ticker}: {p.reason}" for p in problems] + report.problems)
 
 
 def write_run_report(lake, stage: str, body: dict) -> str:

@@ -19,9 +19,11 @@ from secplat.config import SUPPORTED_FORMS, ConfigError, Settings, load_settings
 
 log = logging.getLogger(__name__)
 
-# Crawl tasks that may run at once (Airflow's max_active_tis_per_dag); each gets this share of the SEC rate
-# limit, so the sum over concurrent tasks never passes EDGAR_RATE_LIMIT.
-CRAWL_PARALLEL_TASKS = 4
+# The SEC rate limit is split into EDGAR_SHARES equal shares, one per task that may talk to EDGAR at once
+# (Airflow's max_active_tis_per_dag, across all runs and backfills): up to CRAWL_PARALLEL_TASKS crawl tasks
+# and one pre-check (``companies``), so the sum never passes EDGAR_RATE_LIMIT.
+EDGAR_SHARES = 4
+CRAWL_PARALLEL_TASKS = EDGAR_SHARES - 1
 # Exceptions worth a retry: the network and the storage being briefly away. Anything else (bad config, a
 # quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
 # Airflow's retry policy when it evaluates a failure.
@@ -108,17 +110,35 @@ def _universe_symbols(settings: Settings) -> list[str]:
     return [row["Symbol"] for row in read_constituents(source) if row.get("Symbol")]
 
 
+def _edgar_share(settings: Settings) -> Settings:
+    """One task's share of the SEC rate limit (see EDGAR_SHARES)."""
+    return settings.model_copy(update={"edgar_rate_limit": settings.edgar_rate_limit / EDGAR_SHARES,
+                                       "crawl_workers": min(settings.crawl_workers, 2)})
+
+
+def companies_to_crawl(plan: dict) -> list[str]:
+    """The tickers to map crawl tasks over: the plan's companies that have filings in the window not yet in
+    the lake (one submissions request each, nothing downloaded). A quiet day maps no crawl task, so the rest
+    of the run is skipped; a ticker that cannot be checked stays in, and its crawl task says why."""
+    from secplat.nightly import crawl_work
+
+    run = RunPlan.model_validate(plan)
+    work = crawl_work(_edgar_share(run.settings()), as_of=run.filed_to)
+    for problem in work.problems:
+        log.warning("%s", problem)
+    log.info("%s", work.summary())
+    if work.tickers:
+        log.info("to crawl: %s", ", ".join(work.tickers))
+    return work.tickers
+
+
 def crawl_company(plan: dict, ticker: str) -> dict:
-    """One company's filings in the window, at a 1/CRAWL_PARALLEL_TASKS share of the rate limit. An unknown
-    ticker or a failed filing is reported (and recorded in the lake), never raised."""
+    """One company's filings in the window, at one EDGAR share of the rate limit. An unknown ticker or a
+    failed filing is reported (and recorded in the lake), never raised."""
     from secplat.nightly import crawl_stage
 
     run = RunPlan.model_validate(plan)
-    settings = run.settings(ticker=ticker)
-    settings = settings.model_copy(update={
-        "edgar_rate_limit": settings.edgar_rate_limit / CRAWL_PARALLEL_TASKS,
-        "crawl_workers": min(settings.crawl_workers, 2)})
-    report = crawl_stage(settings, as_of=run.filed_to, dry_run=run.dry_run)
+    report = crawl_stage(_edgar_share(run.settings(ticker=ticker)), as_of=run.filed_to, dry_run=run.dry_run)
     for problem in report.problems:
         log.error("%s: %s", ticker, problem)
     log.info("%s: %s", ticker, report.summary())

@@ -169,6 +169,9 @@ def test_unreachable_host_fails_fast_with_a_clear_error(fixture_mirror, tmp_path
     http = EdgarHttp("Tests tests@example.com", RateLimiter(10), backoff_base=0.01)
     with pytest.raises(HostUnreachable, match="unreachable"):
         http.get(f"http://127.0.0.1:{port}/data.sec.gov/submissions/CIK0000000001.json")
+    # in discovery too: the host is down, not one company's submissions (a task retry is the cure)
+    with pytest.raises(HostUnreachable):
+        discover_filings(http, f"http://127.0.0.1:{port}", 1, forms=["10-K"])
 
 
 def test_records_survive_a_rerun_after_failures(fixture_mirror, tmp_path):

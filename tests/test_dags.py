@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from secplat.config import ConfigError, load_settings
-from secplat.tasks import TRANSIENT_ERRORS, RunPlan, plan_run
+from secplat.tasks import CRAWL_PARALLEL_TASKS, EDGAR_SHARES, TRANSIENT_ERRORS, RunPlan, plan_run
 from tests.conftest import ROOT, free_port
 
 DAGS = ROOT / "dags"
@@ -95,7 +95,9 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
     assert set(nightly["params"]) == {"tickers", "forms", "filed_from", "filed_to", "dry_run"}
     crawl = nightly["tasks"]["crawl"]
     assert crawl["map_index_template"] == "{{ task.op_kwargs['ticker'] }}"
-    assert crawl["max_active_tis_per_dag"] == 4
+    # the SEC limit's shares: at most 3 crawl tasks and 1 pre-check at once, across runs and backfills
+    assert crawl["max_active_tis_per_dag"] == CRAWL_PARALLEL_TASKS == EDGAR_SHARES - 1
+    assert nightly["tasks"]["companies"]["max_active_tis_per_dag"] == 1
     assert nightly["tasks"]["convert"]["trigger_rule"] == "all_done_min_one_success"
     assert nightly["tasks"]["announce"]["outlets"] == ["secplat_index_ready"]
     assert [t for t, v in nightly["tasks"].items() if v["outlets"]] == ["announce"]
@@ -135,6 +137,38 @@ def test_run_plan_covers_the_data_interval_and_params_override_it():
         plan_run({"forms": ["S-1"]}, day, day, settings)
     with pytest.raises(ConfigError, match="after"):
         plan_run({"filed_from": "2025-06-01"}, day, day + dt.timedelta(days=1), settings)
+
+
+def test_crawl_tasks_are_mapped_over_companies_with_filings_to_fetch_only(fixture_mirror, tmp_path, monkeypatch):
+    """The pre-check on the project's own fixture (ACME: 10-K 2024-02-15, 10-Q 2024-05-01, 10-Q/A 05-20, 8-K
+    06-03; BETA-B: 10-K 2024-03-01): a quiet window maps nothing, a crawled window maps nothing again, and a
+    ticker that cannot be checked stays in so that its crawl task says why."""
+    from secplat.tasks import companies_to_crawl, crawl_company
+
+    for key, value in {"EDGAR_MIRROR": str(fixture_mirror["root"]), "LAKE_ROOT": str(tmp_path / "lake"),
+                       "UNIVERSE_CSV": fixture_mirror["universe_csv"], "HTTP_BACKOFF_BASE": "0.01"}.items():
+        monkeypatch.setenv(key, value)
+
+    def plan(day_from: str, day_to: str, tickers=("ACME", "BETA.B"), forms=("10-K", "10-Q", "8-K")) -> dict:
+        return RunPlan(filed_from=dt.date.fromisoformat(day_from), filed_to=dt.date.fromisoformat(day_to),
+                       tickers=list(tickers), forms=list(forms)).model_dump(mode="json")
+
+    assert companies_to_crawl(plan("2024-05-01", "2024-05-01")) == ["ACME"]
+    assert companies_to_crawl(plan("2024-03-01", "2024-03-01")) == ["BETA-B"]
+    assert companies_to_crawl(plan("2024-04-01", "2024-04-30")) == []  # a quiet window
+    assert companies_to_crawl(plan("2024-06-01", "2024-06-30", forms=["10-K"])) == []  # only an 8-K in it
+    assert companies_to_crawl(plan("2024-01-01", "2024-12-31")) == ["ACME", "BETA-B"]
+    assert companies_to_crawl(plan("2024-04-01", "2024-04-30", tickers=["ACME", "NOPE"])) == ["NOPE"]
+
+    may = plan("2024-05-01", "2024-05-31")
+    assert crawl_company(may, "ACME")["fetched"] == 2  # the 10-Q and its amendment
+    assert companies_to_crawl(may) == []  # crawled before: nothing left to fetch
+    assert companies_to_crawl(plan("2024-05-01", "2024-06-30")) == ["ACME"]  # the 8-K of June still is
+
+    submissions = fixture_mirror["root"] / "data.sec.gov/submissions/CIK0001000002.json"
+    submissions.write_text("{not json")  # BETA-B's submissions unreadable: kept, even in a quiet window
+    assert companies_to_crawl(plan("2024-04-01", "2024-04-30")) == ["BETA-B"]
+    assert "cannot read submissions" in " ".join(crawl_company(plan("2024-04-01", "2024-04-30"), "BETA-B")["problems"])
 
 
 def test_an_index_run_with_nothing_to_do_announces_nothing(tmp_path, monkeypatch):
@@ -221,12 +255,15 @@ def test_nightly_then_publish_as_of_two_dates_answers_about_the_new_filing(edgar
     new_doc = next(d for d, row in docs.items() if row["filing_date"].isoformat() == "2025-05-02")
     assert result.evidence and result.evidence[0].doc_id == new_doc, [e.doc_id for e in result.evidence]
 
-    # a night without filings: no Spark, no asset event, no publish
+    # a night without filings: the pre-check maps no crawl task and the rest of the run is skipped (no
+    # convert, no Spark, no asset event, no publish)
     out = _airflow(env, "dags", "test", "secplat_nightly", "2025-05-04", "-c", json.dumps(conf), log=log)
-    assert "index up to date" in out  # index_stage returned before any job (so before Spark)
+    assert "0 of 1 companies to crawl" in out
     states = _task_states(home, "secplat_nightly")
     run = [k for k in states if k.endswith(":announce")][-1].rsplit(":", 1)[0]
-    assert states[f"{run}:index"] == "success" and states[f"{run}:announce"] == "skipped"
+    assert states[f"{run}:companies"] == "success"
+    for task_id in ("crawl", "convert", "segment", "index", "index_changed", "announce"):
+        assert states[f"{run}:{task_id}"] == "skipped", task_id
     assert _asset_events(home) == 2
 
 
