@@ -93,6 +93,17 @@ def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None
     return (filed_from is None or day >= filed_from) and (filed_to is None or day <= filed_to)
 
 
+def _submissions_json(http: EdgarHttp, url: str, what: str) -> object:
+    """A submissions JSON; a failed fetch is this company's :class:`DiscoveryError`, except an unreachable
+    host, which is not about the company: it propagates, the caller's run stops and its task is retried."""
+    try:
+        return http.get_json(url)
+    except HostUnreachable:
+        raise
+    except FetchError as exc:
+        raise DiscoveryError(f"{what} ({exc.reason})") from exc
+
+
 def discover_filings(
     http: EdgarHttp,
     data_url: str,
@@ -104,13 +115,7 @@ def discover_filings(
     filed_to: dt.date | None = None,
 ) -> list[FilingRef]:
     """Every filing of ``cik`` that matches the forms and the filing-date window, oldest first."""
-    url = f"{data_url}/submissions/CIK{cik:010d}.json"
-    try:
-        data = http.get_json(url)
-    except HostUnreachable:
-        raise  # the host, not this company: the caller's run stops (and a task retries)
-    except FetchError as exc:
-        raise DiscoveryError(f"CIK {cik}: cannot read submissions ({exc.reason})") from exc
+    data = _submissions_json(http, f"{data_url}/submissions/CIK{cik:010d}.json", f"CIK {cik}: cannot read submissions")
     if not isinstance(data, dict) or not isinstance(data.get("filings"), dict):
         raise DiscoveryError(f"CIK {cik}: submissions JSON has no 'filings' object")
     filings = data["filings"]
@@ -121,13 +126,8 @@ def discover_filings(
         page_from, page_to = _date(page.get("filingFrom")), _date(page.get("filingTo"))
         if (filed_from and page_to and page_to < filed_from) or (filed_to and page_from and page_from > filed_to):
             continue  # the whole page lies outside the window
-        page_url = f"{data_url}/submissions/{page['name']}"
-        try:
-            page_data = http.get_json(page_url)
-        except HostUnreachable:
-            raise
-        except FetchError as exc:
-            raise DiscoveryError(f"CIK {cik}: cannot read older submissions page {page['name']} ({exc.reason})") from exc
+        page_data = _submissions_json(http, f"{data_url}/submissions/{page['name']}",
+                                      f"CIK {cik}: cannot read older submissions page {page['name']}")
         refs.extend(parse_filings_block(page_data, cik, f"CIK {cik} {page['name']}"))
     fye = data.get("fiscalYearEnd")
     fye = fye if isinstance(fye, str) and re.fullmatch(r"(0[1-9]|1[0-2])[0-3]\d", fye) else None
