@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.install-stamp
 PIP    := $(BIN)/pip install --quiet --progress-bar off
 
-.PHONY: install system-deps run airflow-init airflow-ui test lint bench clean
+.PHONY: install system-deps run airflow-init airflow-ui test test-unit test-acceptance lint bench clean
 
 # Airflow (3.x) for `make run` and `make airflow-ui`: sqlite metadata DB under .airflow/, this repo's dags/,
 # everything bound to 127.0.0.1, parallelism for 2 cores. RUN_FROM: the first filing date `make run` covers
@@ -50,8 +50,16 @@ run: airflow-init
 airflow-ui: airflow-init
 	$(BIN)/airflow standalone
 
+# Both tiers (CI). test-unit: the fast tier for every change (no ../shared, no Airflow run, < 3 min);
+# test-acceptance: real data from ../shared and whole-system runs (skipped with a message without ../shared).
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+test-unit: install
+	$(BIN)/python -m pytest -m "not acceptance" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+test-acceptance: install
+	$(BIN)/python -m pytest -m acceptance $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: install
 	$(BIN)/ruff check .

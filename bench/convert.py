@@ -19,30 +19,24 @@ import time
 from pathlib import Path
 
 from bench import save_results
-from etl.convert import ConvertOptions, run_convert
-from etl.crawler import Crawler, build_http
-from etl.edgar_mirror import MirrorServer
+from etl import convert, crawl
+from etl.convert import ConvertOptions
 from etl.ratelimit import RateLimiter
-from etl.universe import resolve_universe
-from secplat.config import load_settings, shared_dir
-from secplat.storage import open_lake
+from kernel.settings import load_settings, shared_dir
+from kernel.storage import open_lake
 
 
 def crawl_into(mirror: Path, lake_dir: str) -> int:
     tickers = sorted({line.split("\t")[0] for line in (mirror / "manifest.tsv").read_text().splitlines()[1:]})
-    with MirrorServer(mirror) as server:
-        s = load_settings(lake_root=lake_dir, edgar_www_url=server.www_url, edgar_data_url=server.data_url,
-                          universe_tickers=",".join(tickers))
-        http = build_http(s, RateLimiter(10_000))
-        companies, _ = resolve_universe(s, http)
-        return Crawler(s, open_lake(lake_dir), http=http).run(companies).fetched
+    s = load_settings(lake_root=lake_dir, edgar_mirror=str(mirror), universe_tickers=",".join(tickers))
+    return crawl.run(s.open_lake(), crawl.CrawlOptions(s, limiter=RateLimiter(10_000))).fetched
 
 
 def measure(lake_dir: str, workers: int, pdf_dir: str | None) -> dict:
     """One conversion run (called in a child process)."""
     lake = open_lake(lake_dir)
     start = time.perf_counter()
-    report = run_convert(lake, ConvertOptions(workers=workers), pdf_dirs=[Path(pdf_dir)] if pdf_dir else ())
+    report = convert.run(lake, ConvertOptions(workers=workers, pdf_dirs=(Path(pdf_dir),) if pdf_dir else ()))
     wall = time.perf_counter() - start
     return {"workers": workers, "source": "pdf" if pdf_dir else "html", "converted": report.converted,
             "quarantined": report.quarantined, "wall_s": round(wall, 1),

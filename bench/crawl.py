@@ -13,24 +13,21 @@ import time
 from pathlib import Path
 
 from bench import save_results
-from etl.crawler import Crawler, build_http
-from etl.edgar_mirror import MirrorServer
+from etl.crawl import CrawlOptions, open_crawler
 from etl.ratelimit import RateLimiter
-from etl.universe import resolve_universe
-from secplat.config import load_settings, shared_dir
-from secplat.storage import open_lake
+from kernel.settings import load_settings, shared_dir
 
 
 def run_once(mirror: Path, rate: float, workers: int) -> dict:
     tickers = sorted({line.split("\t")[0] for line in (mirror / "manifest.tsv").read_text().splitlines()[1:]})
-    with MirrorServer(mirror) as server, tempfile.TemporaryDirectory() as lake_dir:
-        s = load_settings(lake_root=lake_dir, edgar_www_url=server.www_url, edgar_data_url=server.data_url,
-                          universe_tickers=",".join(tickers), crawl_workers=workers)
-        http = build_http(s, RateLimiter(rate))
-        companies, _ = resolve_universe(s, http)
-        start = time.perf_counter()
-        report = Crawler(s, open_lake(lake_dir), http=http).run(companies)
-        wall = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as lake_dir:
+        s = load_settings(lake_root=lake_dir, edgar_mirror=str(mirror), universe_tickers=",".join(tickers),
+                          crawl_workers=workers)
+        with open_crawler(s.open_lake(), CrawlOptions(s, limiter=RateLimiter(rate))) as (crawler, companies, _):
+            start = time.perf_counter()
+            report = crawler.run(companies)
+            wall = time.perf_counter() - start
+            http = crawler.http
     return {
         "rate_limit": rate, "workers": workers, "filings": report.fetched, "requests": http.stats.requests,
         "wall_s": round(wall, 2), "filings_per_s": round(report.fetched / wall, 2),

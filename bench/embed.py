@@ -19,10 +19,11 @@ from pathlib import Path
 
 from bench import save_results
 from indexing.embed_job import passage_inputs, run_embeddings
-from indexing.embedder import embed_texts, load_model
-from indexing.spark import spark_session
-from secplat.config import load_settings
-from secplat.storage import open_lake, read_parquet
+from indexing.spark import IndexOptions, spark_session
+from kernel.embedder import embed_texts, load_model
+from kernel.layout import dataset_key, dataset_parts, state_key
+from kernel.models import EmbeddingSpec
+from kernel.storage import open_lake, read_parquet
 
 
 def main() -> None:
@@ -32,17 +33,18 @@ def main() -> None:
     parser.add_argument("--backends", default="torch,onnx-int8")
     args = parser.parse_args()
     lake = open_lake(str(args.lake))
-    part = next(k.rsplit("/", 1)[-1] for k in lake.list("datasets/documents")
-                if read_parquet(lake, k).column("doc_id")[0].as_py() == args.doc)
+    part = next(p for p in dataset_parts(lake, "documents")
+                if read_parquet(lake, dataset_key("documents", p)).column("doc_id")[0].as_py() == args.doc)
     backends = [b for b in args.backends.split(",") if b]
     result: dict = {"doc": args.doc}
     with tempfile.TemporaryDirectory() as tmp:
         for ds in ("documents", "chunks"):
             (Path(tmp) / "datasets" / ds).mkdir(parents=True)
-            shutil.copy(args.lake / "datasets" / ds / part, Path(tmp) / "datasets" / ds / part)
-        settings = load_settings(lake_root=tmp, spark_master="local[2]")
-        spark = spark_session(settings)
-        texts = [r.embed_text for r in passage_inputs(spark, settings, [part.removesuffix(".parquet")])
+            shutil.copy(args.lake / dataset_key(ds, part), Path(tmp) / dataset_key(ds, part))
+        options = IndexOptions(spark_master="local[2]")
+        spark = spark_session(options)
+        small = open_lake(tmp)
+        texts = [r.embed_text for r in passage_inputs(spark, small, [part])
                  .orderBy("chunk_id").select("embed_text").collect()]
         result["chunks"] = len(texts)
         for backend in backends:
@@ -51,11 +53,11 @@ def main() -> None:
             embed_texts(texts, None, backend, 32, 2)
             raw = len(texts) / (time.perf_counter() - start)
             runs = []
-            backend_settings = settings.model_copy(update={"embedding_backend": backend})
+            backend_options = IndexOptions(EmbeddingSpec(backend=backend), spark_master="local[2]")
             for _ in range(2):
-                open_lake(tmp).delete("index/state/embed.json")
+                small.delete(state_key("embed"))
                 start = time.perf_counter()
-                report = run_embeddings(backend_settings, spark)
+                report = run_embeddings(small, backend_options, spark)
                 runs.append(report.passages / (time.perf_counter() - start))
             result[backend] = {"raw_chunks_per_s": round(raw, 1), "spark_cold_chunks_per_s": round(runs[0], 1),
                                "spark_warm_chunks_per_s": round(runs[1], 1),

@@ -21,10 +21,10 @@ import numpy as np
 
 from bench import save_results
 from indexing.embed_job import passage_inputs
-from indexing.embedder import embed_texts
-from indexing.spark import spark_session
-from secplat.config import load_settings
-from secplat.storage import open_lake, read_parquet
+from indexing.spark import IndexOptions, spark_session
+from kernel.embedder import embed_texts
+from kernel.layout import dataset_key, dataset_parts
+from kernel.storage import open_lake, read_parquet
 
 
 def main() -> None:
@@ -39,11 +39,10 @@ def main() -> None:
     docs = sorted({q["doc_name"] for q in questions})[: args.docs]
     questions = [q for q in questions if q["doc_name"] in docs]
     lake = open_lake(str(args.lake))
-    parts = {read_parquet(lake, k).column("doc_id")[0].as_py(): k.rsplit("/", 1)[-1].removesuffix(".parquet")
-             for k in lake.list("datasets/documents")}
-    settings = load_settings(lake_root=str(args.lake), spark_master="local[2]")
-    spark = spark_session(settings)
-    rows = (passage_inputs(spark, settings, [parts[d] for d in docs])
+    parts = {read_parquet(lake, dataset_key("documents", p)).column("doc_id")[0].as_py(): p
+             for p in dataset_parts(lake, "documents")}
+    spark = spark_session(IndexOptions(spark_master="local[2]"))
+    rows = (passage_inputs(spark, lake, [parts[d] for d in docs])
             .select("doc_id", "chunk_id", "page_start", "page_end", "embed_text").orderBy("chunk_id").collect())
     by_doc: dict[str, list] = {}
     for r in rows:

@@ -21,12 +21,12 @@ from pathlib import Path
 import pyarrow as pa
 
 from bench import save_results
-from indexing.backends.base import alias_name
-from indexing.backends.embedded import EmbeddedBackend
-from indexing.embedder import embed_texts, load_model
 from indexing.publish import read_index_data
+from kernel.embedder import embed_texts, load_model
+from kernel.search.base import alias_name
+from kernel.search.embedded import EmbeddedBackend
+from kernel.storage import open_lake
 from schemas.index import INDEXES
-from secplat.storage import open_lake
 
 QUESTIONS = [
     "What was the company's total revenue in the last fiscal year?",

@@ -18,9 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench import save_results
+from kernel.models import resolve_model
+from kernel.settings import load_settings
 from query import Retriever
-from secplat.config import load_settings
-from secplat.models import resolve_model
 
 
 def _run(retriever: Retriever, questions: list[str], opts) -> dict:

@@ -18,10 +18,12 @@ from pathlib import Path
 
 from bench import save_results
 from etl.chunking import Chunker, ChunkOptions
-from etl.structure import run_segment, segment_document
-from secplat.config import shared_dir
-from secplat.models import token_counter
-from secplat.storage import LocalLake, open_lake, read_parquet
+from etl.structure import SegmentOptions, segment_document
+from etl.structure import run as run_segment
+from kernel.layout import dataset_key, dataset_parts
+from kernel.models import token_counter
+from kernel.settings import shared_dir
+from kernel.storage import LocalLake, open_lake, read_parquet
 
 
 def stage_run(lake_dir: Path, workers: int) -> dict:
@@ -30,7 +32,7 @@ def stage_run(lake_dir: Path, workers: int) -> dict:
             shutil.copytree(lake_dir / "datasets" / part, Path(tmp) / "datasets" / part)
         lake = LocalLake(tmp)
         start = time.perf_counter()
-        report = run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2", workers=workers)
+        report = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2", workers))
         wall = time.perf_counter() - start
     ms = sorted(1000 * s for s in report.seconds)
     return {"workers": workers, "filings": report.segmented, "chunks": report.chunks, "wall_s": round(wall, 1),
@@ -41,7 +43,7 @@ def stage_run(lake_dir: Path, workers: int) -> dict:
 def sizes(lake_dir: Path) -> list[dict]:
     """Chunk counts and fill for candidate sizes (the model reads at most 254 content tokens)."""
     lake = open_lake(str(lake_dir))
-    docs = [(k.rsplit("/", 1)[-1], read_parquet(lake, k).to_pylist()[0]) for k in sorted(lake.list("datasets/documents"))]
+    docs = [(p, read_parquet(lake, dataset_key("documents", p)).to_pylist()[0]) for p in dataset_parts(lake, "documents")]
     rows = []
     counter = token_counter(None)
     for tokens, overlap in ((128, 16), (192, 24), (240, 32), (254, 32)):
@@ -64,7 +66,8 @@ def main() -> None:
     lake_dir = args.lake
     if lake_dir is None:
         from bench.convert import crawl_into
-        from etl.convert import ConvertOptions, run_convert
+        from etl.convert import ConvertOptions
+        from etl.convert import run as run_convert
 
         if not shared_dir():
             raise SystemExit("no converted lake: pass --lake DIR, or provide ../shared")

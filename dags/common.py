@@ -5,7 +5,7 @@ from __future__ import annotations
 import pendulum
 from airflow.sdk import Asset, ExceptionRetryPolicy, RetryAction, RetryRule
 
-from secplat import tasks
+from shell import tasks
 
 INDEX_READY = Asset(name=tasks.INDEX_READY_ASSET)
 START_DATE = pendulum.datetime(1994, 1, 1, tz="UTC")  # EDGAR's first year: backfills may reach any date
@@ -20,7 +20,7 @@ def dag_settings(tag: str, doc: str | None, retries: int) -> dict:
 
 def default_args(retries: int) -> dict:
     """Up to ``retries`` retries with exponential backoff, and only for the errors
-    ``secplat.tasks.TRANSIENT_ERRORS`` lists: a bad config or a failed quality gate fails at once."""
+    ``shell.tasks.TRANSIENT_ERRORS`` lists: a bad config or a failed quality gate fails at once."""
     return {
         "owner": "data-platform",
         "retries": retries,

@@ -9,7 +9,7 @@ once, across all runs and backfills, each at one share. When the index task chan
 ``announce`` updates the ``secplat_index_ready`` asset, which triggers the publish DAG; a run whose work an
 overlapping run's index task already did starts no Spark and publishes nothing. Params override the window,
 tickers and forms, or make the run a dry run (discovery only). Library functions do the work
-(``secplat.tasks``).
+(``shell.tasks``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ from __future__ import annotations
 from airflow.sdk import CronDataIntervalTimetable, Param, TriggerRule, dag, task
 
 from dags.common import INDEX_READY, dag_settings
-from secplat import tasks
-
-FORMS = ["10-K", "10-Q", "8-K"]
+from shell import tasks
 
 
 @dag(
@@ -27,10 +25,11 @@ FORMS = ["10-K", "10-Q", "8-K"]
     schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
     **dag_settings("ingest", __doc__, retries=3),
     params={
-        "tickers": Param([], type="array", items={"type": "string", "pattern": "^[A-Za-z][A-Za-z.\\-]{0,9}$"},
+        # The settings' own rules (kernel.rules via shell.tasks): what FORMS accepts, a run's params accept.
+        "tickers": Param([], type="array", items={"type": "string", "pattern": tasks.TICKER_PATTERN},
                          description="Companies to crawl; empty: UNIVERSE_TICKERS (or the whole universe CSV)"),
-        "forms": Param([], type="array", items={"type": "string", "enum": FORMS}, uniqueItems=True,
-                       description="Forms to crawl; empty: FORMS"),
+        "forms": Param([], type="array", items={"type": "string", "enum": list(tasks.FORM_CHOICES)}, uniqueItems=True,
+                       description="Forms to crawl (10-K/A: only 10-K amendments); empty: FORMS"),
         "filed_from": Param(None, type=["null", "string"], format="date",
                             description="First filing date (overrides the data interval)"),
         "filed_to": Param(None, type=["null", "string"], format="date",

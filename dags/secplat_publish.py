@@ -11,7 +11,7 @@ from __future__ import annotations
 from airflow.sdk import Param, dag, task
 
 from dags.common import INDEX_READY, dag_settings
-from secplat import tasks
+from shell import tasks
 
 
 @dag(

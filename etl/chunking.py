@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from etl.html_tables import CELL_SEP, table_rows
 from etl.segment import Position, Segmentation
+from kernel.models import TokenCounter
 from schemas.chunks import ChunkRecord
-from secplat.models import TokenCounter
 
 PAGE_JOIN = "\n"  # how a chunk's text joins the pieces of consecutive pages
 _FOOTNOTE_RE = re.compile(r"\s*\((?:[A-Za-z]|\d{1,2})\)|\*+")  # "(1)" superscripts land elsewhere in PDF text

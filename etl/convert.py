@@ -1,10 +1,10 @@
 """The conversion stage: raw filings (and PDFs that arrive as PDFs) to paged PDFs, pages and documents.
 
-Per document it writes, atomically and in this order::
+Per document it writes, atomically and in this order (keys from ``kernel.layout``)::
 
     pdf/<key>.pdf                          the paged PDF (page i = EDGAR page i)
-    datasets/pages/<key>.parquet           PageRecord rows
-    datasets/documents/<key>.parquet       one DocumentRecord (written last: it marks the document done)
+    datasets/pages/<part>.parquet          PageRecord rows
+    datasets/documents/<part>.parquet      one DocumentRecord (written last: it marks the document done)
 
 A document whose ``documents`` part holds the same source sha256 is skipped, so reruns are idempotent and
 incremental. A document that fails gets ``quarantine/convert/<key>.json`` with the reason; the run goes on.
@@ -35,12 +35,17 @@ from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
-from etl.quarantine import part_name, quarantine, release
+from etl.quarantine import quarantine, release
+from kernel import llm
+from kernel.layout import dataset_key, external_part, filing_part, part_name, pdf_key
+from kernel.llm import LlmError, TextModel
+from kernel.reports import DETAIL, StageReport
+from kernel.rules import base_form
+from kernel.settings import Settings
+from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord
 from schemas.filings import FilingRecord
-from secplat.llm import LlmError, TextModel
-from secplat.storage import Lake, read_parquet, write_parquet
 
 log = logging.getLogger(__name__)
 
@@ -57,20 +62,34 @@ class ConvertOptions:
     max_html_bytes: int = 40 * 1024 * 1024  # larger primary documents are quarantined, not rendered
     find_tables: bool = False  # PyMuPDF's table finder for PDFs that arrive as PDFs
     summarizer: TextModel | None = None  # optional LLM adding to the deterministic cover summary
+    pdf_dirs: tuple[Path, ...] = ()  # folders of PDFs that arrive as PDFs (converted besides the crawled filings)
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, pdf_dirs: Iterable[str | Path] = (), progress=None) -> ConvertOptions:
+        return cls(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
+                   workers=settings.convert_workers, max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024),
+                   find_tables=settings.pdf_find_tables,
+                   summarizer=llm.from_settings(settings) if settings.cover_summary_llm else None,
+                   pdf_dirs=tuple(Path(d) for d in pdf_dirs), progress=progress)
 
 
 @dataclass
-class ConvertReport:
+class ConvertReport(StageReport):
+    stage = "convert"
     converted: int = 0
     skipped: int = 0
     quarantined: int = 0
     warnings: int = 0
-    problems: list[str] = field(default_factory=list)
-    timings: list[tuple[str, int, float, float]] = field(default_factory=list)  # doc_id, pages, render, extract
+    # doc_id, pages, render, extract seconds; the run report carries their statistics (details())
+    timings: list[tuple[str, int, float, float]] = field(default_factory=list, metadata=DETAIL)
 
     def summary(self) -> str:
         return (f"{self.converted} converted, {self.skipped} unchanged, {self.quarantined} quarantined, "
                 f"{self.warnings} with warnings")
+
+    def details(self) -> dict:
+        return {"timings": self.stats()}
 
     def stats(self) -> dict:
         """Median/p95 seconds per document for rendering and extraction, and pages per second of each."""
@@ -91,7 +110,7 @@ class ConvertReport:
 
 def _already_done(lake: Lake, key: str, sha: str) -> bool:
     try:
-        table = read_parquet(lake, f"datasets/documents/{part_name(key)}.parquet")
+        table = read_parquet(lake, dataset_key("documents", part_name(key)))
     except FileNotFoundError:
         return False
     return table.num_rows == 1 and table.column("source_sha256")[0].as_py() == sha
@@ -102,8 +121,8 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -
     lake.write_bytes(doc.pdf_key, paged.pdf)
     pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                         rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
-    write_parquet(lake, f"datasets/pages/{name}.parquet", to_table(PageRecord, pages))
-    write_parquet(lake, f"datasets/documents/{name}.parquet", to_table(DocumentRecord, [doc]))
+    write_parquet(lake, dataset_key("pages", name), to_table(PageRecord, pages))
+    write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
     release(lake, STAGE, key)
 
 
@@ -125,7 +144,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
             p.tables = prepared.tables.get(p.page, [])
     extract_s = time.perf_counter() - started - render_s
     cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
-    form = rec.form.removesuffix("/A")
+    form = base_form(rec.form)
     fiscal_year, fiscal_period = cover.fiscal_year, cover.fiscal_period
     period_end = cover.period_end or rec.report_date
     if (cover.source != "ixbrl" or fiscal_year is None or fiscal_period is None) and period_end and \
@@ -149,7 +168,8 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
         exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
         metadata_source=cover.source, page_count=len(paged.pages), page_basis=paged.page_basis,
         rendered_page_count=paged.rendered_page_count,
-        cover_summary=summary, summary_source=summary_source, pdf_key=f"pdf/{rec.cik}/{rec.accession.replace('-', '')}.pdf", source_key=rec.primary_key,
+        cover_summary=summary, summary_source=summary_source, pdf_key=pdf_key(filing_part(rec.cik, rec.accession)),
+        source_key=rec.primary_key,
         source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged
@@ -203,7 +223,7 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
     fiscal_year = from_name.fiscal_year or from_text.fiscal_year
     fiscal_period = from_name.fiscal_period or from_text.fiscal_period
     period_end = from_name.period_end or from_text.period_end  # a dated name is the filer's own word
-    key = f"external/{part_name(name)}"
+    key = external_part(name)
     warnings: list[str] = []
     summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, period_end,
                             from_text, texts[0] if texts else "")
@@ -212,27 +232,26 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
         doc_id=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
         fiscal_period=fiscal_period, period_end=period_end, metadata_source=from_text.source,
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
-        cover_summary=summary, summary_source=summary_source, pdf_key=f"pdf/{key}.pdf", source_key=str(path),
+        cover_summary=summary, summary_source=summary_source, pdf_key=pdf_key(key), source_key=str(path),
         source_sha256=sha, warnings=warnings, extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged
 
 
-def run_convert(lake: Lake, options: ConvertOptions, pdf_dirs: Iterable[Path] = (),
-                progress: Callable[[Iterable, str, int], Iterable] | None = None) -> ConvertReport:
-    """Convert every crawled filing with an ``ok`` record, plus every PDF under ``pdf_dirs``."""
-    progress = progress or (lambda it, desc, total: it)
+def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
+    """Convert every crawled filing with an ``ok`` record, plus every PDF under ``options.pdf_dirs``."""
+    progress = options.progress or (lambda it, desc, total: it)
     report = ConvertReport()
     jobs: list[tuple[str, str, str, Callable[[], tuple[DocumentRecord, PagedPdf]]]] = []
     for rec in read_records(lake):
         if rec.status != "ok" or not rec.primary_key:
             continue
-        key = f"{rec.cik}/{rec.accession.replace('-', '')}"
+        key = filing_part(rec.cik, rec.accession)
         jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options)))
-    for folder in pdf_dirs:
+    for folder in options.pdf_dirs:
         for path in sorted(Path(folder).glob("*.pdf")):
             with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
                 sha = hashlib.file_digest(fh, "sha256").hexdigest()
-            jobs.append((f"external/{path.stem}", path.stem, sha,
+            jobs.append((external_part(path.stem), path.stem, sha,
                          lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options)))
 
     todo = []

@@ -1,6 +1,6 @@
 """The EDGAR crawler: discover filings per company and download each one into the raw lake exactly once.
 
-Layout under the lake root (deterministic, so reruns upsert instead of duplicating)::
+Keys (``kernel.layout``; deterministic, so reruns upsert instead of duplicating)::
 
     raw/edgar/<cik>/<accession-no-dashes>/<primary document>   the primary document, decoded bytes
     raw/edgar/<cik>/<accession-no-dashes>/index.json           EDGAR's filing index
@@ -26,37 +26,34 @@ from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
 from etl.ratelimit import RateLimiter
 from etl.universe import Company
+from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
+from kernel.reports import DETAIL, StageReport
+from kernel.settings import Settings
+from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
 from schemas.filings import FilingRecord
-from secplat.config import Settings
-from secplat.storage import Lake, StorageError, write_parquet
 
 log = logging.getLogger(__name__)
 
-RAW_PREFIX = "raw/edgar"
-MANIFEST_KEY = "manifests/filings.parquet"
-
-
-def filing_prefix(cik: int, accession: str) -> str:
-    return f"{RAW_PREFIX}/{cik}/{accession.replace('-', '')}"
-
-
-def record_key(cik: int, accession: str) -> str:
-    return f"{filing_prefix(cik, accession)}/filing.json"
-
 
 @dataclass
-class CrawlReport:
+class CrawlReport(StageReport):
+    stage = "crawl"
     companies: int = 0
     discovered: int = 0
     fetched: int = 0
     skipped: int = 0
     missing: int = 0
     failed: int = 0
-    problems: list[str] = field(default_factory=list)
-    records: list[FilingRecord] = field(default_factory=list)
+    records: list[FilingRecord] = field(default_factory=list, metadata=DETAIL)  # the manifest holds them
     planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
     undiscovered: list[str] = field(default_factory=list)  # tickers whose submissions could not be read
+    http: dict = field(default_factory=dict)  # request statistics of the run's EDGAR client
+    dry_run: bool = False  # discovery only: nothing fetched, nothing recorded
+
+    @property
+    def recorded(self) -> bool:
+        return not self.dry_run
 
     def summary(self) -> str:
         return (
@@ -154,7 +151,6 @@ class Crawler:
             return "skipped", existing
         www = self.settings.edgar_www_url
         base_url = f"{www}/Archives/edgar/data/{ref.cik}/{ref.accession_nodash}"
-        prefix = filing_prefix(ref.cik, ref.accession)
         record = dict(
             accession=ref.accession, cik=ref.cik, ticker=company.ticker, company=company.name, form=ref.form,
             is_amendment=ref.is_amendment, filing_date=ref.filing_date, report_date=ref.report_date,
@@ -167,12 +163,12 @@ class Crawler:
                 index_resp = self.http.get(f"{base_url}/index.json", validate=json_body)
                 index = json.loads(index_resp.content)
                 expected = _index_size(index, ref.primary_document)
-                index_key = f"{prefix}/index.json"
+                index_key = filing_index_key(ref.cik, ref.accession)
             except NotFound:
                 index_resp = None
                 log.warning("%s: no filing index (404); downloading the primary document alone", ref.accession)
             doc = self.http.get(f"{base_url}/{ref.primary_document}", expected_size=expected)
-            primary_key = f"{prefix}/{ref.primary_document}"
+            primary_key = primary_document_key(ref.cik, ref.accession, ref.primary_document)
             self.lake.write_bytes(primary_key, doc.content)
             if index_resp is not None:
                 self.lake.write_bytes(index_key, index_resp.content)

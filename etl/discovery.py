@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable
+from kernel.rules import form_selected, in_window, is_amendment
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ class FilingRef:
 
     @property
     def is_amendment(self) -> bool:
-        return self.form.endswith("/A")
+        return is_amendment(self.form)
 
     @property
     def accession_nodash(self) -> str:
@@ -81,16 +82,6 @@ def parse_filings_block(block: object, cik: int, where: str) -> list[FilingRef]:
             )
         )
     return refs
-
-
-def form_selected(form: str, forms: list[str], include_amendments: bool) -> bool:
-    if form in forms:
-        return True
-    return include_amendments and form.endswith("/A") and form.removesuffix("/A") in forms
-
-
-def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None) -> bool:
-    return (filed_from is None or day >= filed_from) and (filed_to is None or day <= filed_to)
 
 
 def _submissions_json(http: EdgarHttp, url: str, what: str) -> object:

@@ -1,6 +1,6 @@
 """The segmentation stage: pages and documents to items and chunks.
 
-Per converted document it writes, atomically::
+Per converted document it writes, atomically (keys from ``kernel.layout``)::
 
     datasets/items/<part>.parquet     ItemRecord rows: every expected item, found or explicitly missing
     datasets/chunks/<part>.parquet    ChunkRecord rows (written last: marks the document done)
@@ -12,42 +12,70 @@ is unchanged and redoes the rest, so changing CHUNK_TOKENS re-chunks everything 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from etl.chunking import Chunker, ChunkOptions
+from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
 from etl.quarantine import quarantine, release
 from etl.sec_items import expected_items, title_of
 from etl.segment import Segmentation, segment
+from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
+from kernel.models import ModelError, TokenCounter, token_counter
+from kernel.reports import DETAIL, StageReport
+from kernel.settings import ConfigError, Settings
+from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord, ItemRecord
-from secplat.models import TokenCounter
-from secplat.storage import Lake, read_parquet, read_parquet_footer, write_parquet
 
 log = logging.getLogger(__name__)
 
 STAGE = "segment"
 SEGMENTER_VERSION = "1"
-FINGERPRINT_KEY = b"secplat.fingerprint"
 
 
 @dataclass
-class SegmentReport:
+class SegmentOptions:
+    """How documents are chunked: sizes in the embedding model's own tokens (``counter``, from ``model``)."""
+
+    counter: TokenCounter
+    chunk: ChunkOptions
+    model: str  # the tokenizer's model: part of every chunk fingerprint
+    workers: int = 1
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, progress=None) -> SegmentOptions:
+        """Refuses (ConfigError) a model without a tokenizer or chunk sizes beyond the model's limit."""
+        try:
+            model = settings.embedding().model
+            counter = token_counter(model)
+            chunk = ChunkOptions(tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+            chunk.check(counter)
+        except (ModelError, ChunkConfigError) as exc:
+            raise ConfigError(str(exc)) from None
+        return cls(counter, chunk, model, settings.segment_workers, progress)
+
+
+@dataclass
+class SegmentReport(StageReport):
+    stage = "segment"
     segmented: int = 0
     skipped: int = 0
     quarantined: int = 0
     chunks: int = 0
     no_items: list[str] = field(default_factory=list)  # documents whose structure was not recognized
-    problems: list[str] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list, metadata=DETAIL)
 
     def summary(self) -> str:
         return (f"{self.segmented} segmented ({self.chunks} chunks), {self.skipped} unchanged, "
                 f"{self.quarantined} quarantined, {len(self.no_items)} without recognizable items")
+
+    def details(self) -> dict:
+        secs = sorted(self.seconds)
+        return {"ms_per_document_median": round(1000 * secs[len(secs) // 2], 1) if secs else None}
 
 
 def item_records(doc_id: str, form: str, seg: Segmentation, pages: list[str]) -> list[ItemRecord]:
@@ -67,24 +95,14 @@ def item_records(doc_id: str, form: str, seg: Segmentation, pages: list[str]) ->
     return rows
 
 
-def fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> str:
-    parts = [doc["source_sha256"], str(options), counter_name, SEGMENTER_VERSION]
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+def chunks_fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> str:
+    """What a document's chunks are made from: its source, the chunk options, the tokenizer, this code."""
+    return fingerprint(doc["source_sha256"], options, counter_name, SEGMENTER_VERSION)
 
 
-def chunk_fingerprint(lake: Lake, part: str) -> str | None:
-    """The fingerprint a document's chunks were made with (what later stages key their reruns on), or
-    None when the document has no chunks yet."""
-    try:
-        meta = read_parquet_footer(lake, f"datasets/chunks/{part}.parquet").metadata or {}
-    except FileNotFoundError:
-        return None
-    return meta.get(FINGERPRINT_KEY, b"").decode() or None
-
-
-def segment_document(lake: Lake, name: str, doc: dict, chunker: Chunker) -> tuple[list[ItemRecord],
+def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tuple[list[ItemRecord],
                                                                                   list[ChunkRecord], Segmentation]:
-    pages_table = read_parquet(lake, f"datasets/pages/{name}")
+    pages_table = read_parquet(lake, dataset_key("pages", part))
     order = sorted(range(pages_table.num_rows), key=lambda i: pages_table.column("page")[i].as_py())
     texts = pages_table.column("text").to_pylist()
     tables = pages_table.column("tables").to_pylist()
@@ -98,42 +116,40 @@ def segment_document(lake: Lake, name: str, doc: dict, chunker: Chunker) -> tupl
     return items, chunks, seg
 
 
-def run_segment(lake: Lake, counter: TokenCounter, options: ChunkOptions, counter_name: str, workers: int = 2,
-                progress: Callable[[Iterable, str, int], Iterable] | None = None) -> SegmentReport:
+def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
     """Segment and chunk every converted document whose inputs changed since its last run."""
-    progress = progress or (lambda it, desc, total: it)
-    chunker = Chunker(counter, options)  # raises ChunkConfigError before any work
+    progress = options.progress or (lambda it, desc, total: it)
+    chunker = Chunker(options.counter, options.chunk)  # raises ChunkConfigError before any work
     report = SegmentReport()
     todo = []
-    for key in sorted(lake.list("datasets/documents")):
-        name = key.rsplit("/", 1)[-1]
-        doc = read_parquet(lake, key).to_pylist()[0]
-        fp = fingerprint(doc, options, counter_name)
-        if chunk_fingerprint(lake, name.removesuffix(".parquet")) == fp:
+    for part in dataset_parts(lake, "documents"):
+        doc = read_parquet(lake, dataset_key("documents", part)).to_pylist()[0]
+        fp = chunks_fingerprint(doc, options.chunk, options.model)
+        if chunk_fingerprint(lake, part) == fp:
             report.skipped += 1
         else:
-            todo.append((name, doc, fp))
+            todo.append((part, doc, fp))
 
     def one(job):
-        name, doc, fp = job
+        part, doc, fp = job
         started = time.perf_counter()
-        items, chunks, seg = segment_document(lake, name, doc, chunker)
-        write_parquet(lake, f"datasets/items/{name}", to_table(ItemRecord, items))
+        items, chunks, seg = segment_document(lake, part, doc, chunker)
+        write_parquet(lake, dataset_key("items", part), to_table(ItemRecord, items))
         table = to_table(ChunkRecord, chunks)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), FINGERPRINT_KEY: fp.encode()})
-        write_parquet(lake, f"datasets/chunks/{name}", table)
-        release(lake, STAGE, name.removesuffix(".parquet"))
+        write_parquet(lake, dataset_key("chunks", part), table)
+        release(lake, STAGE, part)
         return doc, len(chunks), seg, time.perf_counter() - started
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=options.workers) as pool:
         futures = {pool.submit(one, job): job for job in todo}
         for fut in progress(as_completed(futures), "segment", len(futures)):
-            name, doc, _ = futures[fut]
+            part, doc, _ = futures[fut]
             try:
                 doc, n, seg, secs = fut.result()
             except (ValueError, KeyError, OSError) as exc:
-                quarantine(lake, STAGE, doc["doc_id"], name.removesuffix(".parquet"), f"{type(exc).__name__}: {exc}",
-                           f"datasets/pages/{name}")
+                quarantine(lake, STAGE, doc["doc_id"], part, f"{type(exc).__name__}: {exc}",
+                           dataset_key("pages", part))
                 report.quarantined += 1
                 report.problems.append(f"{doc['doc_id']}: quarantined: {exc}")
                 continue

@@ -14,6 +14,8 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernel.rules import normalize_ticker
+
 
 @dataclass(frozen=True)
 class Company:
@@ -28,11 +30,6 @@ class Company:
 class UniverseProblem:
     ticker: str
     reason: str
-
-
-def normalize_ticker(ticker: str) -> str:
-    """SEC's spelling: upper case, class separator as a dash (BRK.B -> BRK-B)."""
-    return ticker.strip().upper().replace(".", "-").replace("/", "-")
 
 
 @dataclass
@@ -124,20 +121,8 @@ def build_universe(
     return companies, problems
 
 
-def default_universe_csv() -> str | None:
-    """The shared S&P 500 list beside the checkout, when present (tests and offline runs)."""
-    from secplat.config import shared_dir
-
-    shared = shared_dir()
-    path = shared / "universe" / "sp500_constituents.csv" if shared else None
-    return str(path) if path and path.is_file() else None
-
-
 def resolve_universe(settings, http) -> tuple[list[Company], list[UniverseProblem]]:
     """The configured universe, joined with company_tickers.json fetched from the configured www host."""
-    source = settings.universe_csv or default_universe_csv()
-    if not source:
-        raise FileNotFoundError("no universe CSV: set UNIVERSE_CSV to a constituents CSV path or URL")
-    rows = read_constituents(source)
+    rows = read_constituents(settings.universe_source())
     sec = SecTickerMap.from_json(http.get_json(f"{settings.edgar_www_url}/files/company_tickers.json"))
     return build_universe(rows, sec, settings.universe_tickers)

@@ -10,63 +10,71 @@ changed documents and a rerun embeds nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from etl.structure import chunk_fingerprint
-from indexing.spark import lake_uri, read_parts, spark_session, write_partitions
+from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
+from kernel.layout import (
+    INDEX_DATASETS,
+    chunk_fingerprint,
+    dataset_key,
+    dataset_parts,
+    fingerprint,
+    spark_uri,
+    state_key,
+)
+from kernel.models import EmbeddingSpec
+from kernel.reports import StageReport
+from kernel.storage import Lake, read_json, read_parquet_footer
 from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import DocumentIndexRecord, DocumentMeta, PassageRecord
-from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_json, read_parquet_footer
 
 log = logging.getLogger(__name__)
 
-STATE_KEY = "index/state/embed.json"
+STATE_KEY = state_key("embed")
 
 
 @dataclass
-class EmbedReport:
+class EmbedReport(StageReport):
+    stage = "embeddings"
     documents: int = 0
     passages: int = 0
     skipped: int = 0
-    problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return f"{self.documents} documents embedded ({self.passages} passages), {self.skipped} unchanged"
 
 
-def plan(lake: Lake, settings: Settings) -> tuple[dict[str, str], dict[str, str]]:
+def plan(lake: Lake, embedding: EmbeddingSpec) -> tuple[dict[str, str], dict[str, str]]:
     """(todo: part -> fingerprint, state): documents whose chunks or model changed since last embedded."""
     state = read_json(lake, STATE_KEY, {})
     todo = {}
-    for key in sorted(lake.list("datasets/chunks")):
-        part = key.rsplit("/", 1)[-1].removesuffix(".parquet")
+    for part in dataset_parts(lake, "chunks"):
         chunks_fp = chunk_fingerprint(lake, part)
         if chunks_fp is None:
             continue
-        fp = hashlib.sha256(f"{chunks_fp}|{settings.embedding_model}|{settings.embedding_backend}".encode())
-        if state.get(part) != fp.hexdigest():
-            todo[part] = fp.hexdigest()
+        fp = fingerprint(chunks_fp, embedding.model, embedding.backend)
+        if state.get(part) != fp:
+            todo[part] = fp
     return todo, state
 
 
-def embed_batches(model: str, backend: str, batch_size: int, threads: int | None, text_col: str, drop: list[str]):
+def embed_batches(embedding: EmbeddingSpec, threads: int | None, text_col: str, drop: list[str]):
     """The mapInPandas function: embeds ``text_col`` of every batch into a ``vector`` column."""
     def run(batches: Iterator) -> Iterator:
-        from indexing.embedder import embed_texts
+        from kernel.embedder import embed_texts
 
         for df in batches:
-            vectors = embed_texts(df[text_col].tolist(), model, backend, batch_size, threads)
+            vectors = embed_texts(df[text_col].tolist(), embedding.model, embedding.backend, embedding.batch_size,
+                                  threads)
             out = df.drop(columns=drop)
             out["vector"] = list(vectors)
-            out["model"] = model
+            out["model"] = embedding.model
             yield out
     return run
 
@@ -77,10 +85,10 @@ def embedding_prefix_sql() -> str:
             "cast(d.fiscal_year as string), concat('Item ', c.item), ':')")
 
 
-def passage_inputs(spark, settings: Settings, parts: list[str], docs=None):
+def passage_inputs(spark, lake: Lake, parts: list[str], docs=None):
     """Chunks joined to their document's metadata, plus ``embed_text``: exactly what the model embeds."""
-    chunks = read_parts(spark, settings, "chunks", parts, ChunkRecord)
-    docs = docs if docs is not None else read_parts(spark, settings, "documents", parts, DocumentRecord)
+    chunks = read_parts(spark, lake, "chunks", parts, ChunkRecord)
+    docs = docs if docs is not None else read_parts(spark, lake, "documents", parts, DocumentRecord)
     chunks.createOrReplaceTempView("c")
     docs.createOrReplaceTempView("d")
     passage_cols = [f for f in PassageRecord.model_fields if f not in ("vector", "model")]
@@ -90,35 +98,32 @@ def passage_inputs(spark, settings: Settings, parts: list[str], docs=None):
                      "FROM c JOIN d ON c.doc_id = d.doc_id")
 
 
-def run_embeddings(settings: Settings, spark=None) -> EmbedReport:
-    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    todo, state = plan(lake, settings)
+def run_embeddings(lake: Lake, options: IndexOptions, spark=None) -> EmbedReport:
+    todo, state = plan(lake, options.embedding)
     report = EmbedReport(skipped=len(state) - sum(p in state for p in todo))
     if not todo:
         return report
-    spark = spark or spark_session(settings)
+    spark = spark or spark_session(options)
     from pyspark.sql import functions as F
 
     parallel = spark.sparkContext.defaultParallelism
     threads = max(1, (os.cpu_count() or 1) // max(1, parallel))
     parts = sorted(todo)
-    docs = read_parts(spark, settings, "documents", parts, DocumentRecord)
-    passages_in = passage_inputs(spark, settings, parts, docs)
+    docs = read_parts(spark, lake, "documents", parts, DocumentRecord)
+    passages_in = passage_inputs(spark, lake, parts, docs)
     # A multiple of the task slots, so no slot idles at the end of the stage (about 20 documents a slot).
     n_parts = parallel * max(1, len(parts) // (20 * parallel))
     passage_schema = spark_schema(PassageRecord).add("doc_part", "string")
     passages = passages_in.repartition(n_parts, "chunk_id").mapInPandas(  # balanced across workers
-        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
-                       threads, "embed_text", ["embed_text"]), schema=passage_schema)
-    write_partitions(passages, lake_uri(settings, "index/passages"), "doc_part")
+        embed_batches(options.embedding, threads, "embed_text", ["embed_text"]), schema=passage_schema)
+    write_partitions(passages, spark_uri(lake, INDEX_DATASETS["passages"]), "doc_part")
     doc_cols = [f for f in DocumentIndexRecord.model_fields if f not in ("vector", "model")]
     doc_schema = spark_schema(DocumentIndexRecord).add("doc_part", "string")
     documents = docs.select(*doc_cols, "doc_part", F.col("cover_summary").alias("embed_text")).mapInPandas(
-        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size,
-                       threads, "embed_text", ["embed_text"]), schema=doc_schema)
-    write_partitions(documents, lake_uri(settings, "index/documents"), "doc_part")
+        embed_batches(options.embedding, threads, "embed_text", ["embed_text"]), schema=doc_schema)
+    write_partitions(documents, spark_uri(lake, INDEX_DATASETS["documents"]), "doc_part")
     report.documents = len(parts)
-    report.passages = sum(read_parquet_footer(lake, f"datasets/chunks/{p}.parquet").num_rows for p in parts)
+    report.passages = sum(read_parquet_footer(lake, dataset_key("chunks", p)).num_rows for p in parts)
     state.update(todo)
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return report

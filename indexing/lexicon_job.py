@@ -22,25 +22,26 @@ import hashlib
 import json
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from etl.structure import chunk_fingerprint
-from indexing.spark import lake_uri, read_parts, spark_session, write_partitions
+from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
+from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, spark_uri, state_key
+from kernel.models import EmbeddingSpec
+from kernel.reports import StageReport
+from kernel.storage import Lake, read_json, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import LexiconRecord
-from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_json, read_parquet, write_parquet
 
 log = logging.getLogger(__name__)
 
 CURATED = Path(__file__).with_name("financial_lexicon.txt")
-STATE_KEY = "index/state/lexicon.json"
-COUNTS = "index/lexicon_counts"
-TOKENS = "index/item_tokens"
-CONCEPTS = "index/xbrl_concepts"
+STATE_KEY = state_key("lexicon")
+COUNTS = INDEX_DATASETS["lexicon_counts"]
+TOKENS = INDEX_DATASETS["item_tokens"]
+CONCEPTS = INDEX_DATASETS["xbrl_concepts"]
 MAX_NGRAM = 4
 MIN_CONCEPT_DOCS = 2
 SMOOTHING_TOKENS = 100_000  # prior weight of the corpus rate, in tokens (about one mid-sized item)
@@ -50,11 +51,11 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass
-class LexiconReport:
+class LexiconReport(StageReport):
+    stage = "lexicon"
     documents: int = 0
     new_terms: int = 0
     terms: int = 0
-    problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.documents} documents counted, {self.new_terms} new terms, lexicon of {self.terms} terms")
@@ -91,8 +92,7 @@ def _batch_id(terms: list[str]) -> str:
 
 def _doc_parts(lake: Lake) -> dict[str, str]:
     """part -> fingerprint of its chunks (what the counts of a document depend on)."""
-    parts = (key.rsplit("/", 1)[-1].removesuffix(".parquet") for key in sorted(lake.list("datasets/chunks")))
-    return {part: chunk_fingerprint(lake, part) or "" for part in parts}
+    return {part: chunk_fingerprint(lake, part) or "" for part in dataset_parts(lake, "chunks")}
 
 
 def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
@@ -110,19 +110,18 @@ def pending(lake: Lake) -> bool:
     return bool(changed) or bool(parts) and not set(curated_terms()) <= known or set(state["docs"]) != set(parts)
 
 
-def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
-    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
+def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     changed, state, parts = plan(lake)
     report = LexiconReport(documents=len(changed))
     if not pending(lake):
         return report
-    spark = spark or spark_session(settings)
+    spark = spark or spark_session(options)
     from pyspark.sql import functions as F
 
     # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
     if changed:
-        _mine_concepts(spark, settings, lake, changed, report)
-    concepts = (spark.read.parquet(lake_uri(settings, CONCEPTS))
+        _mine_concepts(spark, lake, changed, report)
+    concepts = (spark.read.parquet(spark_uri(lake, CONCEPTS))
                 if next(iter(lake.list(CONCEPTS + "/")), None) is not None else None)  # PDF-only lakes have none
     # 2. The lexicon now: curated plus concept terms used by at least two documents.
     curated = curated_terms()
@@ -140,31 +139,31 @@ def run_lexicon(settings: Settings, spark=None) -> LexiconReport:
         batches[_batch_id(new_terms)] = new_terms
     # 3. Counts: every batch over changed documents, the new batch over the other documents.
     if changed:
-        _count(spark, settings, changed, batches, write_tokens=True)
+        _count(spark, lake, changed, batches, write_tokens=True)
     others = sorted(set(parts) - set(changed))
     if new_terms and others:
-        _count(spark, settings, others, {_batch_id(new_terms): new_terms}, write_tokens=False)
+        _count(spark, lake, others, {_batch_id(new_terms): new_terms}, write_tokens=False)
     state = {"batches": batches, "docs": parts}
     # 4. Weights and clusters from all counts.
     if parts:
-        _publish_lexicon(spark, settings, lake, lexicon)
+        _publish_lexicon(spark, lake, lexicon, options.embedding)
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return report
 
 
-def _mine_concepts(spark, settings: Settings, lake: Lake, docs: list[str], report: LexiconReport) -> None:
+def _mine_concepts(spark, lake: Lake, docs: list[str], report: LexiconReport) -> None:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
     rows = []
     for p in docs:
-        doc = read_parquet(lake, f"datasets/documents/{p}.parquet").to_pylist()[0]
+        doc = read_parquet(lake, dataset_key("documents", p)).to_pylist()[0]
         if doc["source_kind"] != "html":
             continue
         if not lake.exists(doc["source_key"]):
             report.problems.append(f"{doc['doc_id']}: raw document {doc['source_key']} is gone; no concepts mined")
             continue
-        rows.append((p, lake_uri(settings, doc["source_key"])))
+        rows.append((p, spark_uri(lake, doc["source_key"])))
     if not rows:
         return
     paths = spark.createDataFrame(rows, "doc_part string, path string")
@@ -175,22 +174,22 @@ def _mine_concepts(spark, settings: Settings, lake: Lake, docs: list[str], repor
                      .alias("concept")).distinct())
     term = F.udf(lambda concept: concept_term(concept), StringType())
     write_partitions(names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
-                     .select("doc_part", "concept", "term").distinct(), lake_uri(settings, CONCEPTS), "doc_part")
+                     .select("doc_part", "concept", "term").distinct(), spark_uri(lake, CONCEPTS), "doc_part")
 
 
-def _count(spark, settings: Settings, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
+def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
     """Term counts per (document, form, item) for the given batches, written per (doc_part, batch)."""
     from pyspark.sql import functions as F
 
-    forms = read_parts(spark, settings, "documents", docs, DocumentRecord).select(
+    forms = read_parts(spark, lake, "documents", docs, DocumentRecord).select(
         "doc_id", F.coalesce("form", F.lit("unknown")).alias("form"))
-    chunks = read_parts(spark, settings, "chunks", docs, ChunkRecord).join(F.broadcast(forms), "doc_id")
+    chunks = read_parts(spark, lake, "chunks", docs, ChunkRecord).join(F.broadcast(forms), "doc_id")
     tokens = chunks.select(
         "doc_part", "doc_id", "form", "item",
         F.split(F.trim(F.regexp_replace(F.lower("text"), "[^a-z0-9]+", " ")), " ").alias("tokens"))
     if write_tokens:
         write_partitions(tokens.groupBy("doc_part", "doc_id", "form", "item")
-                         .agg(F.sum(F.size("tokens")).alias("tokens")), lake_uri(settings, TOKENS), "doc_part")
+                         .agg(F.sum(F.size("tokens")).alias("tokens")), spark_uri(lake, TOKENS), "doc_part")
     grams = F.flatten(F.array(*[
         F.expr(f"IF(size(tokens) >= {n}, transform(sequence(0, size(tokens) - {n}), "
                f"i -> array_join(slice(tokens, i + 1, {n}), ' ')), array())")
@@ -199,17 +198,17 @@ def _count(spark, settings: Settings, docs: list[str], batches: dict[str, list[s
     terms = spark.createDataFrame([(t, b) for b, ts in batches.items() for t in ts], "term string, batch string")
     write_partitions(ngrams.join(F.broadcast(terms), "term")
                      .groupBy("doc_part", "batch", "doc_id", "form", "item", "term").count(),
-                     lake_uri(settings, COUNTS), "doc_part", "batch")
+                     spark_uri(lake, COUNTS), "doc_part", "batch")
 
 
-def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, tuple[str, str]]) -> None:
+def _publish_lexicon(spark, lake: Lake, lexicon: dict[str, tuple[str, str]], embedding: EmbeddingSpec) -> None:
     """index/lexicon.parquet: one row per term with its counts, per-Item weights and cluster."""
     from pyspark.sql import functions as F
 
     # The cover (contents, cover page) and unrecognized text are not Items: no weight goes to them.
     not_items = ["cover", "unknown"]
-    counts = spark.read.parquet(lake_uri(settings, COUNTS)).where(F.col("term").isin(list(lexicon)))
-    tokens = (spark.read.parquet(lake_uri(settings, TOKENS)).where(~F.col("item").isin(not_items))
+    counts = spark.read.parquet(spark_uri(lake, COUNTS)).where(F.col("term").isin(list(lexicon)))
+    tokens = (spark.read.parquet(spark_uri(lake, TOKENS)).where(~F.col("item").isin(not_items))
               .groupBy("form", "item").agg(F.sum("tokens").alias("item_tokens")))
     per_item = (counts.where(~F.col("item").isin(not_items))
                 .groupBy("form", "item", "term").agg(F.sum("count").alias("n"))
@@ -226,7 +225,7 @@ def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, t
         t["count"] += r.n
         t["freq"][f"{r.form}:{r.item}"] = r.freq
     doc_counts = {r.term: r.docs for r in counts.groupBy("term").agg(F.countDistinct("doc_id").alias("docs")).collect()}
-    clusters = _clusters(sorted(lexicon), settings)
+    clusters = _clusters(sorted(lexicon), embedding)
     records = []
     for term in sorted(lexicon):
         category, source = lexicon[term]
@@ -239,19 +238,19 @@ def _publish_lexicon(spark, settings: Settings, lake: Lake, lexicon: dict[str, t
         records.append(LexiconRecord(term=term, category=category, source=source, cluster=clusters[term],
                                      total_count=stats["count"], doc_count=doc_counts.get(term, 0),
                                      item_weights=weights))
-    write_parquet(lake, "index/lexicon.parquet", to_table(LexiconRecord, records))
+    write_parquet(lake, INDEX_DATASETS["lexicon"], to_table(LexiconRecord, records))
 
 
-def _clusters(terms: list[str], settings: Settings) -> dict[str, int]:
+def _clusters(terms: list[str], embedding: EmbeddingSpec) -> dict[str, int]:
     """Deterministic term clusters: agglomerative clustering of the terms' embeddings (cosine, average)."""
     import numpy as np
     from sklearn.cluster import AgglomerativeClustering
 
-    from indexing.embedder import embed_texts
+    from kernel.embedder import embed_texts
 
     if len(terms) < 2:
         return {t: 0 for t in terms}
-    vectors = embed_texts(terms, settings.embedding_model, settings.embedding_backend, 64)
+    vectors = embed_texts(terms, embedding.model, embedding.backend, 64)
     labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
                                      distance_threshold=0.45).fit_predict(np.asarray(vectors))
     # Number clusters by their first term in sorted order, so ids do not depend on the algorithm's labels.

@@ -10,22 +10,23 @@ are dropped. The lexicon is small and whole-corpus, so a changed lexicon always 
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import logging
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from indexing.backends import SearchBackend, VersionInfo, open_backend
-from indexing.backends.base import alias_name
+from kernel.layout import INDEX_DATASETS, state_key
+from kernel.reports import StageReport
+from kernel.search import SearchBackend, VersionInfo, open_backend
+from kernel.search.base import alias_name
+from kernel.settings import Settings
+from kernel.storage import Lake, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
 from schemas.base import arrow_schema
 from schemas.index import INDEXES, IndexSpec
-from secplat.config import Settings
-from secplat.storage import Lake, dataset_partitions, open_lake, read_parquet, read_partition
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +46,26 @@ class IndexOutcome:
 
 
 @dataclass
-class PublishReport:
-    backend: str
+class PublishOptions:
+    """Where to publish (a search backend) and how: upsert into the live versions, or ``rebuild`` new ones;
+    ``keep_versions`` previous versions stay for rollback."""
+
+    backend: SearchBackend
+    rebuild: bool = False
+    keep_versions: int = 2
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, rebuild: bool = False, progress=None) -> PublishOptions:
+        return cls(open_backend(settings), rebuild, settings.search_keep_versions, progress)
+
+
+@dataclass
+class PublishReport(StageReport):
+    stage = "publish"
+    backend: str = ""
     gate: GateReport | None = None
     indexes: list[IndexOutcome] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
 
     @property
     def blocked(self) -> bool:
@@ -71,31 +87,31 @@ def schema_version(spec: IndexSpec) -> str:
 
 
 def _state_key(backend: SearchBackend) -> str:
-    return f"index/state/publish_{backend.kind}.json"
+    return state_key(f"publish_{backend.kind}")
 
 
 def read_index_data(lake: Lake, spec: IndexSpec) -> dict[str, pa.Table]:
     """part -> rows in the index's column order (one entry, ``""``, for whole-corpus datasets)."""
     schema = arrow_schema(spec.model)
+    dataset = INDEX_DATASETS[spec.name]
     if spec.doc_field is None:
-        if not lake.exists(spec.dataset):
+        if not lake.exists(dataset):
             return {}
-        return {"": read_parquet(lake, spec.dataset).select(schema.names).cast(schema)}
-    return {part: read_partition(lake, keys, schema) for part, keys in dataset_partitions(lake, spec.dataset).items()}
+        return {"": read_parquet(lake, dataset).select(schema.names).cast(schema)}
+    return {part: read_partition(lake, keys, schema) for part, keys in dataset_partitions(lake, dataset).items()}
 
 
 def _fingerprint(lake: Lake, spec: IndexSpec, part: str) -> str:
     """Spark names each output file uniquely per write, so the file names change when the rows do."""
+    dataset = INDEX_DATASETS[spec.name]
     if not spec.doc_field:
-        return hashlib.sha256(lake.read_bytes(spec.dataset)).hexdigest()
-    return hashlib.sha256("\n".join(dataset_partitions(lake, spec.dataset).get(part, [])).encode()).hexdigest()
+        return hashlib.sha256(lake.read_bytes(dataset)).hexdigest()
+    return hashlib.sha256("\n".join(dataset_partitions(lake, dataset).get(part, [])).encode()).hexdigest()
 
 
-def publish(settings: Settings, backend: SearchBackend | None = None, rebuild: bool = False,
-            progress: Callable | None = None) -> PublishReport:
-    """Gate, then publish every index; ``progress(iterable, desc, total)`` wraps the per-index loop."""
-    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
-    backend = backend or open_backend(settings)
+def run(lake: Lake, options: PublishOptions) -> PublishReport:
+    """Gate, then publish every index; ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
+    backend, rebuild, progress = options.backend, options.rebuild, options.progress
     say = log.info
     data = {name: read_index_data(lake, spec) for name, spec in INDEXES.items()}
     if not data["passages"] or not data["documents"]:
@@ -105,9 +121,9 @@ def publish(settings: Settings, backend: SearchBackend | None = None, rebuild: b
     dims = len(passages.column("vector")[0].as_py())
     model = passages.column("model")[0].as_py()
     say(f"quality gate on {', '.join(f'{n} ({t.num_rows} rows)' for n, t in tables.items())}")
-    report = PublishReport(backend.kind, gate=run_gates(tables, dims, lake))
+    report = PublishReport(backend=backend.kind, gate=run_gates(tables, dims, lake))
     if report.blocked:
-        report.problems = [f"quality gate: {f}" for f in report.gate.failures]
+        report.problems = list(report.gate.problems)
         return report
     try:
         state = json.loads(lake.read_bytes(_state_key(backend)))
@@ -120,19 +136,16 @@ def publish(settings: Settings, backend: SearchBackend | None = None, rebuild: b
             continue
         meta = {"model": model, "dims": dims if spec.has_vector else None, "schema": schema_version(spec)}
         index_state = state.get(name, {})
-        outcome = _publish_index(backend, lake, spec, data[name], meta, index_state, rebuild, settings, say)
+        outcome = _publish_index(backend, lake, spec, data[name], meta, index_state, rebuild, options.keep_versions,
+                                 say)
         report.indexes.append(outcome)
         state[name] = index_state
         lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    lake.write_bytes(f"runs/publish/{stamp}.json", json.dumps(
-        {"summary": report.summary(), "indexes": [asdict(o) for o in report.indexes],
-         "gate": report.gate.saved_to}, indent=1).encode())
     return report
 
 
 def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: dict[str, pa.Table], meta: dict,
-                   index_state: dict, rebuild: bool, settings: Settings, say) -> IndexOutcome:
+                   index_state: dict, rebuild: bool, keep_versions: int, say) -> IndexOutcome:
     alias = alias_name(backend.prefix, spec.name)
     live = backend.alias_target(alias)
     live_meta = next((v.meta for v in backend.versions(spec) if v.name == live), None) if live else None
@@ -152,7 +165,7 @@ def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: d
         index_state.update(version=version, parts=fingerprints,
                            docs={p: _doc_ids(spec, t) for p, t in parts.items()})
         return IndexOutcome(spec.name, "rebuild", version, rows,
-                            dropped_versions=apply_retention(backend, spec, settings.search_keep_versions))
+                            dropped_versions=apply_retention(backend, spec, keep_versions))
     known = index_state.setdefault("parts", {})
     docs = index_state.setdefault("docs", {})
     changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
@@ -192,9 +205,8 @@ def apply_retention(backend: SearchBackend, spec: IndexSpec, keep: int) -> list[
     return [v.name for v in doomed]
 
 
-def rollback(settings: Settings, index: str | None = None, backend: SearchBackend | None = None) -> dict[str, str]:
+def rollback(backend: SearchBackend, index: str | None = None) -> dict[str, str]:
     """Point each alias (or one) back at the version before the live one; returns index -> version now live."""
-    backend = backend or open_backend(settings)
     names = [index] if index else list(INDEXES)
     moved = {}
     for name in names:
@@ -215,6 +227,5 @@ def rollback(settings: Settings, index: str | None = None, backend: SearchBacken
     return moved
 
 
-def list_versions(settings: Settings, backend: SearchBackend | None = None) -> dict[str, list[VersionInfo]]:
-    backend = backend or open_backend(settings)
+def list_versions(backend: SearchBackend) -> dict[str, list[VersionInfo]]:
     return {name: backend.versions(spec) for name, spec in INDEXES.items()}

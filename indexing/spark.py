@@ -1,60 +1,74 @@
-"""The Spark session the indexing jobs run in: local by default, any master by configuration.
+"""The Spark session the indexing jobs run in, and how they read and write the lake through it.
 
 ``SPARK_MASTER`` is ``local[*]`` unless set (``spark://host:7077``, ``yarn``, ``k8s://...`` run the same
-jobs on a cluster). Lake paths become URIs Spark can read: a local lake as ``file://``, an S3 lake as
-``s3a://`` (which needs hadoop-aws on the cluster's classpath; see the README).
+jobs on a cluster). Lake keys become Spark URIs through ``kernel.layout.spark_uri`` (a local lake as
+``file://``, an S3 lake as ``s3a://``, which needs hadoop-aws on the cluster's classpath; see the README).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
+from kernel.layout import PART_PATTERN, PARTITION_COLUMN, dataset_key, spark_uri
+from kernel.models import EmbeddingSpec
+from kernel.settings import Settings
+from kernel.storage import Lake
 from schemas.base import spark_schema
-from secplat.config import Settings
 
 
-def lake_uri(settings: Settings, key: str) -> str:
-    root = settings.lake_root.rstrip("/")
-    if root.startswith("s3://"):
-        return "s3a://" + root.removeprefix("s3://") + "/" + key
-    return Path(root).resolve().joinpath(key).as_uri()
+@dataclass(frozen=True)
+class IndexOptions:
+    """What the index jobs need: the embedding model and where Spark runs."""
+
+    embedding: EmbeddingSpec = field(default_factory=EmbeddingSpec)
+    spark_master: str = "local[*]"
+    driver_memory: str = "4g"
+    shuffle_partitions: int = 4
+    s3_endpoint_url: str | None = None
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, progress=None) -> IndexOptions:
+        return cls(settings.embedding(), settings.spark_master, settings.spark_driver_memory,
+                   settings.spark_shuffle_partitions, settings.s3_endpoint_url, progress)
 
 
-def spark_session(settings: Settings, app: str = "secplat-indexing"):
-    """A SparkSession configured from settings (created once per process, reused after)."""
+def spark_session(options: IndexOptions, app: str = "secplat-indexing"):
+    """A SparkSession configured from the options (created once per process, reused after)."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers use this interpreter and its packages
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.appName(app)
-        .master(settings.spark_master)
-        .config("spark.driver.memory", settings.spark_driver_memory)
-        .config("spark.sql.shuffle.partitions", str(settings.spark_shuffle_partitions))
+        .master(options.spark_master)
+        .config("spark.driver.memory", options.driver_memory)
+        .config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "256")
         .config("spark.python.worker.reuse", "true")  # keeps each worker's loaded model across tasks
         .config("spark.ui.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
     )
-    if settings.s3_endpoint_url:
-        builder = (builder.config("spark.hadoop.fs.s3a.endpoint", settings.s3_endpoint_url)
+    if options.s3_endpoint_url:
+        builder = (builder.config("spark.hadoop.fs.s3a.endpoint", options.s3_endpoint_url)
                    .config("spark.hadoop.fs.s3a.path.style.access", "true"))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
 
 
-def read_parts(spark, settings: Settings, dataset: str, parts: list[str], model):
-    """Some documents' parts of a lake dataset (``datasets/<dataset>/<part>.parquet``) with the dataset's
-    schema, plus a ``doc_part`` column naming the part each row came from."""
+def read_parts(spark, lake: Lake, dataset: str, parts: list[str], model):
+    """Some documents' parts of a lake dataset with the dataset's schema, plus a ``doc_part`` column naming
+    the part each row came from (read back from the file name by the layout's own pattern)."""
     from pyspark.sql import functions as F
 
     return (spark.read.schema(spark_schema(model))
-            .parquet(*[lake_uri(settings, f"datasets/{dataset}/{p}.parquet") for p in parts])
-            .withColumn("doc_part", F.regexp_extract(F.input_file_name(), r"([^/]+)\.parquet$", 1)))
+            .parquet(*[spark_uri(lake, dataset_key(dataset, p)) for p in parts])
+            .withColumn(PARTITION_COLUMN, F.regexp_extract(F.input_file_name(), PART_PATTERN, 1)))
 
 
 def write_partitions(df, uri: str, *columns: str) -> None:

@@ -15,18 +15,19 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from indexing.embed_job import STATE_KEY as EMBED_STATE_KEY
 from indexing.embed_job import embed_batches
 from indexing.lexicon_job import curated_terms, normalize_term
-from indexing.spark import lake_uri, spark_session, write_partitions
+from indexing.spark import IndexOptions, spark_session, write_partitions
+from kernel.layout import INDEX_DATASETS, spark_uri, state_key
+from kernel.reports import StageReport
+from kernel.storage import Lake, read_json
 from schemas.base import spark_schema
 from schemas.index import DocumentMeta, TreeNodeRecord
-from secplat.config import Settings
-from secplat.storage import Lake, open_lake, read_json
 
-STATE_KEY = "index/state/trees.json"
+STATE_KEY = state_key("trees")
 SEED = 7
 MAX_CLUSTERS = 8
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -119,10 +120,10 @@ def build_trees(rows) -> list[dict]:
 
 
 @dataclass
-class TreeReport:
+class TreeReport(StageReport):
+    stage = "trees"
     documents: int = 0
     nodes: int = 0
-    problems: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return f"trees for {self.documents} documents ({self.nodes} nodes)"
@@ -135,17 +136,16 @@ def plan(lake: Lake) -> tuple[list[str], dict, dict]:
     return sorted(p for p, fp in embedded.items() if state.get(p) != fp), state, embedded
 
 
-def run_trees(settings: Settings, spark=None) -> TreeReport:
+def run_trees(lake: Lake, options: IndexOptions, spark=None) -> TreeReport:
     """Trees for documents whose passages changed since the last run."""
-    lake = open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region)
     todo, state, embedded = plan(lake)
     if not todo:
         return TreeReport()
-    spark = spark or spark_session(settings)
+    spark = spark or spark_session(options)
     import pandas as pd
     from pyspark.sql import functions as F
 
-    passages = spark.read.parquet(lake_uri(settings, "index/passages")).where(F.col("doc_part").isin(todo))
+    passages = spark.read.parquet(spark_uri(lake, INDEX_DATASETS["passages"])).where(F.col("doc_part").isin(todo))
     node_fields = [f for f in TreeNodeRecord.model_fields if f not in ("vector", "model")]
     schema = spark_schema(TreeNodeRecord)
     node_schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in schema.fields if f.name in node_fields)
@@ -159,10 +159,10 @@ def run_trees(settings: Settings, spark=None) -> TreeReport:
     nodes = (passages.where(F.col("kind") == "text")
              .groupBy("doc_id", "item").applyInPandas(grouped, f"{node_schema}, doc_part string"))
     embedded_nodes = nodes.mapInPandas(
-        embed_batches(settings.embedding_model, settings.embedding_backend, settings.embedding_batch_size, None,
-                       "text", []), schema=schema.add("doc_part", "string"))
-    write_partitions(embedded_nodes, lake_uri(settings, "index/tree_nodes"), "doc_part")
-    count = spark.read.parquet(lake_uri(settings, "index/tree_nodes")).where(F.col("doc_part").isin(todo)).count()
+        embed_batches(options.embedding, None, "text", []), schema=schema.add("doc_part", "string"))
+    nodes_uri = spark_uri(lake, INDEX_DATASETS["tree_nodes"])
+    write_partitions(embedded_nodes, nodes_uri, "doc_part")
+    count = spark.read.parquet(nodes_uri).where(F.col("doc_part").isin(todo)).count()
     state.update({p: embedded[p] for p in todo})
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
-    return TreeReport(len(todo), count)
+    return TreeReport(documents=len(todo), nodes=count)

@@ -8,15 +8,14 @@ results are saved per run under ``runs/quality/<stamp>.json`` in the lake.
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kernel.reports import StageReport, write_run_report
 from quality.suites import CORE_10K_ITEMS, build_suites
 
 log = logging.getLogger(__name__)
@@ -37,9 +36,10 @@ class Failure:
 
 
 @dataclass
-class GateReport:
-    passed: bool
-    rows: dict[str, int]
+class GateReport(StageReport):
+    stage = "quality"
+    passed: bool = True
+    rows: dict[str, int] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
     warnings: list[Failure] = field(default_factory=list)  # tolerated exceptions (``mostly`` expectations)
     saved_to: str | None = None
@@ -121,7 +121,7 @@ def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     source = context.data_sources.add_pandas("lake")
-    report = GateReport(True, {name: len(df) for name, df in frames.items()})
+    report = GateReport(passed=True, rows={name: len(df) for name, df in frames.items()})
     saved = {}
     for suite_spec in build_suites(dims):
         df = frames.get(suite_spec.dataset)
@@ -146,11 +146,7 @@ def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
             failure = Failure(suite_spec.dataset, r.expectation_config.type, columns, unexpected, unique_examples)
             (report.warnings if r.success else report.failures).append(failure)
     report.passed = not report.failures
+    report.problems = [f"quality gate: {f}" for f in report.failures]
     if lake is not None:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        key = f"runs/quality/{stamp}.json"
-        body = {"passed": report.passed, "rows": report.rows, "failures": [asdict(f) for f in report.failures],
-                "warnings": [asdict(w) for w in report.warnings], "results": saved}
-        lake.write_bytes(key, json.dumps(body, indent=1, default=str).encode())
-        report.saved_to = lake.uri(key)
+        report.saved_to = lake.uri(write_run_report(lake, report, results=saved))
     return report

@@ -6,7 +6,8 @@ the backend, catalog and model loaded between questions.
 
 from __future__ import annotations
 
-from query.retrieve import MODES, Evidence, RetrievalOptions, Retriever, SearchResult
+from query.api import MODES, Evidence, RetrievalOptions, SearchResult
+from query.retrieve import Retriever
 
 __all__ = ["MODES", "Evidence", "RetrievalOptions", "Retriever", "SearchResult", "search"]
 
@@ -20,7 +21,7 @@ def search(question: str, k: int = 5, filters: dict | None = None, settings=None
     if settings is not None:
         return Retriever(settings).search(question, k, filters).evidence
     if _default is None:
-        from secplat.config import load_settings
+        from kernel.settings import load_settings
 
         _default = Retriever(load_settings())
     return _default.search(question, k, filters).evidence

@@ -12,8 +12,8 @@ import csv
 import re
 from dataclasses import dataclass
 
-from indexing.backends import SearchBackend
-from indexing.backends.base import alias_name
+from kernel.search import SearchBackend
+from kernel.search.base import alias_name
 from query.analysis import EntityIndex, squash
 from schemas.index import INDEXES
 
@@ -42,6 +42,7 @@ class Catalog:
         self._version: str | None = None
         self.docs: dict[str, DocInfo] = {}
         self.entities = EntityIndex()
+        self.model: str | None = None  # the embedding model the live version was published with
 
     def refresh(self) -> Catalog:
         alias = alias_name(self.backend.prefix, "documents")
@@ -49,6 +50,7 @@ class Catalog:
         if version == self._version and self.docs:
             return self
         rows = self.backend.scan(alias, INDEXES["documents"], FIELDS) if version else []
+        live = next((v for v in self.backend.versions(INDEXES["documents"]) if v.name == version), None)
         entities = EntityIndex()
         if self.universe_csv:
             try:
@@ -70,6 +72,7 @@ class Catalog:
                                         r.get("page_count") or 0)
         entities.finish()
         self.docs, self.entities, self._version = docs, entities, version
+        self.model = live.meta.get("model") if live else None
         return self
 
     def docs_of(self, entity_key: str) -> list[DocInfo]:

@@ -15,9 +15,13 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from kernel import llm
 from query.analysis import Entity, QueryAnalysis
+from query.api import Evidence, RetrievalOptions, SearchResult
+from query.catalog import Catalog
 
 log = logging.getLogger(__name__)
 _TOKENS = re.compile(r"[a-z0-9]+")
@@ -32,6 +36,16 @@ class Need:
     def label(self) -> str:
         return " ".join(x for x in ((self.entity.name if self.entity else None),
                                     (f"fiscal {self.year}" if self.year else None)) if x)
+
+
+@dataclass
+class Searcher:
+    """What curation may ask of retrieval, and nothing more: rank a (rewritten) question's documents, and
+    find its evidence pages in some of them (the retriever binds the question's vector, filters, options)."""
+
+    rank_documents: Callable[[str, QueryAnalysis], list]
+    find_pages: Callable[[str, QueryAnalysis, list], list[Evidence]]
+    llm: Callable[[], llm.TextModel | None] | None = None  # LLM_CURATION: a model to filter with, or None
 
 
 def needs_of(analysis: QueryAnalysis) -> list[Need]:
@@ -70,9 +84,9 @@ def _dedupe(evidence: list, threshold: float = 0.9) -> list:
     return kept
 
 
-def curate(retriever, result, analysis: QueryAnalysis, vector, filters, opts, k: int) -> None:
+def curate(result: SearchResult, analysis: QueryAnalysis, opts: RetrievalOptions, catalog: Catalog,
+           search: Searcher) -> None:
     """Rewrite ``result.evidence`` in place and record each round in ``result.iterations``."""
-    catalog = retriever.catalog
     evidence = _dedupe(_floor(result.evidence, opts.relevance_floor))
     needs = needs_of(analysis)
     asked: set[Need] = set()
@@ -86,28 +100,26 @@ def curate(retriever, result, analysis: QueryAnalysis, vector, filters, opts, k:
         step["complementary_queries"] = []
         for need in todo:
             asked.add(need)
-            found = _complementary(retriever, analysis, need, vector, filters, opts)
+            found = _complementary(search, analysis, need, opts)
             step["complementary_queries"].append({"for": need.label, "found": len(found)})
             evidence = _dedupe(evidence + found)
     evidence = _requirements_first(evidence, needs, catalog)[: opts.max_passages]
-    result.evidence = _llm_filter(retriever, result.question, evidence)
+    result.evidence = _llm_filter(search.llm, result.question, evidence)
 
 
-def _complementary(retriever, analysis: QueryAnalysis, need: Need, vector, filters, opts) -> list:
+def _complementary(search: Searcher, analysis: QueryAnalysis, need: Need, opts: RetrievalOptions) -> list[Evidence]:
     """The question again, scoped to the missing company's (and year's) documents."""
-    from query.analysis import QueryAnalysis as QA
-
-    sub = QA(analysis.question, [need.entity] if need.entity else [], [need.year] if need.year else analysis.years,
+    sub = QueryAnalysis(analysis.question, [need.entity] if need.entity else [], [need.year] if need.year else analysis.years,
              analysis.quarters, analysis.forms)
     question = analysis.question
     if need.entity and need.entity.name.lower() not in question.lower():
         question = f"{need.entity.name} {question}"
-    docs = retriever.rank_documents(question, vector, sub, filters, opts)
+    docs = search.rank_documents(question, sub)
     if need.entity:
         docs = [d for d in docs if d[0].entity == need.entity.key]
     if need.year:
         docs = [d for d in docs if d[0].fiscal_year in (need.year, need.year + 1)] or docs
-    found = retriever.passages(question, retriever.embed(question), sub, docs[:2], filters, opts)
+    found = search.find_pages(question, sub, docs[:2])
     found = _floor(found, opts.relevance_floor)[:2]
     for e in found:
         e.reason = f"complementary query for {need.label}; " + e.reason
@@ -124,13 +136,10 @@ def _requirements_first(evidence: list, needs: list[Need], catalog) -> list:
     return head + [e for e in evidence if e not in head]
 
 
-def _llm_filter(retriever, question: str, evidence: list) -> list:
-    settings = retriever.settings
-    if not getattr(settings, "llm_curation", False) or not evidence:
+def _llm_filter(make_model: Callable[[], llm.TextModel | None] | None, question: str, evidence: list) -> list:
+    if make_model is None or not evidence:
         return evidence
-    from secplat import llm
-
-    model = llm.from_settings(settings)
+    model = make_model()
     if model is None:
         return evidence
     listing = "\n".join(f"[{i}] ({e.doc_id} p.{e.page}) {e.text[:700]}" for i, e in enumerate(evidence))

@@ -6,28 +6,14 @@ process; requests only read the published indexes.
 
 from __future__ import annotations
 
-import datetime as dt
+from dataclasses import replace
 
 from fastapi import FastAPI, HTTPException
-from pydantic import BaseModel, Field
 
-from indexing.backends import BackendError
-from query.retrieve import MODES, Evidence, RetrievalOptions, Retriever
-
-
-class SearchRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=2000)
-    k: int = Field(5, ge=1, le=10)
-    filters: dict[str, str | int | dt.date | list[str | int]] | None = Field(
-        None, description="Exact-valued fields: ticker, form, fiscal_year, fiscal_period, doc_id, item, ...")
-    mode: str = Field("hierarchical", description=f"one of {', '.join(MODES)}")
-    explain: bool = False
-
-
-class SearchResponse(BaseModel):
-    question: str
-    evidence: list[Evidence]
-    explain: dict | None = None
+from kernel.models import ModelMismatch
+from kernel.search import BackendError
+from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
+from query.retrieve import Retriever
 
 
 def create_app(retriever: Retriever) -> FastAPI:
@@ -43,15 +29,14 @@ def create_app(retriever: Retriever) -> FastAPI:
     def search(req: SearchRequest) -> SearchResponse:
         if req.mode not in MODES:
             raise HTTPException(422, f"mode must be one of {', '.join(MODES)}")
-        from dataclasses import replace
-
         opts: RetrievalOptions = replace(retriever.options, mode=req.mode)
         try:
             result = retriever.search(req.question, req.k, req.filters, opts)
         except BackendError as exc:
             raise HTTPException(400, str(exc)) from exc
-        explain = {k: v for k, v in result.as_dict().items() if k not in ("evidence", "question")}
+        except ModelMismatch as exc:  # the server's configuration, not the request: say so, do not guess
+            raise HTTPException(503, str(exc)) from exc
         return SearchResponse(question=result.question, evidence=result.evidence,
-                              explain=explain if req.explain else None)
+                              explain=result.explain() if req.explain else None)
 
     return app

@@ -86,13 +86,12 @@ class TreeNodeRecord(DocumentMeta):
 
 @dataclass(frozen=True)
 class IndexSpec:
-    """A published index: its record schema, id, BM25 fields and where the Spark jobs left its data."""
+    """A published index: its record schema, id and BM25 fields (its lake data: ``kernel.layout.INDEX_DATASETS``)."""
 
     name: str
     model: type[BaseModel]
     id_field: str
     text_fields: tuple[str, ...]
-    dataset: str  # lake key under which the index-ready Parquet lives
     doc_field: str | None = "doc_id"  # rows grouped per document (incremental publish); None: whole-corpus
 
     @property
@@ -101,8 +100,8 @@ class IndexSpec:
 
 
 INDEXES: dict[str, IndexSpec] = {spec.name: spec for spec in (
-    IndexSpec("documents", DocumentIndexRecord, "doc_id", ("cover_summary", "company"), "index/documents"),
-    IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title"), "index/passages"),
-    IndexSpec("tree_nodes", TreeNodeRecord, "node_id", ("text",), "index/tree_nodes"),
-    IndexSpec("lexicon", LexiconRecord, "term", ("term",), "index/lexicon.parquet", doc_field=None),
+    IndexSpec("documents", DocumentIndexRecord, "doc_id", ("cover_summary", "company")),
+    IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title")),
+    IndexSpec("tree_nodes", TreeNodeRecord, "node_id", ("text",)),
+    IndexSpec("lexicon", LexiconRecord, "term", ("term",), doc_field=None),
 )}

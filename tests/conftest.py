@@ -25,9 +25,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # through a handler an in-process CLI test bound to pytest's (by then closed) capture stream.
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
-from secplat.config import load_settings, shared_dir  # noqa: E402
+from kernel.settings import load_settings, shared_dir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Two tiers. ``acceptance``: real data from ../shared (``shared``) or whole-system runs (``slow``:
+    Airflow, a scheduler, every stage); ``-m "not acceptance"`` is the fast unit tier a developer runs on every
+    change (under 3 minutes on 2 cores)."""
+    for item in items:
+        if item.get_closest_marker("shared") or item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.acceptance)
 
 
 def _shared() -> Path:
@@ -72,21 +81,18 @@ def universe_csv(shared: Path) -> str:
 @pytest.fixture(scope="session")
 def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
     """The whole shared mirror crawled and converted once per session: (lake, convert report)."""
-    from etl.convert import ConvertOptions, run_convert
-    from etl.crawler import Crawler, build_http
-    from etl.edgar_mirror import MirrorServer
+    from etl import crawl
+    from etl.convert import ConvertOptions
+    from etl.convert import run as run_convert
     from etl.ratelimit import RateLimiter
-    from etl.universe import resolve_universe
-    from secplat.storage import LocalLake
+    from kernel.storage import LocalLake
 
     root = tmp_path_factory.mktemp("mirror-lake") / "lake"
-    with MirrorServer(edgar_mirror) as server:
-        s = make_settings(server, str(root), universe_csv=universe_csv,
-                          universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})))
-        http = build_http(s, RateLimiter(500))
-        companies, _ = resolve_universe(s, http)
-        lake = LocalLake(root)
-        Crawler(s, lake, http=http).run(companies)
+    settings = load_settings(lake_root=str(root), edgar_mirror=str(edgar_mirror), universe_csv=universe_csv,
+                             universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})),
+                             http_backoff_base=0.05, http_backoff_max=1.0, http_timeout=5.0)
+    lake = LocalLake(root)
+    crawl.run(lake, crawl.CrawlOptions(settings, limiter=RateLimiter(500)))
     return lake, run_convert(lake, ConvertOptions(workers=2))
 
 
@@ -94,11 +100,12 @@ def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_facto
 def segmented_mirror(converted_mirror):
     """The converted mirror lake with items and chunks (idempotent: reruns skip)."""
     from etl.chunking import ChunkOptions
-    from etl.structure import run_segment
-    from secplat.models import token_counter
+    from etl.structure import SegmentOptions
+    from etl.structure import run as run_segment
+    from kernel.models import token_counter
 
     lake, _ = converted_mirror
-    report = run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    report = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     return lake, report
 
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from kernel.layout import INDEX_DATASETS
 from schemas.base import to_table
 from schemas.index import DocumentIndexRecord, LexiconRecord, PassageRecord, TreeNodeRecord
 
@@ -106,7 +107,7 @@ def write_index_lake(lake: Path, data: dict[str, list[dict]]) -> None:
     for name, rows in data.items():
         spec = INDEXES[name]
         table = to_table(spec.model, rows) if rows and not isinstance(rows, pa.Table) else rows
-        target = lake / spec.dataset
+        target = lake / INDEX_DATASETS[spec.name]
         if spec.doc_field is None:
             target.parent.mkdir(parents=True, exist_ok=True)
             pq.write_table(table, target)

@@ -11,12 +11,12 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from indexing.backends import BackendError, SearchBackend
-from indexing.backends.base import alias_name
 from indexing.publish import apply_retention, rollback
+from kernel.search import BackendError, SearchBackend
+from kernel.search.base import alias_name
+from kernel.settings import load_settings
 from schemas.base import to_table
 from schemas.index import INDEXES
-from secplat.config import load_settings
 from tests.index_records import DIMS, passages, records, vector
 
 BACKENDS = ["embedded", "elasticsearch"]
@@ -26,14 +26,14 @@ BACKENDS = ["embedded", "elasticsearch"]
 def backend(request, tmp_path) -> SearchBackend:
     prefix = f"t{uuid.uuid4().hex[:10]}"
     if request.param == "embedded":
-        from indexing.backends.embedded import EmbeddedBackend
+        from kernel.search.embedded import EmbeddedBackend
 
         yield EmbeddedBackend(tmp_path / "search", prefix=prefix)
         return
     url = os.environ.get("ELASTICSEARCH_URL")
     if not url:
         pytest.skip("ELASTICSEARCH_URL is not set: no Elasticsearch cluster to run the contract against")
-    from indexing.backends.elastic import ElasticBackend
+    from kernel.search.elastic import ElasticBackend
 
     be = ElasticBackend.from_settings(load_settings(elasticsearch_url=url, search_prefix=prefix))
     be.replicas = 0
@@ -140,7 +140,7 @@ def test_upsert_replaces_a_document_and_leaves_others(backend):
         n["chunk_id"] for n in new[:-1]}
 
 
-def test_alias_swap_rollback_and_retention(backend, tmp_path):
+def test_alias_swap_rollback_and_retention(backend):
     spec = INDEXES["documents"]
     alias = alias_name(backend.prefix, "documents")
     v1 = _publish(backend, "documents", records("v1")["documents"])
@@ -148,8 +148,7 @@ def test_alias_swap_rollback_and_retention(backend, tmp_path):
     v3 = _publish(backend, "documents", records("v3")["documents"])
     assert backend.alias_target(alias) == v3
     assert [v.name for v in backend.versions(spec)] == [v1, v2, v3]
-    settings = load_settings(lake_root=str(tmp_path / "lake"))
-    assert rollback(settings, "documents", backend=backend) == {"documents": v2}
+    assert rollback(backend, "documents") == {"documents": v2}
     assert {h.source["source_name"] for h in backend.bm25(alias, spec, "annual report", k=5)} == {"v2"}
     assert backend.swap_alias(alias, v3) == v2
     assert apply_retention(backend, spec, keep=1) == [v1]

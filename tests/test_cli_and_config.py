@@ -7,9 +7,9 @@ import json
 import pytest
 
 from etl.edgar_mirror import MirrorServer
-from secplat.cli import EXIT_CONFIG, EXIT_ENV, EXIT_PROBLEMS, main
-from secplat.config import ConfigError, load_settings, settings_help
-from secplat.storage import LocalLake, StorageError, open_lake
+from kernel.settings import ConfigError, load_settings, settings_help
+from kernel.storage import LocalLake, StorageError, open_lake
+from shell.cli import EXIT_CONFIG, EXIT_ENV, EXIT_PROBLEMS, main
 from tests.conftest import free_port
 
 
@@ -82,6 +82,23 @@ def test_unreachable_host_is_one_line_and_exit_3(capsys, tmp_path, monkeypatch, 
     code, _, err = run_cli(capsys, "crawl", "--lake", str(tmp_path / "lake"), "--tickers", "ACME")
     assert code == EXIT_ENV
     assert "unreachable" in err and err.strip().count("\n") == 0
+
+
+def test_amendment_forms_are_accepted_and_crawl_only_amendments(capsys, tmp_path, fixture_mirror, monkeypatch):
+    """FORMS=10-K/A,10-Q/A validates in the settings and the CLI crawls exactly the amendments (the fixture has
+    one: ACME's 10-Q/A of 2024-05-20); an unknown amendment form is refused like any unknown form."""
+    monkeypatch.setenv("UNIVERSE_CSV", fixture_mirror["universe_csv"])
+    monkeypatch.setenv("FORMS", "10-K/A,10-Q/A")
+    assert load_settings().forms == ["10-K/A", "10-Q/A"]
+    code, out, err = run_cli(capsys, "crawl", "--mirror", str(fixture_mirror["root"]), "--lake",
+                             str(tmp_path / "lake"), "--tickers", "ACME")
+    assert code == 0, err
+    assert "1 fetched" in out
+    records = [json.loads(p.read_text()) for p in (tmp_path / "lake").rglob("filing.json")]
+    assert [(r["form"], r["accession"]) for r in records] == [("10-Q/A", "0001000001-24-000021")]
+    monkeypatch.setenv("FORMS", "S-1/A")
+    code, _, err = run_cli(capsys, "config")
+    assert code == EXIT_CONFIG and "FORMS" in err
 
 
 @pytest.mark.parametrize("where", ["under-a-file", "proc"])

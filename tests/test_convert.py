@@ -10,17 +10,18 @@ import threading
 import pymupdf
 import pytest
 
-from etl.convert import ConvertOptions, facts_from_source_name, run_convert
+from etl.convert import ConvertOptions, facts_from_source_name
+from etl.convert import run as run_convert
 from etl.cover import fiscal_period_of
-from etl.crawler import record_key
 from etl.html_prepare import HtmlError, prepare_html
 from etl.html_tables import table_rows
 from etl.pdf_pages import PdfError, page_pdf
 from etl.pdf_render import render_pdf
+from kernel import llm
+from kernel.layout import record_key
+from kernel.settings import load_settings
+from kernel.storage import LocalLake, read_parquet
 from schemas.filings import FilingRecord
-from secplat import llm
-from secplat.config import load_settings
-from secplat.storage import LocalLake, read_parquet
 
 
 @pytest.fixture()

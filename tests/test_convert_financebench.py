@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from etl.convert import ConvertOptions, run_convert
-from etl.quarantine import part_name
-from secplat.storage import LocalLake, read_parquet
+from etl.convert import ConvertOptions
+from etl.convert import run as run_convert
+from kernel.layout import part_name
+from kernel.storage import LocalLake, read_parquet
 
 pytestmark = pytest.mark.shared
 
@@ -22,7 +23,7 @@ def _norm(text: str) -> str:
 @pytest.fixture(scope="module")
 def financebench_lake(financebench, tmp_path_factory):
     lake = LocalLake(tmp_path_factory.mktemp("fb") / "lake")
-    report = run_convert(lake, ConvertOptions(workers=2), pdf_dirs=[financebench / "pdfs"])
+    report = run_convert(lake, ConvertOptions(workers=2, pdf_dirs=(financebench / "pdfs",)))
     return lake, report
 
 
@@ -33,7 +34,7 @@ def test_every_pdf_ingests_under_its_source_name(financebench, financebench_lake
     for name in names[:5]:
         doc = read_parquet(lake, f"datasets/documents/{part_name('external/' + name)}.parquet").to_pylist()[0]
         assert doc["doc_id"] == doc["source_name"] == name and doc["page_basis"] == "pdf"
-    again = run_convert(lake, ConvertOptions(), pdf_dirs=[financebench / "pdfs"])
+    again = run_convert(lake, ConvertOptions(pdf_dirs=(financebench / "pdfs",)))
     assert again.converted == 0 and again.skipped == len(names)
 
 

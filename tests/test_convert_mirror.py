@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from etl.quarantine import part_name
-from secplat.storage import read_parquet
+from kernel.layout import part_name
+from kernel.storage import read_parquet
 
 pytestmark = pytest.mark.shared
 

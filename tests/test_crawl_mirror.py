@@ -12,11 +12,12 @@ from collections import Counter
 
 import pytest
 
-from etl.crawler import MANIFEST_KEY, Crawler, build_http, read_records
+from etl.crawler import Crawler, build_http, read_records
 from etl.edgar_mirror import FaultPlan, MirrorServer, max_requests_per_window
 from etl.ratelimit import RateLimiter
 from etl.universe import resolve_universe
-from secplat.storage import open_lake, read_parquet
+from kernel.layout import MANIFEST_KEY
+from kernel.storage import open_lake, read_parquet
 from tests.conftest import ROOT, make_settings
 
 pytestmark = pytest.mark.shared
@@ -116,7 +117,7 @@ def test_sigkill_mid_crawl_then_rerun_loses_and_duplicates_nothing(
     root, extra = lake_root
     tickers = ["AAPL", "AMD", "GOOGL", "META", "NVDA", "TSLA", "KO", "PEP"]
     rows = [r for r in mirror_manifest if r["ticker"] in tickers]
-    cmd = [sys.executable, "-m", "secplat.cli", "crawl", "--mirror", str(edgar_mirror), "--tickers",
+    cmd = [sys.executable, "-m", "shell.cli", "crawl", "--mirror", str(edgar_mirror), "--tickers",
            ",".join(tickers)]
     env = _lake_env(root, extra) | {"UNIVERSE_CSV": universe_csv}
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -8,13 +8,14 @@ import json
 
 import pytest
 
-from etl.crawler import MANIFEST_KEY, Crawler, build_http, read_records
+from etl.crawler import Crawler, build_http, read_records
 from etl.discovery import DiscoveryError, discover_filings
 from etl.edgar_http import EdgarHttp, HostUnreachable
 from etl.edgar_mirror import FaultPlan, MirrorServer, max_requests_per_window
 from etl.ratelimit import RateLimiter
 from etl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
-from secplat.storage import open_lake, read_parquet
+from kernel.layout import MANIFEST_KEY
+from kernel.storage import open_lake, read_parquet
 from tests.conftest import free_port, make_settings
 
 

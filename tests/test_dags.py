@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from secplat.config import ConfigError, load_settings
-from secplat.tasks import CRAWL_PARALLEL_TASKS, EDGAR_SHARES, TRANSIENT_ERRORS, RunPlan, plan_run
+from kernel.settings import ConfigError, load_settings
+from shell.tasks import CRAWL_PARALLEL_TASKS, EDGAR_SHARES, TRANSIENT_ERRORS, RunPlan, plan_run
 from tests.conftest import ROOT, free_port
 
 DAGS = ROOT / "dags"
@@ -32,8 +32,7 @@ HEAVY = ("pyspark", "torch", "sentence_transformers", "lancedb", "fitz", "great_
 # --- integrity ------------------------------------------------------------------------------------------
 
 def test_dag_files_import_only_the_sdk_pendulum_and_project_modules():
-    allowed = ("airflow.sdk", "pendulum", "__future__", "dags", "secplat", "etl", "indexing", "quality", "query",
-               "schemas")
+    allowed = ("airflow.sdk", "pendulum", "__future__", "dags", "shell")  # the DAGs call the shell only
     files = sorted(DAGS.glob("*.py"))
     assert {f.name for f in files} >= {"secplat_nightly.py", "secplat_publish.py", "common.py"}
     for path in files:
@@ -143,7 +142,7 @@ def test_crawl_tasks_are_mapped_over_companies_with_filings_to_fetch_only(fixtur
     """The pre-check on the project's own fixture (ACME: 10-K 2024-02-15, 10-Q 2024-05-01, 10-Q/A 05-20, 8-K
     06-03; BETA-B: 10-K 2024-03-01): a quiet window maps nothing, a crawled window maps nothing again, and a
     ticker that cannot be checked stays in so that its crawl task says why."""
-    from secplat.tasks import companies_to_crawl, crawl_company
+    from shell.tasks import companies_to_crawl, crawl_company
 
     for key, value in {"EDGAR_MIRROR": str(fixture_mirror["root"]), "LAKE_ROOT": str(tmp_path / "lake"),
                        "UNIVERSE_CSV": fixture_mirror["universe_csv"], "HTTP_BACKOFF_BASE": "0.01"}.items():
@@ -174,7 +173,7 @@ def test_crawl_tasks_are_mapped_over_companies_with_filings_to_fetch_only(fixtur
 def test_an_index_run_with_nothing_to_do_announces_nothing(tmp_path, monkeypatch):
     """The case of overlapping backfill runs: when the index task starts, an earlier run has already indexed
     everything, so no asset event (and no publish) follows; a dry run never indexes."""
-    from secplat.tasks import index_changed, index_new
+    from shell.tasks import index_changed, index_new
 
     monkeypatch.setenv("LAKE_ROOT", str(tmp_path / "lake"))
     plan = RunPlan(filed_from=dt.date(2025, 5, 2), filed_to=dt.date(2025, 5, 2), tickers=["AAPL"],
@@ -184,6 +183,22 @@ def test_an_index_run_with_nothing_to_do_announces_nothing(tmp_path, monkeypatch
     assert not (tmp_path / "lake" / "runs").exists()  # no run report for a run that did nothing
     assert index_changed(index_new({**plan, "dry_run": True})) is False
     assert index_changed({"summary": "1 documents embedded", "changed": True}) is True
+
+
+@pytest.mark.slow
+def test_amendment_forms_run_through_airflow(fixture_mirror, tmp_path):
+    """FORMS=10-K/A,10-Q/A (a value the settings accept) plans and crawls in `airflow dags test` (it used to
+    fail every run at ``plan``): the dry run discovers exactly ACME's 10-Q/A of 2024-05-20."""
+    home, lake, log = tmp_path / "airflow", tmp_path / "lake", tmp_path / "airflow.log"
+    env = _airflow_env(home, lake, EDGAR_MIRROR=str(fixture_mirror["root"]), FORMS="10-K/A,10-Q/A",
+                       UNIVERSE_CSV=fixture_mirror["universe_csv"], UNIVERSE_TICKERS="ACME,BETA.B")
+    _airflow(env, "db", "migrate", log=log)
+    out = _airflow(env, "dags", "test", "secplat_nightly", "2024-05-21", "-c",
+                   json.dumps({"filed_from": "2024-01-01", "dry_run": True}), log=log)
+    assert "dry run would fetch: ACME 10-Q/A 0001000001-24-000021 filed 2024-05-20" in out
+    assert "would fetch: ACME 10-Q " not in out and "would fetch: BETA" not in out
+    states = _task_states(home, "secplat_nightly")
+    assert {t.rsplit(":", 1)[1]: s for t, s in states.items()}["crawl"] == "success"
 
 
 # --- end to end on the mirror -----------------------------------------------------------------------------
@@ -316,8 +331,8 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
     assert _asset_events(home) == 1
     docs = _documents(lake)
     assert sorted((d["ticker"], d["filing_date"].isoformat()) for d in docs.values()) == [("AAPL", "2025-08-01")]
-    from indexing.backends import open_backend
-    from indexing.backends.base import alias_name
+    from kernel.search import open_backend
+    from kernel.search.base import alias_name
 
     backend = open_backend(load_settings(lake_root=str(lake)))
     from schemas.index import INDEXES
@@ -344,7 +359,7 @@ def test_a_task_killed_mid_run_and_retried_produces_the_same_outputs(edgar_mirro
     env = {**os.environ, "EDGAR_MIRROR": str(edgar_mirror), "UNIVERSE_CSV": universe_csv, "CONVERT_WORKERS": "1"}
 
     def run_task(lake: Path, call: str, wait: bool = True):
-        code = f"import json, sys; from secplat import tasks; plan = json.loads(sys.argv[1]); tasks.{call}"
+        code = f"import json, sys; from shell import tasks; plan = json.loads(sys.argv[1]); tasks.{call}"
         proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(plan)], env={**env, "LAKE_ROOT": str(lake)},
                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if wait:

@@ -9,16 +9,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from etl.chunking import ChunkOptions
-from etl.structure import run_segment
+from etl.structure import SegmentOptions
+from etl.structure import run as run_segment
 from indexing.embed_job import run_embeddings
-from indexing.embedder import embed_texts
-from indexing.spark import spark_session
+from indexing.spark import IndexOptions, spark_session
 from indexing.tree_job import run_trees
+from kernel.embedder import embed_texts
+from kernel.models import token_counter
+from kernel.settings import load_settings
+from kernel.storage import LocalLake
 from schemas.base import validate_table
 from schemas.index import DocumentIndexRecord, PassageRecord, TreeNodeRecord
-from secplat.config import load_settings
-from secplat.models import token_counter
-from secplat.storage import LocalLake
 
 pytestmark = pytest.mark.shared
 
@@ -35,15 +36,15 @@ def small_lake(converted_mirror, mirror_manifest, tmp_path_factory):
             (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
             shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
     small = LocalLake(root)
-    run_segment(small, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
-    settings = load_settings(lake_root=str(root), spark_master="local[2]")
-    return small, settings, wanted
+    run_segment(small, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
+    options = IndexOptions.from_settings(load_settings(spark_master="local[2]"))
+    return small, options, wanted
 
 
 def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
-    lake, settings, _ = small_lake
-    spark = spark_session(settings)
-    first = run_embeddings(settings, spark)
+    lake, options, _ = small_lake
+    spark = spark_session(options)
+    first = run_embeddings(lake, options, spark)
     assert first.documents == 2 and first.passages > 50
     passages = validate_table(PassageRecord, pq.read_table(lake.path / "index" / "passages"))
     documents = validate_table(DocumentIndexRecord, pq.read_table(lake.path / "index" / "documents"))
@@ -57,7 +58,7 @@ def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
     # The vector is the model's embedding of the chunk behind its short context prefix, as in the query path.
     row = passages.slice(0, 1).to_pylist()[0]
     prefix = f"AAPL {row['form']} {row['fiscal_period']} {row['fiscal_year']} Item {row['item']} :"
-    again = embed_texts([f"{prefix} {row['text']}"], settings.embedding_model)[0]
+    again = embed_texts([f"{prefix} {row['text']}"], options.embedding.model)[0]
     assert float(np.dot(again, row["vector"])) > 0.9999
     # No input is cut by the model: prefix + chunk stays within 254 content tokens.
     counter = token_counter(None)
@@ -65,9 +66,9 @@ def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
     assert counter.count(f"{prefix} {longest}") <= counter.max_content_tokens
 
     # A rerun embeds nothing; dropping the state re-embeds the same vectors (deterministic).
-    assert run_embeddings(settings, spark).documents == 0
+    assert run_embeddings(lake, options, spark).documents == 0
     lake.delete("index/state/embed.json")
-    assert run_embeddings(settings, spark).documents == 2
+    assert run_embeddings(lake, options, spark).documents == 2
     redone = pq.read_table(lake.path / "index" / "passages").sort_by("chunk_id")
     before = passages.sort_by("chunk_id")
     assert redone.column("chunk_id").to_pylist() == before.column("chunk_id").to_pylist()
@@ -76,10 +77,10 @@ def test_embeddings_are_valid_deterministic_and_incremental(small_lake):
 
 
 def test_item_trees_are_deterministic_and_share_their_leaves(small_lake):
-    lake, settings, _ = small_lake
-    spark = spark_session(settings)
-    run_embeddings(settings, spark)
-    first = run_trees(settings, spark)
+    lake, options, _ = small_lake
+    spark = spark_session(options)
+    run_embeddings(lake, options, spark)
+    first = run_trees(lake, options, spark)
     assert first.documents == 2 and first.nodes > 0
     nodes = validate_table(TreeNodeRecord, pq.read_table(lake.path / "index" / "tree_nodes")).to_pylist()
     passages = pq.read_table(lake.path / "index" / "passages").to_pylist()
@@ -100,8 +101,8 @@ def test_item_trees_are_deterministic_and_share_their_leaves(small_lake):
     assert all(np.isfinite(n["vector"]).all() and len(n["vector"]) == 384 for n in nodes)
     # Same input, same trees: rebuild after forgetting the state.
     lake.delete("index/state/trees.json")
-    run_trees(settings, spark)
+    run_trees(lake, options, spark)
     again = {n["node_id"]: n for n in pq.read_table(lake.path / "index" / "tree_nodes").to_pylist()}
     assert {k: (v["text"], v["children"]) for k, v in again.items()} == \
         {k: (v["text"], v["children"]) for k, v in by_id.items()}
-    assert run_trees(settings, spark).documents == 0
+    assert run_trees(lake, options, spark).documents == 0

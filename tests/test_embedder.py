@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from indexing.embedder import embed_texts, load_model
-from indexing.onnx_export import cache_root, quantized_model
-from secplat.models import resolve_model
+from kernel.embedder import embed_texts, load_model
+from kernel.models import resolve_model
+from kernel.onnx_export import cache_root, quantized_model
 
 TEXTS = [
     "Net operating revenues grew 6% in 2023, driven by favorable pricing initiatives.",

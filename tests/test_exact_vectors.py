@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from indexing.backends.exact_vectors import ExactVectors
+from kernel.search.exact_vectors import ExactVectors
 
 
 @pytest.fixture()

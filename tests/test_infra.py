@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from secplat.config import Settings
+from kernel.settings import Settings
 from tests.conftest import ROOT
 
 COMPOSE = ROOT / "infra" / "docker-compose.yml"

@@ -7,11 +7,11 @@ import os
 import pytest
 
 from indexing.lexicon_job import concept_term, run_lexicon
-from indexing.spark import spark_session
+from indexing.spark import IndexOptions, spark_session
+from kernel.settings import load_settings
+from kernel.storage import LocalLake, read_parquet
 from schemas.base import validate_table
 from schemas.index import LexiconRecord
-from secplat.config import load_settings
-from secplat.storage import LocalLake, read_parquet
 
 pytestmark = pytest.mark.shared
 
@@ -35,16 +35,16 @@ def lexicons(segmented_mirror, tmp_path_factory):
     parts = sorted(k.rsplit("/", 1)[-1].removesuffix(".parquet") for k in lake.list("datasets/documents"))
     inc_root = tmp_path_factory.mktemp("lexicon-incremental")
     full_root = tmp_path_factory.mktemp("lexicon-full")
-    inc = load_settings(lake_root=str(inc_root), spark_master="local[2]")
-    full = load_settings(lake_root=str(full_root), spark_master="local[2]")
-    spark = spark_session(inc)
+    inc, full = LocalLake(inc_root), LocalLake(full_root)
+    options = IndexOptions.from_settings(load_settings(spark_master="local[2]"))
+    spark = spark_session(options)
     _link_documents(lake, inc_root, parts[: len(parts) // 2])
-    first = run_lexicon(inc, spark)
+    first = run_lexicon(inc, options, spark)
     _link_documents(lake, inc_root, parts)
-    second = run_lexicon(inc, spark)
+    second = run_lexicon(inc, options, spark)
     _link_documents(lake, full_root, parts)
-    rebuilt = run_lexicon(full, spark)
-    again = run_lexicon(full, spark)
+    rebuilt = run_lexicon(full, options, spark)
+    again = run_lexicon(full, options, spark)
 
     def table(root):
         return validate_table(LexiconRecord, read_parquet(LocalLake(root), "index/lexicon.parquet"))

@@ -8,12 +8,14 @@ import math
 
 import pytest
 
-from indexing.backends.base import alias_name
-from indexing.backends.embedded import EmbeddedBackend
-from indexing.publish import PublishError, publish, rollback
+from indexing.publish import PublishError, rollback
+from kernel.search import open_backend
+from kernel.search.base import alias_name
+from kernel.search.embedded import EmbeddedBackend
+from kernel.settings import load_settings
 from schemas.index import INDEXES
-from secplat.cli import main
-from secplat.config import load_settings
+from shell.cli import main
+from shell.runner import run_stage
 from tests.index_records import records, write_index_lake
 
 
@@ -21,6 +23,10 @@ from tests.index_records import records, write_index_lake
 def lake(tmp_path):
     write_index_lake(tmp_path, records("v1"))
     return tmp_path
+
+
+def publish(settings, rebuild: bool = False):
+    return run_stage("publish", settings, rebuild=rebuild)
 
 
 def _settings(lake, **kw):
@@ -77,7 +83,7 @@ def test_publish_then_upsert_then_rebuild(lake):
     passages = next(o for o in report.indexes if o.index == "passages")
     assert passages.mode == "rebuild" and passages.dropped_versions == [first]
     assert len(backend.versions(INDEXES["passages"])) == 2
-    assert rollback(settings, "passages")["passages"] != passages.version
+    assert rollback(open_backend(settings), "passages")["passages"] != passages.version
 
 
 def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
@@ -149,3 +155,22 @@ def test_item_coverage_tolerates_a_few_10ks_and_fails_many():
     assert few.passed and [w.examples for w in few.warnings] == [["D00_2023_10K"]]
     many = run_gates(_many_10ks(20, 4), dims=16)
     assert not many.passed and many.failures[0].columns == ["core_items_ok"]
+
+
+def test_a_query_with_another_embedding_model_is_refused(lake, capsys, monkeypatch):
+    """The published vectors came from "test-model"; a question embedded by the configured MiniLM would be
+    compared with them silently. The CLI exits 2 naming both models, the HTTP API answers 503 saying so."""
+    from fastapi.testclient import TestClient
+
+    from query import Retriever
+    from query.http import create_app
+
+    monkeypatch.setenv("LAKE_ROOT", str(lake))
+    assert main(["publish"]) == 0
+    capsys.readouterr()
+    assert main(["query", "Coca-Cola revenues"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "'test-model'" in err and "'all-MiniLM-L6-v2'" in err
+    client = TestClient(create_app(Retriever(_settings(lake))))
+    response = client.post("/search", json={"question": "Coca-Cola revenues"})
+    assert response.status_code == 503 and "test-model" in response.json()["detail"]

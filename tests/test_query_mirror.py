@@ -10,15 +10,15 @@ import shutil
 import pytest
 
 from etl.chunking import ChunkOptions
-from etl.structure import run_segment
-from indexing.publish import publish
+from etl.structure import SegmentOptions
+from etl.structure import run as run_segment
+from kernel.models import token_counter
+from kernel.settings import load_settings
+from kernel.storage import LocalLake
 from query import Retriever, search
 from query.curate import needs_of
-from secplat.cli import main
-from secplat.config import load_settings
-from secplat.models import token_counter
-from secplat.nightly import index_stage
-from secplat.storage import LocalLake
+from shell.cli import main
+from shell.runner import run_stage
 
 pytestmark = pytest.mark.shared
 WANTED = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "10-Q", "2023")]
@@ -34,11 +34,11 @@ def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory)
             for ds in ("documents", "pages"):
                 (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
                 shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
-    run_segment(LocalLake(root), token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
                              universe_csv=universe_csv)
-    index_stage(settings)
-    report = publish(settings)
+    run_stage("index", settings)
+    report = run_stage("publish", settings)
     assert not report.blocked, report.summary()
     return settings
 
@@ -90,7 +90,7 @@ def test_odd_input_never_errors_or_empties(retriever, question):
 
 
 def test_unknown_filter_field_is_a_clear_error(retriever):
-    from indexing.backends import BackendError
+    from kernel.search import BackendError
 
     with pytest.raises(BackendError, match="cannot filter"):
         retriever.search("revenue", filters={"text": "x"})

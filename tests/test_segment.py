@@ -7,9 +7,9 @@ import pytest
 from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cell_share
 from etl.html_tables import render_table, table_rows
 from etl.segment import segment
-from secplat.config import ConfigError, load_settings
-from secplat.models import token_counter
-from secplat.nightly import segment_stage
+from kernel.models import token_counter
+from kernel.settings import ConfigError, load_settings
+from shell.runner import run_stage
 
 FILLER = "The company sells products in many markets and reports results each year. " * 30
 
@@ -145,7 +145,7 @@ def test_chunk_sizes_that_do_not_fit_the_model_are_refused(tmp_path):
         Chunker(token_counter(None), ChunkOptions(tokens=300))
     settings = load_settings(lake_root=str(tmp_path / "lake"), chunk_tokens=300)
     with pytest.raises(ConfigError, match="CHUNK_TOKENS=300"):
-        segment_stage(settings)
+        run_stage("segment", settings)
 
 
 def test_cross_reference_index_filings_map_items_to_the_pages_they_name():

@@ -11,9 +11,10 @@ import pytest
 
 from etl.chunking import PAGE_JOIN, ChunkOptions, cell_share
 from etl.segment import ItemSpan, Position
-from etl.structure import run_segment
-from secplat.models import token_counter
-from secplat.storage import read_parquet
+from etl.structure import SegmentOptions
+from etl.structure import run as run_segment
+from kernel.models import token_counter
+from kernel.storage import read_parquet
 from tests.gold_items import index_style_gold, score_filing
 
 pytestmark = pytest.mark.shared
@@ -38,11 +39,11 @@ def segmented(segmented_mirror):
 def test_every_filing_is_segmented_and_reruns_skip(segmented, mirror_manifest):
     lake, report, docs = segmented
     assert report.quarantined == 0 and report.segmented == len(mirror_manifest), report.problems
-    again = run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    again = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     assert again.segmented == 0 and again.skipped == len(mirror_manifest)
-    other = run_segment(lake, token_counter(None), ChunkOptions(tokens=200), "all-MiniLM-L6-v2")
+    other = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(tokens=200), "all-MiniLM-L6-v2"))
     assert other.segmented == len(mirror_manifest)  # new chunk settings redo every document
-    run_segment(lake, token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
 
 
 def test_item_boundaries_match_the_gold(segmented, shared):

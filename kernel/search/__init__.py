@@ -6,7 +6,7 @@ engine under ``SEARCH_PATH``. Nothing here imports Spark or Airflow: the query s
 
 from __future__ import annotations
 
-from indexing.backends.base import (
+from kernel.search.base import (
     BackendError,
     Filters,
     Hit,
@@ -22,9 +22,9 @@ __all__ = ["BackendError", "Filters", "Hit", "SearchBackend", "VersionInfo", "fu
 
 def open_backend(settings) -> SearchBackend:
     if settings.elasticsearch_url:
-        from indexing.backends.elastic import ElasticBackend
+        from kernel.search.elastic import ElasticBackend
 
         return ElasticBackend.from_settings(settings)
-    from indexing.backends.embedded import EmbeddedBackend
+    from kernel.search.embedded import EmbeddedBackend
 
     return EmbeddedBackend.from_settings(settings)

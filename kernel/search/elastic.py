@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
 
-from indexing.backends.base import (
+from kernel.search.base import (
     BackendError,
     Filters,
     Hit,

@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from secplat.models import ModelError
+from kernel.models import ModelError
 
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXPORT_VERSION = "1"  # bump when the export recipe changes

@@ -231,13 +231,24 @@ def check_writable(lake: Lake) -> None:
         raise StorageError(f"lake {lake.root} is not writable: {exc}") from None
 
 
-def open_lake(root: str, endpoint_url: str | None = None, region: str | None = None) -> Lake:
-    """A lake for a local path or an ``s3://bucket/prefix`` URI."""
+def parse_root(root: str) -> tuple[str, str]:
+    """``("s3", "s3://bucket/prefix")`` or ``("local", "/path")`` for a lake root: a local path (relative,
+    absolute or ``file://``) or an ``s3://`` URI. The one place a lake root's spelling is read."""
     if root.startswith("s3://"):
-        return S3Lake(root, endpoint_url=endpoint_url, region=region)
-    if "://" in root and not root.startswith("file://"):
-        raise StorageError(f"unsupported lake root {root!r}: use a local path or s3://bucket/prefix")
-    return LocalLake(root.removeprefix("file://"))
+        return "s3", root.rstrip("/")
+    if root.startswith("file://"):
+        return "local", urlparse(root).path or "/"
+    if "://" in root:
+        raise StorageError(f"unsupported lake root {root!r}: use a local path, file:///path or s3://bucket/prefix")
+    return "local", root
+
+
+def open_lake(root: str, endpoint_url: str | None = None, region: str | None = None) -> Lake:
+    """A lake for a local path or an ``s3://bucket/prefix`` URI (settings open it: ``Settings.open_lake``)."""
+    kind, location = parse_root(root)
+    if kind == "s3":
+        return S3Lake(location, endpoint_url=endpoint_url, region=region)
+    return LocalLake(location)
 
 
 def read_json(lake: Lake, key: str, default):

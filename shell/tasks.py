@@ -14,10 +14,13 @@ import logging
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from etl.universe import normalize_ticker, read_constituents
-from secplat.config import SUPPORTED_FORMS, ConfigError, Settings, load_settings
+from etl.universe import read_constituents
+from kernel import rules
+from kernel.settings import ConfigError, Settings, load_settings
+from shell.runner import run_stage
 
 log = logging.getLogger(__name__)
+FORM_CHOICES, TICKER_PATTERN = rules.FORM_CHOICES, rules.TICKER_PATTERN  # what the DAG params accept
 
 # The SEC rate limit is split into EDGAR_SHARES equal shares, one per task that may talk to EDGAR at once
 # (Airflow's max_active_tis_per_dag, across all runs and backfills): up to CRAWL_PARALLEL_TASKS crawl tasks
@@ -29,7 +32,7 @@ CRAWL_PARALLEL_TASKS = EDGAR_SHARES - 1
 # Airflow's retry policy when it evaluates a failure.
 TRANSIENT_ERRORS = [
     "etl.edgar_http.HostUnreachable",
-    "secplat.storage.StorageError",
+    "kernel.storage.StorageError",
     "builtins.ConnectionError",
     "builtins.TimeoutError",
     "py4j.protocol.Py4JNetworkError",
@@ -45,26 +48,23 @@ class RunPlan(BaseModel):
     filed_from: dt.date | None
     filed_to: dt.date | None  # inclusive
     tickers: list[str] = Field(default_factory=list)
-    forms: list[str] = Field(default_factory=lambda: list(SUPPORTED_FORMS))
+    forms: list[str] = Field(default_factory=lambda: list(rules.SUPPORTED_FORMS))
     dry_run: bool = False
 
+    # The settings' own rules (kernel.rules): a value the settings accept, a run accepts.
     @field_validator("tickers")
     @classmethod
     def _tickers(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(normalize_ticker(t) for t in value if t.strip()))
+        return list(dict.fromkeys(rules.normalize_ticker(t) for t in rules.normalize_tickers(value) or []))
 
     @field_validator("forms")
     @classmethod
     def _forms(cls, value: list[str]) -> list[str]:
-        bad = sorted(set(value) - set(SUPPORTED_FORMS))
-        if bad or not value:
-            raise ValueError(f"forms must be a non-empty subset of {', '.join(SUPPORTED_FORMS)}; got {value}")
-        return value
+        return rules.normalize_forms(value)
 
     @model_validator(mode="after")
     def _window(self) -> RunPlan:
-        if self.filed_from and self.filed_to and self.filed_from > self.filed_to:
-            raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
+        rules.check_window(self.filed_from, self.filed_to)
         return self
 
     def settings(self, base: Settings | None = None, ticker: str | None = None) -> Settings:
@@ -102,12 +102,7 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
 
 
 def _universe_symbols(settings: Settings) -> list[str]:
-    from etl.universe import default_universe_csv
-
-    source = settings.universe_csv or default_universe_csv()
-    if not source:
-        raise ConfigError("no tickers: set UNIVERSE_TICKERS, UNIVERSE_CSV, or the run's tickers param")
-    return [row["Symbol"] for row in read_constituents(source) if row.get("Symbol")]
+    return [row["Symbol"] for row in read_constituents(settings.universe_source()) if row.get("Symbol")]
 
 
 def _edgar_share(settings: Settings) -> Settings:
@@ -120,10 +115,8 @@ def companies_to_crawl(plan: dict) -> list[str]:
     """The tickers to map crawl tasks over: the plan's companies that have filings in the window not yet in
     the lake (one submissions request each, nothing downloaded). A quiet day maps no crawl task, so the rest
     of the run is skipped; a ticker that cannot be checked stays in, and its crawl task says why."""
-    from secplat.nightly import crawl_work
-
     run = RunPlan.model_validate(plan)
-    work = crawl_work(_edgar_share(run.settings()), as_of=run.filed_to)
+    work = run_stage("crawl-check", _edgar_share(run.settings()), as_of=run.filed_to)
     for problem in work.problems:
         log.warning("%s", problem)
     log.info("%s", work.summary())
@@ -135,10 +128,8 @@ def companies_to_crawl(plan: dict) -> list[str]:
 def crawl_company(plan: dict, ticker: str) -> dict:
     """One company's filings in the window, at one EDGAR share of the rate limit. An unknown ticker or a
     failed filing is reported (and recorded in the lake), never raised."""
-    from secplat.nightly import crawl_stage
-
     run = RunPlan.model_validate(plan)
-    report = crawl_stage(_edgar_share(run.settings(ticker=ticker)), as_of=run.filed_to, dry_run=run.dry_run)
+    report = run_stage("crawl", _edgar_share(run.settings(ticker=ticker)), as_of=run.filed_to, dry_run=run.dry_run)
     for problem in report.problems:
         log.error("%s: %s", ticker, problem)
     log.info("%s: %s", ticker, report.summary())
@@ -159,32 +150,26 @@ def _stage_result(report) -> dict:
 def convert_new(plan: dict) -> dict:
     """Convert every crawled filing not converted yet (bad ones are quarantined with the reason)."""
     from etl.crawler import write_manifest
-    from secplat.nightly import convert_stage
-    from secplat.storage import open_lake
 
     settings = RunPlan.model_validate(plan).settings()
     # The mapped crawl tasks each rewrote the manifest; rebuild it once from the filing records.
-    write_manifest(open_lake(settings.lake_root, settings.s3_endpoint_url, settings.s3_region))
-    return _stage_result(convert_stage(settings))
+    write_manifest(settings.open_lake())
+    return _stage_result(run_stage("convert", settings))
 
 
 def segment_new(plan: dict) -> dict:
-    from secplat.nightly import segment_stage
-
-    return _stage_result(segment_stage(RunPlan.model_validate(plan).settings()))
+    return _stage_result(run_stage("segment", RunPlan.model_validate(plan).settings()))
 
 
 def index_new(plan: dict) -> dict:
     """The Spark index jobs for whatever the lake holds that is not indexed yet (a dry run indexes nothing).
     Whether there is work is read when the task starts, not when the run was planned: with overlapping
     runs (backfills) an earlier run's index task may already have done this run's work."""
-    from secplat.nightly import index_stage
-
     run = RunPlan.model_validate(plan)
     if run.dry_run:
         log.info("dry run: nothing is indexed or published")
         return {"summary": "dry run", "problems": [], "changed": False, "seconds": {}}
-    report = index_stage(run.settings())
+    report = run_stage("index", run.settings())
     return {**_stage_result(report), "changed": report.changed, "seconds": report.seconds}
 
 
@@ -206,9 +191,7 @@ class PublishBlocked(RuntimeError):
 
 def publish_indexes(rebuild: bool = False) -> dict:
     """Quality gate, publish, alias swap; a failing gate fails the task (and names what failed)."""
-    from secplat.nightly import publish_stage
-
-    report = publish_stage(load_settings(), rebuild=rebuild)
+    report = run_stage("publish", load_settings(), rebuild=rebuild)
     if report.blocked:
         raise PublishBlocked(report.summary())
     return _stage_result(report)

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from secplat.models import ModelError, offline, resolve_model
+from kernel.models import ModelError, offline, resolve_model
 
 
 @functools.lru_cache(maxsize=2)
@@ -46,7 +46,7 @@ def _onnx_int8(path: str, threads: int | None):
         import onnxruntime  # noqa: F401
     except ImportError:
         raise ModelError("EMBEDDING_BACKEND=onnx-int8 needs the onnxruntime package (make install)") from None
-    from indexing.onnx_export import quantized_model
+    from kernel.onnx_export import quantized_model
 
     return OnnxEmbedder(path, quantized_model(path), threads)
 
@@ -57,7 +57,7 @@ class OnnxEmbedder:
     def __init__(self, model_dir: str, onnx_path: str, threads: int | None):
         import onnxruntime as ort
 
-        from secplat.models import token_counter
+        from kernel.models import token_counter
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or 0
@@ -110,3 +110,12 @@ def embed_texts(texts: list[str], name_or_path: str | None, backend: str = "torc
 
 def dimension(name_or_path: str | None, backend: str = "torch") -> int:
     return load_model(name_or_path, backend).get_sentence_embedding_dimension()
+
+
+@functools.lru_cache(maxsize=2)
+def cross_encoder(name_or_path: str):
+    """A cross-encoder with one relevance logit (an optional reranker; none ships with weights on PyPI)."""
+    offline()
+    from sentence_transformers import CrossEncoder
+
+    return CrossEncoder(resolve_model(name_or_path), device="cpu", num_labels=1)

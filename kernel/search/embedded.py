@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from indexing.backends.base import (
+from kernel.search.base import (
     BackendError,
     Filters,
     Hit,
@@ -32,7 +32,7 @@ from indexing.backends.base import (
     check_filters,
     version_name,
 )
-from indexing.backends.exact_vectors import ExactVectors
+from kernel.search.exact_vectors import ExactVectors
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 

@@ -16,7 +16,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from secplat.config import ConfigError, Settings, load_settings, settings_help
+from kernel.settings import ConfigError, Settings, load_settings, settings_help
+from shell.runner import run_nightly, run_stage
 
 EXIT_PROBLEMS, EXIT_CONFIG, EXIT_ENV = 1, 2, 3
 
@@ -151,47 +152,39 @@ def _finish(report) -> int:
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from secplat.nightly import crawl_stage
-
-    return _finish(crawl_stage(_settings(args), as_of=getattr(args, "as_of", None), progress=progress))
+    return _finish(run_stage("crawl", _settings(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from secplat.nightly import convert_stage
-
-    return _finish(convert_stage(_settings(args), pdf_dirs=args.pdf_dir, progress=progress))
+    return _finish(run_stage("convert", _settings(args), pdf_dirs=args.pdf_dir, progress=progress))
 
 
 def cmd_segment(args: argparse.Namespace) -> int:
-    from secplat.nightly import segment_stage
-
-    return _finish(segment_stage(_settings(args), progress=progress))
+    return _finish(run_stage("segment", _settings(args), progress=progress))
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from secplat.nightly import index_stage
-
-    return _finish(index_stage(_settings(args), progress=progress))
+    return _finish(run_stage("index", _settings(args), progress=progress))
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from secplat.nightly import publish_stage
-
-    return _finish(publish_stage(_settings(args), rebuild=args.rebuild, progress=progress))
+    return _finish(run_stage("publish", _settings(args), rebuild=args.rebuild, progress=progress))
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
     from indexing.publish import rollback
+    from kernel.search import open_backend
 
-    for index, version in rollback(_settings(args), args.index).items():
+    for index, version in rollback(open_backend(_settings(args)), args.index).items():
         print(f"{index}: now serving {version}")
     return 0
 
 
 def cmd_list_versions(args: argparse.Namespace) -> int:
     from indexing.publish import list_versions
+    from kernel.search import open_backend
 
-    versions = list_versions(_settings(args))
+    versions = list_versions(open_backend(_settings(args)))
     if args.json:
         print(json.dumps({k: [vars(v) for v in vs] for k, vs in versions.items()}, indent=1))
         return 0
@@ -281,8 +274,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from secplat.nightly import run_nightly
-
     return _finish(run_nightly(_settings(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
@@ -311,13 +302,14 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     from etl.edgar_http import FetchError
-    from indexing.backends.base import BackendError
     from indexing.publish import PublishError
-    from secplat.storage import StorageError
+    from kernel.models import ModelError
+    from kernel.search.base import BackendError
+    from kernel.storage import StorageError
 
     try:
         return COMMANDS[args.command](args)
-    except ConfigError as exc:
+    except (ConfigError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError) as exc:

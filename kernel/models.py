@@ -21,6 +21,34 @@ class ModelError(RuntimeError):
     """A configured model cannot be found or loaded offline."""
 
 
+class ModelMismatch(ModelError):
+    """The configured embedding model is not the one the published vectors were made with."""
+
+
+@dataclass(frozen=True)
+class EmbeddingSpec:
+    """Which embedding model, on which backend, how many texts a call: what every stage that embeds (the
+    Spark jobs, the query side) reads from the settings, as one value (``Settings.embedding()``)."""
+
+    model: str = DEFAULT_EMBEDDING_MODEL
+    backend: str = "torch"  # torch (fp32) | onnx-int8
+    batch_size: int = 32
+
+    def identity(self) -> str:
+        """The model as a comparable identity: spellings of the packaged model (its name, its path) agree."""
+        try:
+            return resolve_model(self.model)
+        except ModelError:
+            return self.model
+
+
+def same_model(a: str | None, b: str | None) -> bool:
+    """Whether two configured model names or paths name the same model."""
+    if not a or not b:
+        return False
+    return a == b or EmbeddingSpec(a).identity() == EmbeddingSpec(b).identity()
+
+
 def offline() -> None:
     """Never reach for the Hub (there is none here, and production runs must be reproducible)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

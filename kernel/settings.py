@@ -19,10 +19,12 @@ from urllib.parse import urlparse
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from kernel import layout, rules
+from kernel.models import EmbeddingSpec
+from kernel.storage import Lake, open_lake, parse_root
+
 SEC_WWW_URL = "https://www.sec.gov"
 SEC_DATA_URL = "https://data.sec.gov"
-SUPPORTED_FORMS = ("10-K", "10-Q", "8-K")
-DEFAULT_TICKERS = "AAPL,KO,PEP,MA,NVDA"
 
 _IDENTITY_RE = re.compile(r"^\s*\S.*\s+[^@\s]+@[^@\s]+\.[^@\s]+\s*$")
 
@@ -63,10 +65,11 @@ class Settings(BaseSettings):
         None, description="S&P 500 constituents CSV (path or URL); default: ../shared/universe if present"
     )
     universe_tickers: Annotated[list[str] | None, NoDecode] = Field(
-        DEFAULT_TICKERS.split(","),
+        list(rules.DEFAULT_TICKERS),
         description="Comma-separated tickers to crawl; ALL for every constituent of the universe CSV",
     )
-    forms: Annotated[list[str], NoDecode] = Field(list(SUPPORTED_FORMS), description="Forms to crawl, comma-separated")
+    forms: Annotated[list[str], NoDecode] = Field(
+        list(rules.SUPPORTED_FORMS), description="Forms to crawl, comma-separated (10-K/A: only 10-K amendments)")
     include_amendments: bool = Field(True, description="Keep amendments such as 10-K/A (flagged as such)")
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
@@ -130,19 +133,12 @@ class Settings(BaseSettings):
     @field_validator("forms")
     @classmethod
     def _known_forms(cls, value: list[str]) -> list[str]:
-        forms = [f.upper() for f in value]
-        unknown = [f for f in forms if f.removesuffix("/A") not in SUPPORTED_FORMS]
-        if unknown:
-            raise ValueError(f"unsupported form(s) {unknown}; supported: {', '.join(SUPPORTED_FORMS)}")
-        return forms
+        return rules.normalize_forms(value)
 
     @field_validator("universe_tickers")
     @classmethod
-    def _upper_tickers(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        tickers = [t.upper() for t in value]
-        return None if tickers == ["ALL"] else tickers
+    def _tickers(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else rules.normalize_tickers(value)
 
     @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url")
     @classmethod
@@ -164,8 +160,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _window(self) -> Settings:
-        if self.filed_from and self.filed_to and self.filed_from > self.filed_to:
-            raise ValueError(f"filed_from {self.filed_from} is after filed_to {self.filed_to}")
+        rules.check_window(self.filed_from, self.filed_to)
         if self.cover_summary_llm and not (self.llm_url and self.llm_model):
             raise ValueError("cover_summary_llm needs LLM_URL and LLM_MODEL")
         if self.llm_curation and not (self.llm_url and self.llm_model):
@@ -190,14 +185,33 @@ class Settings(BaseSettings):
             )
         return "secplat-dev offline-mirror@localhost.invalid"
 
+    def embedding(self) -> EmbeddingSpec:
+        """EMBEDDING_MODEL, EMBEDDING_BACKEND and EMBEDDING_BATCH_SIZE as one value."""
+        return EmbeddingSpec(self.embedding_model, self.embedding_backend, self.embedding_batch_size)
+
+    def universe_source(self) -> str:
+        """UNIVERSE_CSV, else the shared S&P 500 list beside the checkout (tests and offline runs)."""
+        if self.universe_csv:
+            return self.universe_csv
+        shared = shared_dir()
+        path = shared / "universe" / "sp500_constituents.csv" if shared else None
+        if path is None or not path.is_file():
+            raise ConfigError("no universe CSV: set UNIVERSE_CSV to a constituents CSV path or URL")
+        return str(path)
+
+    def open_lake(self) -> Lake:
+        """The lake LAKE_ROOT names (local directory or S3 through boto3): the one way stages get it."""
+        return open_lake(self.lake_root, self.s3_endpoint_url, self.s3_region)
+
     def search_root(self) -> str:
         """Where the embedded engine keeps its tables: SEARCH_PATH, or ``search/`` under a local lake."""
         if self.search_path:
             return self.search_path
-        if "://" in self.lake_root and not self.lake_root.startswith("file://"):
+        kind, location = parse_root(self.lake_root)
+        if kind != "local":
             raise ConfigError("the embedded search engine needs a local directory: set SEARCH_PATH "
                               f"(LAKE_ROOT {self.lake_root} is remote), or set ELASTICSEARCH_URL")
-        return str(Path(self.lake_root.removeprefix("file://")) / "search")
+        return str(layout.search_dir(Path(location).expanduser().resolve()))
 
     def redacted(self) -> dict[str, Any]:
         """Settings as a dict that is safe to log."""

@@ -1,0 +1,119 @@
+"""The crawl stage: ``run(lake, CrawlOptions) -> CrawlReport``, and the pre-check a scheduler runs first.
+
+:func:`open_crawler` is the one place a crawler is wired from settings: EDGAR's hosts (or a local mirror
+server when EDGAR_MIRROR is set), the HTTP client with its rate limiter, the resolved universe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from etl.crawler import Crawler, CrawlReport, build_http, complete_record
+from etl.ratelimit import RateLimiter
+from etl.universe import Company, UniverseProblem, resolve_universe
+from kernel.reports import StageReport
+from kernel.settings import Settings
+from kernel.storage import Lake
+
+log = logging.getLogger(__name__)
+Progress = Callable[[Iterable, str, int], Iterable]
+
+
+@dataclass
+class CrawlOptions:
+    """What a crawl covers: the settings' universe, forms and window (``as_of`` caps the window, and for a
+    mirror what it admits exists); ``dry_run`` discovers and downloads nothing."""
+
+    settings: Settings
+    as_of: dt.date | None = None
+    dry_run: bool = False
+    limiter: RateLimiter | None = None  # share one limiter across crawlers (benchmarks)
+    progress: Progress | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kw) -> CrawlOptions:
+        return cls(settings, **kw)
+
+
+@contextlib.contextmanager
+def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator[Settings]:
+    """Settings pointed at EDGAR: the configured hosts, or a local mirror server when EDGAR_MIRROR is set.
+
+    ``as_of`` caps the filing-date window (and, for a mirror, what the mirror admits exists)."""
+    if as_of is not None and (settings.filed_to is None or settings.filed_to > as_of):
+        settings = settings.model_copy(update={"filed_to": as_of})
+    if settings.edgar_mirror is None:
+        yield settings
+        return
+    from etl.edgar_mirror import MirrorServer
+
+    with MirrorServer(settings.edgar_mirror, as_of=as_of) as server:
+        log.info("serving mirror %s at %s", settings.edgar_mirror, server.url)
+        yield settings.model_copy(update={"edgar_www_url": server.www_url, "edgar_data_url": server.data_url})
+
+
+@contextlib.contextmanager
+def open_crawler(lake: Lake, options: CrawlOptions) -> Iterator[tuple[Crawler, list[Company], list[UniverseProblem]]]:
+    """A crawler on the configured (or mirrored) EDGAR with the universe resolved: (crawler, companies,
+    universe problems). Refuses the live site without an identity and an unwritable lake before any request."""
+    settings = options.settings
+    if settings.edgar_mirror is None:
+        settings.user_agent()
+    lake.check_writable()
+    with edgar_endpoint(settings, options.as_of) as s:
+        http = build_http(s, options.limiter)
+        companies, problems = resolve_universe(s, http)
+        yield Crawler(s, lake, http=http, progress=options.progress), companies, problems
+
+
+def run(lake: Lake, options: CrawlOptions) -> CrawlReport:
+    """Resolve the universe and crawl it (a dry run only discovers what the window holds)."""
+    with open_crawler(lake, options) as (crawler, companies, problems):
+        if options.dry_run:
+            report = CrawlReport(companies=len(companies), dry_run=True)
+            pairs = crawler.discover(companies, report)
+            report.discovered = len(pairs)
+            report.planned = [f"{c.ticker} {r.form} {r.accession} filed {r.filing_date}" for c, r in pairs]
+        else:
+            report = crawler.run(companies)
+        report.http = {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")}
+    report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
+    return report
+
+
+@dataclass
+class CrawlWork(StageReport):
+    """Which companies a window gives a crawl something to do (the pre-check before per-company crawl tasks)."""
+
+    stage = "crawl-check"
+    tickers: list[str] = field(default_factory=list)  # one per company: filings to fetch, or a failed check
+    pending: int = 0  # filings in the window that the lake does not hold complete
+    checked: int = 0  # companies whose submissions were read
+
+    @property
+    def recorded(self) -> bool:
+        return False  # a plan, not a change to the lake
+
+    def summary(self) -> str:
+        return (f"{len(self.tickers)} of {self.checked} companies to crawl: {self.pending} filing(s) in the window "
+                f"not in the lake yet; {len(self.problems)} problem(s)")
+
+
+def crawl_work(lake: Lake, options: CrawlOptions) -> CrawlWork:
+    """One submissions request per company, nothing downloaded: the companies with filings of the configured
+    forms in the window that the lake does not hold complete. A quiet day (or a window crawled before) then
+    needs no crawl at all. A ticker SEC does not know, or a company whose submissions could not be read, is
+    kept, so that its crawl reports why (in its task log and the crawl run report). Share classes of one
+    company (GOOGL, GOOG) come back as one ticker."""
+    with open_crawler(lake, options) as (crawler, companies, problems):
+        report = CrawlReport(companies=len(companies))
+        pairs = crawler.discover(companies, report)
+    pending = [(c, ref) for c, ref in pairs if complete_record(lake, ref) is None]
+    keep = {c.ticker for c, _ in pending} | set(report.undiscovered) | {p.ticker for p in problems}
+    return CrawlWork(tickers=sorted(keep), pending=len(pending),
+                     checked=len(companies) - len(report.undiscovered),
+                     problems=[f"{p.ticker}: {p.reason}" for p in problems] + report.problems)

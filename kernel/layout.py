@@ -1,0 +1,159 @@
+"""The lake layout: every key the platform reads or writes, and how its names are made, in one place.
+
+::
+
+    raw/edgar/<cik>/<accession-no-dashes>/          a crawled filing (primary document, index.json, filing.json)
+    manifests/filings.parquet                       every filing record, rebuilt after a crawl
+    pdf/<cik>/<accession-no-dashes>.pdf             the paged PDF (pdf/external/<name>.pdf for arriving PDFs)
+    datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, items, chunks
+    index/<name>                                    Spark outputs: passages, documents, tree_nodes (partitioned
+                                                    by ``doc_part``), lexicon.parquet, lexicon_counts, ...
+    index/state/<job>.json                          what each incremental job last did
+    quarantine/<stage>/<part>.json                  a document a stage could not process, with the reason
+    runs/<stage>/<UTC stamp>.json                   a stage's run report
+    search/                                         the embedded search engine (local lakes only)
+
+A *part* is one document's file name inside a dataset: the document's key made safe for a file name
+(:func:`part_name`). Spark jobs read the part back from the file they read (:data:`PART_PATTERN`), so the
+two spellings cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from pathlib import Path
+
+from kernel.storage import Lake, LocalLake, read_parquet_footer
+
+RAW_PREFIX = "raw/edgar"
+MANIFEST_KEY = "manifests/filings.parquet"
+SEARCH_DIR = "search"
+
+# Per-document datasets (one Parquet part per document) and the Spark-written index datasets.
+DATASETS = ("pages", "documents", "items", "chunks")
+INDEX_DATASETS = {
+    "passages": "index/passages",
+    "documents": "index/documents",
+    "tree_nodes": "index/tree_nodes",
+    "lexicon": "index/lexicon.parquet",
+    "lexicon_counts": "index/lexicon_counts",
+    "item_tokens": "index/item_tokens",
+    "xbrl_concepts": "index/xbrl_concepts",
+}
+PARTITION_COLUMN = "doc_part"  # the column index datasets are partitioned by: the document's part name
+
+FINGERPRINT_KEY = b"secplat.fingerprint"  # Parquet metadata key: the inputs a chunks part was made from
+PART_PATTERN = r"([^/]+)\.parquet$"  # a part name from the path of the file it lives in
+_PART_RE = re.compile(PART_PATTERN)
+
+
+# --- crawled filings ------------------------------------------------------------------------------
+def filing_prefix(cik: int, accession: str) -> str:
+    return f"{RAW_PREFIX}/{cik}/{accession.replace('-', '')}"
+
+
+def record_key(cik: int, accession: str) -> str:
+    """The filing record, written last: it marks a complete filing."""
+    return f"{filing_prefix(cik, accession)}/filing.json"
+
+
+def filing_index_key(cik: int, accession: str) -> str:
+    """EDGAR's index.json of the filing (its file list and sizes: the primary document's truncation check)."""
+    return f"{filing_prefix(cik, accession)}/index.json"
+
+
+def primary_document_key(cik: int, accession: str, primary_document: str) -> str:
+    return f"{filing_prefix(cik, accession)}/{primary_document}"
+
+
+def pdf_key(doc_key: str) -> str:
+    """The paged PDF of a document key (:func:`filing_part` or :func:`external_part`)."""
+    return f"pdf/{doc_key}.pdf"
+
+
+def filing_part(cik: int, accession: str) -> str:
+    """A crawled filing's document key (``<cik>/<accession-no-dashes>``), the root of its part name."""
+    return f"{cik}/{accession.replace('-', '')}"
+
+
+def external_part(file_name: str) -> str:
+    """The document key of a PDF that arrived as a file (not crawled)."""
+    return f"external/{part_name(file_name)}"
+
+
+# --- per-document datasets ---------------------------------------------------------------------------
+def part_name(key: str) -> str:
+    """A document's key as one safe file name (dataset parts and quarantine records use it)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", key)
+
+
+def dataset_prefix(dataset: str) -> str:
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}; datasets: {', '.join(DATASETS)}")
+    return f"datasets/{dataset}"
+
+
+def dataset_key(dataset: str, part: str) -> str:
+    return f"{dataset_prefix(dataset)}/{part}.parquet"
+
+
+def part_of(key: str) -> str:
+    """The part name of a dataset file, from its lake key, path or URI."""
+    found = _PART_RE.search(key)
+    if not found:
+        raise ValueError(f"not a dataset part: {key!r}")
+    return found.group(1)
+
+
+def dataset_parts(lake: Lake, dataset: str) -> list[str]:
+    """The part names a dataset holds, sorted."""
+    return sorted(part_of(k) for k in lake.list(dataset_prefix(dataset)) if k.endswith(".parquet"))
+
+
+# --- state, quarantine, run reports --------------------------------------------------------------------
+def state_key(job: str) -> str:
+    return f"index/state/{job}.json"
+
+
+def quarantine_key(stage: str, part: str) -> str:
+    return f"quarantine/{stage}/{part_name(part)}.json"
+
+
+def run_report_key(stage: str, when: dt.datetime | None = None) -> str:
+    stamp = (when or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    return f"runs/{stage}/{stamp}.json"
+
+
+# --- fingerprints --------------------------------------------------------------------------------------
+def fingerprint(*inputs: object) -> str:
+    """What a derived object was made from, as one digest: a rerun skips work whose fingerprint is unchanged."""
+    return hashlib.sha256("|".join(str(i) for i in inputs).encode()).hexdigest()
+
+
+def chunk_fingerprint(lake: Lake, part: str) -> str | None:
+    """The fingerprint a document's chunks were made with (what later stages key their reruns on), or
+    None when the document has no chunks yet."""
+    try:
+        meta = read_parquet_footer(lake, dataset_key("chunks", part)).metadata or {}
+    except FileNotFoundError:
+        return None
+    return meta.get(FINGERPRINT_KEY, b"").decode() or None
+
+
+# --- URIs ------------------------------------------------------------------------------------------------
+def spark_uri(lake: Lake, key: str) -> str:
+    """A lake key as a URI Spark reads: ``file:///abs/path`` for a local lake (whatever spelling its root
+    had: relative, absolute or ``file://``), ``s3a://bucket/prefix/key`` for an S3 lake."""
+    if isinstance(lake, LocalLake):
+        return lake.local_path(key).as_uri()
+    uri = lake.uri(key)
+    if uri.startswith("s3://"):
+        return "s3a://" + uri.removeprefix("s3://")
+    raise ValueError(f"no Spark URI for lake {lake.root!r}")
+
+
+def search_dir(local_lake_root: Path) -> Path:
+    """The embedded search engine's directory under a local lake."""
+    return local_lake_root / SEARCH_DIR

@@ -1,0 +1,66 @@
+"""The one report type every stage returns: what it did (``summary``), what needs a look (``problems``),
+and everything as JSON (``as_dict``) for the run report in the lake, the CLI and the Airflow task result.
+
+A stage is ``run(lake, options) -> StageReport``. Subclasses add their counters as dataclass fields; a field
+declared with ``field(metadata=DETAIL)`` stays out of ``as_dict`` (per-record lists that belong in the lake's
+datasets, not in a run report), and ``details()`` adds derived numbers (timings, medians).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from kernel import layout
+from kernel.storage import Lake
+
+DETAIL = {"report": False}  # field metadata: kept out of as_dict()
+
+
+@dataclass
+class StageReport:
+    stage: ClassVar[str] = "stage"
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.stage}: {len(self.problems)} problem(s)"
+
+    @property
+    def recorded(self) -> bool:
+        """Whether the run leaves a run report (a dry run, or a run with nothing to do, does not)."""
+        return True
+
+    def details(self) -> dict[str, Any]:
+        """Derived numbers for the run report (overridden where a stage has some)."""
+        return {}
+
+    def as_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"stage": self.stage, "summary": self.summary()}
+        for f in dataclasses.fields(self):
+            if f.metadata.get("report", True):
+                body[f.name] = _plain(getattr(self, f.name))
+        body.update(self.details())
+        return body
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StageReport):
+        return value.as_dict()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return value
+
+
+def write_run_report(lake: Lake, report: StageReport, **extra: Any) -> str:
+    """``runs/<stage>/<UTC stamp>.json``: what a stage did, for operators and dashboards."""
+    key = layout.run_report_key(report.stage)
+    stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
+    body = {"finished_at": stamp, **report.as_dict(), **extra}
+    lake.write_bytes(key, json.dumps(body, indent=2, default=str).encode())
+    return key

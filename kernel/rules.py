@@ -1,0 +1,73 @@
+"""The domain rules every layer shares: which forms exist, what a filing-date window is, how a ticker is
+spelled. The settings model validates with them, the Airflow run plan and DAG params are derived from them,
+and discovery filters with them, so a value the settings accept is one every run accepts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+
+SUPPORTED_FORMS = ("10-K", "10-Q", "8-K")
+AMENDMENT_SUFFIX = "/A"
+# Every form a run may name: the base forms and their amendments (10-K/A: only the amendments of 10-Ks).
+FORM_CHOICES = tuple(f for base in SUPPORTED_FORMS for f in (base, base + AMENDMENT_SUFFIX))
+DEFAULT_TICKERS = ("AAPL", "KO", "PEP", "MA", "NVDA")
+ALL_TICKERS = "ALL"  # the whole universe CSV
+TICKER_PATTERN = r"^[A-Za-z][A-Za-z.\-/]{0,9}$"  # as typed; SEC's spelling is normalize_ticker's
+_TICKER_RE = re.compile(TICKER_PATTERN)
+
+
+def base_form(form: str) -> str:
+    """``10-K/A`` -> ``10-K``: the form an amendment amends (its Items and periods are that form's)."""
+    return form.upper().removesuffix(AMENDMENT_SUFFIX)
+
+
+def is_amendment(form: str) -> bool:
+    return form.upper().endswith(AMENDMENT_SUFFIX)
+
+
+def normalize_forms(forms: Iterable[str]) -> list[str]:
+    """Upper-cased, de-duplicated, in order; raises ValueError naming what is not a supported form."""
+    out = list(dict.fromkeys(f.strip().upper() for f in forms if f.strip()))
+    unknown = [f for f in out if f not in FORM_CHOICES]
+    if unknown:
+        raise ValueError(f"unsupported form(s) {unknown}; supported: {', '.join(FORM_CHOICES)}")
+    if not out:
+        raise ValueError(f"no forms given; supported: {', '.join(FORM_CHOICES)}")
+    return out
+
+
+def form_selected(form: str, forms: list[str], include_amendments: bool) -> bool:
+    """Whether a filing of ``form`` is crawled: named itself, or an amendment of a named base form."""
+    if form in forms:
+        return True
+    return include_amendments and is_amendment(form) and base_form(form) in forms
+
+
+def check_window(filed_from: dt.date | None, filed_to: dt.date | None) -> None:
+    """A filing-date window is inclusive on both ends; either end may be open."""
+    if filed_from and filed_to and filed_from > filed_to:
+        raise ValueError(f"filed_from {filed_from} is after filed_to {filed_to}")
+
+
+def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None) -> bool:
+    return (filed_from is None or day >= filed_from) and (filed_to is None or day <= filed_to)
+
+
+def normalize_ticker(ticker: str) -> str:
+    """SEC's spelling: upper case, class separator as a dash (BRK.B -> BRK-B)."""
+    return ticker.strip().upper().replace(".", "-").replace("/", "-")
+
+
+def normalize_tickers(tickers: Iterable[str]) -> list[str] | None:
+    """Upper case, de-duplicated in order (the universe matches them in SEC's spelling); ``None`` for ``ALL``
+    (every constituent of the universe CSV); raises ValueError naming what is not a ticker."""
+    raw = [t.strip() for t in tickers if t.strip()]
+    if [t.upper() for t in raw] == [ALL_TICKERS]:
+        return None
+    bad = [t for t in raw if not _TICKER_RE.match(t)]
+    if bad:
+        raise ValueError(f"not a ticker: {', '.join(bad)}")
+    return list(dict.fromkeys(t.upper() for t in raw))

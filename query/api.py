@@ -1,0 +1,83 @@
+"""The query side's public models: what a caller sends and gets back, shared by the Python API
+(``query.search``, ``Retriever``), the CLI and the HTTP layer (``query.http``), so that each is written once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+MODES = ("bm25", "dense", "hybrid", "hierarchical")
+
+
+@dataclass
+class RetrievalOptions:
+    mode: str = "hierarchical"
+    doc_candidates: int = 100  # k'
+    doc_k: int = 5  # k_D
+    passage_window: int = 100
+    fusion: str = "rrf"
+    flam: bool = True  # weight passages by the Items the question's lexicon terms point to
+    trees: bool = False  # boost chunks under the best-matching tree nodes
+    statements: bool = True  # metric questions: the statements' own pages first (query.statements)
+    curate: bool = True
+    max_iterations: int = 3
+    max_passages: int = 10
+    relevance_floor: float = 0.25  # of the best passage's score
+    reranker: str | None = None  # cross-encoder name or path
+
+
+class Evidence(BaseModel):
+    """One evidence item: a page of a document, represented by its best passage."""
+
+    doc_id: str
+    source_name: str | None
+    company: str | None
+    ticker: str | None
+    form: str | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    item: str
+    item_title: str
+    page: int = Field(description="0-based page of the document's PDF")
+    chunk_id: str
+    text: str
+    score: float
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        return self.model_dump()
+
+
+@dataclass
+class SearchResult:
+    question: str
+    evidence: list[Evidence]
+    analysis: dict = field(default_factory=dict)
+    documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
+    iterations: list[dict] = field(default_factory=list)  # what each curation round did
+
+    def as_dict(self) -> dict:
+        return {"question": self.question, "analysis": self.analysis, "documents": self.documents,
+                "iterations": self.iterations, "evidence": [e.as_dict() for e in self.evidence]}
+
+    def explain(self) -> dict:
+        """Everything but the question and the evidence: how the answer was reached."""
+        return {k: v for k, v in self.as_dict().items() if k not in ("evidence", "question")}
+
+
+class SearchRequest(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    k: int = Field(5, ge=1, le=10)
+    filters: dict[str, str | int | dt.date | list[str | int]] | None = Field(
+        None, description="Exact-valued fields: ticker, form, fiscal_year, fiscal_period, doc_id, item, ...")
+    mode: str = Field("hierarchical", description=f"one of {', '.join(MODES)}")
+    explain: bool = False
+
+
+class SearchResponse(BaseModel):
+    question: str
+    evidence: list[Evidence]
+    explain: dict | None = None

@@ -1,0 +1,172 @@
+"""Scoring, apart from orchestration: pure functions over hits, documents and the question's analysis.
+
+Document scores (rank, passage votes, metadata agreement), the round-robin over named companies, passage
+rescoring (document rank, FLAM Item weights, tree nodes), and page attribution (which page a chunk stands
+for, one evidence item per page). ``query.retrieve`` decides what to search; this module decides the order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kernel.search import Filters, Hit
+from query.analysis import QueryAnalysis
+from query.api import Evidence
+from query.catalog import Catalog, DocInfo
+
+ScoredDoc = tuple[DocInfo, float, str]  # document, score, why
+
+
+def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInfo]:
+    """The documents whose catalog fields match the exact-valued filters (other filters apply to passages)."""
+    out = list(docs)
+    for name, value in (filters or {}).items():
+        values = set(value) if isinstance(value, list | tuple | set) else {value}
+        if name in DocInfo.__dataclass_fields__:
+            out = [d for d in out if getattr(d, name) in values]
+    return out
+
+
+def metadata_bonus(d: DocInfo, a: QueryAnalysis) -> tuple[float, list[str]]:
+    """How well a document's year, quarter and form agree with the question's, and why."""
+    bonus, why = 0.0, []
+    if a.entities and d.entity in {e.key for e in a.entities}:
+        why.append("company named in the question")
+    if a.years and d.fiscal_year:
+        latest = max(a.years)
+        if d.fiscal_year == latest:
+            bonus += 0.6
+            why.append(f"fiscal {latest}")
+        elif d.fiscal_year in a.years:
+            bonus += 0.4
+            why.append(f"fiscal {d.fiscal_year}")
+        elif d.fiscal_year == latest + 1:
+            bonus += 0.15
+            why.append(f"fiscal {d.fiscal_year} (reports {latest} as prior year)")
+    if a.quarters:
+        if d.fiscal_period and d.fiscal_period.upper() in {f"Q{q}" for q in a.quarters}:
+            bonus += 0.3
+            why.append(f"quarter {d.fiscal_period}")
+    elif a.years and d.form == "10-K":
+        bonus += 0.1  # a fiscal-year question without a quarter is most often answered by the annual report
+    if a.forms and d.form in a.forms:
+        bonus += 0.3
+        why.append(d.form)
+    return bonus, why
+
+
+def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
+                    analysis: QueryAnalysis) -> list[ScoredDoc]:
+    """Half the document search's rank, half the passage votes (documents whose chunks answer directly),
+    plus the metadata bonus; best first."""
+    base = {h.id: 1.0 - i / max(1, len(doc_hits)) for i, h in enumerate(doc_hits)}  # rank-based, in [0, 1]
+    votes: dict[str, float] = {}
+    for rank, h in enumerate(passage_hits):
+        votes[h.source["doc_id"]] = votes.get(h.source["doc_id"], 0.0) + 1.0 / (rank + 3)
+    top_vote = max(votes.values(), default=1.0)
+    scored = []
+    for d in allowed:
+        if d.doc_id not in base and d.doc_id not in votes:
+            continue
+        score = 0.5 * base.get(d.doc_id, 0.0) + 0.5 * votes.get(d.doc_id, 0.0) / top_vote
+        bonus, why = metadata_bonus(d, analysis)
+        scored.append((d, score + bonus, ", ".join(why) or "text match"))
+    scored.sort(key=lambda t: (-t[1], t[0].doc_id))
+    return scored
+
+
+def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[ScoredDoc]:
+    """The best ``k`` documents, taken round-robin over the named companies when there are several."""
+    keys = [e.key for e in analysis.entities]
+    if len(keys) < 2:
+        return scored[:k]
+    queues = {key: [t for t in scored if t[0].entity == key] for key in keys}
+    out: list = []
+    while len(out) < k and any(queues.values()):
+        for key in keys:
+            if queues[key] and len(out) < k:
+                out.append(queues[key].pop(0))
+    rest = [t for t in scored if t not in out]
+    return out + rest[: k - len(out)]
+
+
+def document_weights(docs: list[ScoredDoc]) -> dict[str, float]:
+    """0.85 ** rank within the document's company, so a comparison's second company is not discounted."""
+    seen: dict[str | None, int] = {}
+    weights = {}
+    for d, _, _ in docs:
+        weights[d.doc_id] = 0.85 ** seen.get(d.entity, 0)
+        seen[d.entity] = seen.get(d.entity, 0) + 1
+    return weights
+
+
+def flam_weights(lexicon: list[dict], question: str) -> dict[str, float]:
+    """'<form>:<item>' -> mean weight over the lexicon terms the question contains."""
+    text = " " + " ".join(w.lower() for w in question.replace("-", " ").split()) + " "
+    matched = [t for t in lexicon if f" {t['term']} " in text]
+    totals: dict[str, float] = {}
+    for t in matched:
+        for key, w in (t["item_weights"].items() if isinstance(t["item_weights"], dict) else t["item_weights"]):
+            totals[key] = totals.get(key, 0.0) + w / len(matched)
+    return totals
+
+
+def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights: dict[str, float],
+                     tree_chunks: set[str]) -> list[Hit]:
+    """Passage scores relative to the best, times the document's weight, FLAM's Item weight and a boost
+    under a matching tree node; the reasons travel in ``_reason``."""
+    if not hits:
+        return []
+    top = hits[0].score or 1.0
+    rescored = []
+    for h in hits:
+        s = h.source
+        score = (h.score / top) * doc_weight.get(s["doc_id"], 0.5)
+        reasons = []
+        w = item_weights.get(f"{s.get('form')}:{s.get('item')}")
+        if w:
+            score *= 1.0 + 0.5 * w
+            reasons.append(f"FLAM weight {w:.2f} for Item {s.get('item')}")
+        if h.id in tree_chunks:
+            score *= 1.15
+            reasons.append("under a matching tree node")
+        rescored.append(Hit(h.id, score, {**s, "_reason": "; ".join(reasons)}))
+    rescored.sort(key=lambda h: (-h.score, h.id))
+    return rescored
+
+
+def evidence_page(chunk: dict) -> int:
+    """The page holding most of a chunk. A text chunk is verbatim page text: the tail of ``page_start`` from
+    ``char_start``, a newline, ..., the head of ``page_end`` up to ``char_end``; a chunk that starts with the
+    last lines of one page and runs on into the next (a statement's title and table) belongs to the next."""
+    if chunk.get("_page") is not None:
+        return int(chunk["_page"])
+    start = int(chunk.get("page_start") or 0)
+    end = int(chunk.get("page_end") or start)
+    if end <= start or chunk.get("kind", "text") != "text":
+        return start
+    on_last = int(chunk.get("char_end") or 0)
+    on_first = len(chunk.get("text") or "") - on_last - (end - start)
+    if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
+        return start + 1 if on_first < on_last else end - 1
+    return end if on_last > on_first else start
+
+
+def pages(hits: list[Hit], catalog: Catalog, reason: str) -> list[Evidence]:
+    """One evidence item per (document, page): the page's best chunk."""
+    seen: set[tuple[str, int]] = set()
+    out = []
+    for h in hits:
+        s = h.source
+        page = evidence_page(s)
+        if (s["doc_id"], page) in seen:
+            continue
+        seen.add((s["doc_id"], page))
+        info = catalog.docs.get(s["doc_id"])
+        out.append(Evidence(
+            doc_id=s["doc_id"], source_name=s.get("source_name") or (info.source_name if info else None),
+            company=s.get("company"), ticker=s.get("ticker"), form=s.get("form"), fiscal_year=s.get("fiscal_year"),
+            fiscal_period=s.get("fiscal_period"), item=s.get("item", ""), item_title=s.get("item_title", ""),
+            page=page, chunk_id=h.id, text=s.get("text", ""), score=round(float(h.score), 6),
+            reason=s.get("_reason") or reason))
+    return out

@@ -1,0 +1,85 @@
+"""The layers hold: kernel at the bottom, stages on it, the shell on top, thin DAG files above that.
+
+The import graph is read from the source (every ``import`` and ``from ... import``, lazy ones inside
+functions included), so a shortcut taken anywhere shows here.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_PACKAGES = {"tests", "bench", "infra", "build"}
+KERNEL, SCHEMAS, SHELL, DAGS = "kernel", "schemas", "shell", "dags"
+STAGES = {"etl", "indexing", "quality", "query"}
+
+
+def packages() -> list[str]:
+    return sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name not in NOT_PACKAGES
+                  and not p.name.startswith(".") and any(p.glob("*.py")))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Top-level package -> the other top-level packages of this project it imports."""
+    pkgs = set(packages())
+    graph: dict[str, set[str]] = {p: set() for p in pkgs}
+    for pkg in pkgs:
+        for path in (ROOT / pkg).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+                graph[pkg] |= {n.split(".")[0] for n in names} & pkgs - {pkg}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Pairs (and longer loops) of packages that reach each other."""
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reachable = {p: reach(p) for p in graph}
+    groups = {frozenset(q for q in reachable[p] if p in reachable[q]) | {p} for p in graph if p in reachable[p]}
+    return sorted(sorted(g) for g in groups)
+
+
+def test_the_layout_names_the_layers():
+    assert {KERNEL, SCHEMAS, SHELL, DAGS} | STAGES <= set(packages())
+    assert "secplat" not in packages()  # the old two-layer package is gone
+
+
+def test_no_package_imports_a_package_that_imports_it():
+    assert cycles(import_graph()) == []
+
+
+def test_each_layer_imports_only_the_layers_below_it():
+    graph = import_graph()
+    assert graph[SCHEMAS] == set(), "schemas are plain record models"
+    assert graph[KERNEL] <= {SCHEMAS}, f"the kernel imports a stage or the shell: {graph[KERNEL]}"
+    for stage in STAGES:
+        assert not graph[stage] & {SHELL, DAGS}, f"{stage} imports the shell: {graph[stage]}"
+    assert not graph[SHELL] & {DAGS}
+    assert graph[DAGS] <= {SHELL}, f"DAG files call the shell only: {graph[DAGS]}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_shared_package_cycle_tool_agrees(shared):
+    tool = shared / "tools" / "package_cycles.py"
+    if not tool.is_file():
+        pytest.skip(f"{tool} is absent")
+    out = subprocess.run([sys.executable, str(tool), str(ROOT)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
