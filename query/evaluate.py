@@ -116,3 +116,38 @@ def table(runs: list[EvalRun]) -> str:
     lines = [f"| {r.mode} | {r.questions} | " + " | ".join(f"{r.metrics[m]:.3f}" for m in METRICS)
              + f" | {r.latency_ms['p50']:.0f} | {r.latency_ms['p95']:.0f} |" for r in runs]
     return "\n".join([head, *lines])
+
+
+def by_group(per_question: list[dict], groups: dict[str, str], metric: str = "page_recall") -> dict[str, float]:
+    """Mean ``metric`` per group (question type, company) of one run's per-question scores."""
+    values: dict[str, list[float]] = {}
+    for row in per_question:
+        values.setdefault(groups.get(row["id"], "?"), []).append(row["scores"][metric])
+    return {g: round(statistics.fmean(v), 4) for g, v in sorted(values.items())}
+
+
+def leave_one_group_out(runs: dict[str, list[dict]], groups: dict[str, str],
+                        metric: str = "page_recall") -> dict:
+    """An honest estimate of tuning by choosing among configurations: for each group (a company), the
+    configuration with the best mean ``metric`` over the *other* groups' questions is scored on this
+    group's questions. ``runs``: configuration -> per-question scores (``EvalRun.per_question``).
+    Returns the pooled mean of every metric, the spread of the per-group means, and the choice per group."""
+    names = list(runs)
+    scores = {name: {row["id"]: row["scores"] for row in rows} for name, rows in runs.items()}
+    ids = list(scores[names[0]])
+    held: dict[str, dict] = {}
+    chosen: dict[str, str] = {}
+    for group in sorted({groups.get(i, "?") for i in ids}):
+        train = [i for i in ids if groups.get(i, "?") != group]
+        # the best mean over the other groups; ties: the earlier (simpler) configuration
+        best = max(names, key=lambda name, train=train: (
+            statistics.fmean(scores[name][i][metric] for i in train) if train else 0.0, -names.index(name)))
+        chosen[group] = best
+        for i in ids:
+            if groups.get(i, "?") == group:
+                held[i] = scores[best][i]
+    pooled = {m: round(statistics.fmean(s[m] for s in held.values()), 4) for m in METRICS}
+    per_group = {g: statistics.fmean(held[i][metric] for i in ids if groups.get(i, "?") == g) for g in chosen}
+    spread = {"min": round(min(per_group.values()), 4), "max": round(max(per_group.values()), 4),
+              "stdev": round(statistics.pstdev(per_group.values()), 4)}
+    return {"metrics": pooled, "spread": spread, "chosen": chosen}

@@ -32,8 +32,11 @@ from query import scoring
 from query.analysis import QueryAnalysis, analyze
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
+from query.concepts import concept_map
 from query.curate import Searcher, curate
+from query.plan import QueryPlan, make_plan
 from query.scoring import ScoredDoc
+from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
 from schemas.index import INDEXES
 
 log = logging.getLogger(__name__)
@@ -79,14 +82,15 @@ class Retriever:
         catalog = self.catalog.refresh()
         self.check_model(catalog)
         analysis = analyze(question, catalog.entities)
+        plan = make_plan(analysis)
         vector = self.embed(question)
         if opts.mode != "hierarchical":
-            hits = self._flat(question, vector, filters, opts, max(k, 10) * 3)
-            return SearchResult(question, scoring.pages(hits, catalog, "flat " + opts.mode)[:k], analysis.as_dict())
+            hits = self._flat(plan.lexical, vector, filters, opts, max(k, 10) * 3)
+            return SearchResult(question, scoring.pages(hits, catalog, "flat " + opts.mode)[:k], plan.as_dict())
         docs = scoring.diversify(self.rank_documents(question, vector, analysis, filters, opts), analysis,
                                  opts.doc_k)
         evidence = self.passages(question, vector, analysis, docs, filters, opts)
-        result = SearchResult(question, evidence, analysis.as_dict(),
+        result = SearchResult(question, evidence, plan.as_dict(),
                               [{"doc_id": d.doc_id, "score": round(s, 4), "reason": r} for d, s, r in docs])
         if opts.curate:
             curate(result, analysis, opts, catalog, self._searcher(vector, filters, opts))
@@ -108,10 +112,11 @@ class Retriever:
         if opts.mode == "dense":
             return self.backend.knn(self.alias("passages"), spec, vector, filters, k)
         return self.backend.hybrid(self.alias("passages"), spec, question, vector, filters, k, opts.fusion,
-                                   window=opts.passage_window)
+                                   dense_weight=opts.dense_weight, window=opts.passage_window)
 
     def rank_documents(self, question: str, vector, analysis: QueryAnalysis, filters: Filters | None,
                        opts: RetrievalOptions) -> list[ScoredDoc]:
+        plan = make_plan(analysis)
         catalog = self.catalog
         allowed = scoring.filter_docs(catalog.docs.values(), filters)
         if analysis.entities:
@@ -121,11 +126,11 @@ class Retriever:
         doc_filter = {"doc_id": sorted(d.doc_id for d in allowed)} if len(allowed) < len(catalog.docs) else None
         if doc_filter is not None and not doc_filter["doc_id"]:
             return []
-        doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], question, vector, doc_filter,
-                                       opts.doc_candidates, opts.fusion)
-        passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], question, vector,
-                                           doc_filter, 30, opts.fusion)
-        scored = scoring.score_documents(allowed, doc_hits, passage_hits, analysis)
+        doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], plan.lexical, vector, doc_filter,
+                                       opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
+        passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, vector,
+                                           doc_filter, 30, opts.fusion, dense_weight=opts.dense_weight)
+        scored = scoring.score_documents(allowed, doc_hits, passage_hits, plan)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
             scored = self._rerank_docs(question, scored[:head], opts.reranker) + scored[head:]
@@ -135,47 +140,75 @@ class Retriever:
                  filters: Filters | None, opts: RetrievalOptions) -> list[Evidence]:
         if not docs:
             return []
-        doc_weight = scoring.document_weights(docs)
+        plan = make_plan(analysis)
+        doc_weight = scoring.document_weights(docs, plan)
         doc_filter = {**(filters or {}), "doc_id": list(doc_weight)}
-        hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], question, vector, doc_filter,
-                                   opts.passage_window, opts.fusion, window=opts.passage_window)
+        hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, vector, doc_filter,
+                                   opts.passage_window, opts.fusion,
+                                   dense_weight=opts.dense_weight, window=opts.passage_window)
         if not hits:
             return []
         item_weights = scoring.flam_weights(self.lexicon(), question) if opts.flam else {}
         tree_chunks = self.tree_chunks(question, vector, list(doc_weight)) if opts.trees else set()
-        rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks)
+        rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
         if opts.reranker:
             rescored = self._rerank_passages(question, rescored[:20], opts.reranker) + rescored[20:]
         if opts.statements:
-            pinned = self.statement_pages(question, docs, filters, rescored[0].score if rescored else 1.0)
+            pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
             rescored = pinned + rescored
         return scoring.pages(rescored, self.catalog, "hybrid match in a selected document")
 
-    def statement_pages(self, question: str, docs: list[ScoredDoc], filters: Filters | None,
+    def statement_pages(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None,
                         top: float) -> list[Hit]:
-        """For a metric question, the pages of the statements it needs in the best document of each company
-        (first page of each statement outside MD&A; lexical search on the statements' titles finds the
-        candidates)."""
-        from query.statements import QUERIES, best_statement_page, statements_for
-
-        needed = statements_for(question)
-        if not needed:
-            return []
+        """The pages the plan's evidence names, in the best document of each company (two at most), pinned
+        first: each statement's first page outside MD&A (found by its title over a table of figures), and its
+        next page when the statement does not close on the first; each note's heading page; the cover."""
         best: dict[str | None, DocInfo] = {}
         for d, _, _ in docs:
             best.setdefault(d.entity, d)
-        pinned = []
+        pinned: list[Hit] = []
+
+        def pin(source: dict, chunk_id: str, page: int, reason: str) -> None:
+            pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
+                              {**source, "_page": page, "_reason": reason}))
+
         for d in list(best.values())[:2]:
-            for statement in needed:
-                hits = self.backend.bm25(self.alias("passages"), INDEXES["passages"], QUERIES[statement],
-                                         {**(filters or {}), "doc_id": d.doc_id}, 100)
+            scope = {**(filters or {}), "doc_id": d.doc_id}
+            for statement in plan.statements:
+                hits = self._bm25_passages(QUERIES[statement], scope, 100)
                 found = best_statement_page(statement, [h.source for h in hits])
                 if found:
                     page, source = found
-                    h = next(h for h in hits if h.source is source)
-                    pinned.append(Hit(h.id, top * (1.02 - 0.01 * len(pinned)),
-                                      {**source, "_page": page, "_reason": f"the {statement} (asked for)"}))
+                    pin(source, source["chunk_id"], page, f"the {statement} (asked for)")
+                    following = self._continuation(statement, scope, page)
+                    if following is not None:
+                        pin(following, following["chunk_id"], page + 1, f"the {statement}, continued")
+            for name in plan.notes:
+                note = concept_map().notes[name]
+                hits = self._bm25_passages(note.query, scope, 50)
+                found = best_heading_page(note.title, [h.source for h in hits])
+                if found:
+                    page, source = found
+                    pin(source, source["chunk_id"], page, f"the note on {name} ({', '.join(plan.concepts)})")
+            if plan.cover:
+                hits = self._bm25_passages(plan.lexical, {**scope, "page_start": 0}, 1)
+                if hits:
+                    pin(hits[0].source, hits[0].id, 0, "the cover page (registered securities)")
         return pinned
+
+    def _bm25_passages(self, text: str, scope: Filters, k: int) -> list[Hit]:
+        return self.backend.bm25(self.alias("passages"), INDEXES["passages"], text, scope, k)
+
+    def _continuation(self, statement: str, scope: Filters, page: int) -> dict | None:
+        """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
+        liabilities, a cash flow statement's financing activities), else None."""
+        hits = self._bm25_passages(f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]},
+                                   40)
+        on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
+        following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
+        if not on_page or not following or CLOSINGS[statement].search(on_page):
+            return None
+        return following[0]
 
     # -- FLAM and trees
     def lexicon(self) -> list[dict]:

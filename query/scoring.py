@@ -13,6 +13,7 @@ from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
+from query.plan import QueryPlan, document_tier
 
 ScoredDoc = tuple[DocInfo, float, str]  # document, score, why
 
@@ -55,21 +56,38 @@ def metadata_bonus(d: DocInfo, a: QueryAnalysis) -> tuple[float, list[str]]:
     return bonus, why
 
 
+TIER_BONUS = (0.8, 0.4, 0.0)  # R1, R2, R3 of query.plan
+TIER_WEIGHT = (1.0, 0.75, 0.5)  # how much a passage of a document of that tier weighs
+
+
+def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, tuple[int, str]]:
+    """doc_id -> (tier, why) under the plan's document rules; a company's fallback (R2) applies only when it
+    has no document of the target year and type."""
+    docs = list(docs)
+    has_target = {d.entity for d in docs
+                  if document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, True)[0] == 0}
+    return {d.doc_id: document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, d.entity in has_target)
+            for d in docs}
+
+
 def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
-                    analysis: QueryAnalysis) -> list[ScoredDoc]:
+                    plan: QueryPlan) -> list[ScoredDoc]:
     """Half the document search's rank, half the passage votes (documents whose chunks answer directly),
-    plus the metadata bonus; best first."""
+    plus the plan's tier bonus (year and type) and the metadata bonus; best first."""
     base = {h.id: 1.0 - i / max(1, len(doc_hits)) for i, h in enumerate(doc_hits)}  # rank-based, in [0, 1]
     votes: dict[str, float] = {}
     for rank, h in enumerate(passage_hits):
         votes[h.source["doc_id"]] = votes.get(h.source["doc_id"], 0.0) + 1.0 / (rank + 3)
     top_vote = max(votes.values(), default=1.0)
+    tiers = document_tiers(allowed, plan)
     scored = []
     for d in allowed:
         if d.doc_id not in base and d.doc_id not in votes:
             continue
         score = 0.5 * base.get(d.doc_id, 0.0) + 0.5 * votes.get(d.doc_id, 0.0) / top_vote
-        bonus, why = metadata_bonus(d, analysis)
+        tier, rule = tiers[d.doc_id]
+        bonus, why = metadata_bonus(d, plan.analysis) if plan.target_year is None and not plan.doc_types \
+            else (TIER_BONUS[tier], [r for r in (rule,) if r])
         scored.append((d, score + bonus, ", ".join(why) or "text match"))
     scored.sort(key=lambda t: (-t[1], t[0].doc_id))
     return scored
@@ -90,13 +108,16 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
     return out + rest[: k - len(out)]
 
 
-def document_weights(docs: list[ScoredDoc]) -> dict[str, float]:
-    """0.85 ** rank within the document's company, so a comparison's second company is not discounted."""
-    seen: dict[str | None, int] = {}
+def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> dict[str, float]:
+    """The weight of a document's passages: its plan tier's weight, times 0.85 ** its rank within its
+    company and tier (so a comparison's second company is not discounted)."""
+    tiers = document_tiers([d for d, _, _ in docs], plan) if plan is not None else {}
+    seen: dict[tuple, int] = {}
     weights = {}
     for d, _, _ in docs:
-        weights[d.doc_id] = 0.85 ** seen.get(d.entity, 0)
-        seen[d.entity] = seen.get(d.entity, 0) + 1
+        tier = tiers.get(d.doc_id, (0, ""))[0]
+        weights[d.doc_id] = TIER_WEIGHT[tier] * 0.85 ** seen.get((d.entity, tier), 0)
+        seen[(d.entity, tier)] = seen.get((d.entity, tier), 0) + 1
     return weights
 
 
@@ -112,9 +133,10 @@ def flam_weights(lexicon: list[dict], question: str) -> dict[str, float]:
 
 
 def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights: dict[str, float],
-                     tree_chunks: set[str]) -> list[Hit]:
-    """Passage scores relative to the best, times the document's weight, FLAM's Item weight and a boost
-    under a matching tree node; the reasons travel in ``_reason``."""
+                     tree_chunks: set[str], items: Iterable[str] = (), item_boost: float = 1.3) -> list[Hit]:
+    """Passage scores relative to the best, times the document's weight, FLAM's Item weight, a boost in an
+    Item the plan names and a boost under a matching tree node; the reasons travel in ``_reason``."""
+    items = set(items)
     if not hits:
         return []
     top = hits[0].score or 1.0
@@ -127,6 +149,9 @@ def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights
         if w:
             score *= 1.0 + 0.5 * w
             reasons.append(f"FLAM weight {w:.2f} for Item {s.get('item')}")
+        if s.get("item") in items:
+            score *= item_boost
+            reasons.append(f"Item {s.get('item')} (the question's evidence)")
         if h.id in tree_chunks:
             score *= 1.15
             reasons.append("under a matching tree node")

@@ -12,43 +12,16 @@ from __future__ import annotations
 
 import re
 
-# statement -> (title pattern, cue pattern over the question)
-STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    "balance sheet": (
-        re.compile(r"\b(balance sheets?|statements? of financial (position|condition))\b", re.I),
-        re.compile(r"balance sheet|financial position|total assets|total liabilit|current assets|current liabilit|"
-                   r"working capital|quick ratio|current ratio|inventor|accounts payable|receivable|"
-                   r"shareholders'? equity|stockholders'? equity|ppe\b|pp&e|property,? plant|fixed asset|"
-                   r"debt[- ]to|total debt|cash conversion cycle|days (sales|payable|inventory)|\bdio\b|\bdso\b|"
-                   r"\bdpo\b|return on (assets|equity)|\broa\b|\broe\b|largest liabilit", re.I),
-    ),
-    "income statement": (
-        re.compile(r"\bstatements? of (consolidated )?(operations|income|earnings)\b|\bincome statements?\b", re.I),
-        re.compile(r"income statement|statement of (operations|earnings)|\brevenue|net sales|total sales|"
-                   r"cost of (goods|sales|revenue)|\bcogs\b|gross (margin|profit)|operating (income|margin|profit)|"
-                   r"\bebit|net (income|earnings|profit)|earnings per share|\beps\b|effective tax rate|"
-                   r"interest expense|\bsg&a\b|selling, general|asset turnover|interest coverage", re.I),
-    ),
-    "cash flow statement": (
-        re.compile(r"\bstatements? of (consolidated )?cash flows?\b|\bcash flows? statements?\b", re.I),
-        re.compile(r"cash flow|capital expenditure|\bcapex\b|purchases? of property|dividends? paid|"
-                   r"paid (out )?(in )?(cash )?dividends|depreciation|amorti[sz]ation|\bd&a\b|\bebitda\b|"
-                   r"repurchase|buyback|cash (from|provided by|used in) (operating|investing|financing)", re.I),
-    ),
+# statement -> its title, as printed at the head of the statement (and as a question may name it). Which
+# statements a question needs is the query plan's business (query/plan.py, from query/concepts.yaml).
+TITLES: dict[str, re.Pattern] = {
+    "balance sheet": re.compile(r"\b(balance sheets?|statements? of financial (position|condition))\b", re.I),
+    "income statement": re.compile(r"\bstatements? of (consolidated )?(operations|income|earnings)\b|"
+                                   r"\bincome statements?\b", re.I),
+    "cash flow statement": re.compile(r"\bstatements? of (consolidated )?cash flows?\b|\bcash flows? statements?\b",
+                                      re.I),
 }
 FIGURES_SHARE = 0.15  # digits among a statement page's visible characters: prose has under 0.05
-_NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
-
-
-def statements_for(question: str) -> list[str]:
-    """The statements a question needs, in a stable order; none for narrative questions ("what drove ...")
-    unless a statement is named outright."""
-    named = [s for s, (title, _) in STATEMENTS.items() if title.search(question)]
-    if named:
-        return named
-    if _NARRATIVE.search(question):
-        return []
-    return [s for s, (_, cue) in STATEMENTS.items() if cue.search(question)]
 
 
 def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_window: int = 1500) -> int | None:
@@ -61,7 +34,7 @@ def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_w
     text = chunk.get("text") or ""
     start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
     boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
-    for m in STATEMENTS[statement][0].finditer(text):
+    for m in TITLES[statement].finditer(text):
         if m.start() >= boundary:  # on page_end
             page, offset = end, m.start() - boundary
         else:
@@ -69,7 +42,7 @@ def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_w
         if offset > top_window:
             continue
         window = text[max(0, m.start() - 120): m.end() + 120]
-        if any(title.search(window) for s, (title, _) in STATEMENTS.items() if s != statement):
+        if any(title.search(window) for s, title in TITLES.items() if s != statement):
             continue
         body = "".join(text[m.start(): m.start() + figures_window].split())  # layout whitespace aside
         if sum(c.isdigit() for c in body) >= FIGURES_SHARE * max(1, len(body)):
@@ -89,6 +62,43 @@ def best_statement_page(statement: str, chunks: list[dict]) -> tuple[int, dict] 
         return None
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
 
+
+def heading_page(title: re.Pattern, chunk: dict, top_window: int = 250, max_line: int = 90) -> int | None:
+    """The page on which a chunk shows ``title`` as a heading: near the top of the page, on a short line of
+    its own (not in a running sentence). Notes to the financial statements are found this way."""
+    text = chunk.get("text") or ""
+    start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
+    boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
+    for m in title.finditer(text):
+        page, offset = (end, m.start() - boundary) if m.start() >= boundary else \
+            (start, int(chunk.get("char_start") or 0) + m.start())
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line = text[line_start: line_end if line_end >= 0 else len(text)]
+        if offset <= top_window and len(line.strip()) <= max_line:
+            return page
+    return None
+
+
+# Items that hold the financial statements and their notes (10-K Item 8, 10-Q Part I Item 1).
+STATEMENT_ITEMS = frozenset({"8", "part1item1"})
+
+
+def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict] | None:
+    """(page, chunk) of the first heading page among candidate chunks: within the financial statements'
+    Item when any is (a note begins at its first heading; later pages repeat it as a running head)."""
+    found = [(p, c) for c in chunks if (p := heading_page(title, c)) is not None]
+    if not found:
+        return None
+    return min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, t[0]))
+
+
+# The line that closes each statement: a statement page without it continues on the next page.
+CLOSINGS = {
+    "balance sheet": re.compile(r"total liabilities,?[^\n]{0,60}(equity|deficit)|total liabilities and", re.I),
+    "income statement": re.compile(r"\bdiluted\b", re.I),
+    "cash flow statement": re.compile(r"(end|close) of (the )?(year|period|fiscal)", re.I),
+}
 
 # What finds a statement's pages by their titles (BM25).
 QUERIES = {

@@ -93,6 +93,12 @@ class IndexSpec:
     id_field: str
     text_fields: tuple[str, ...]
     doc_field: str | None = "doc_id"  # rows grouped per document (incremental publish); None: whole-corpus
+    # BM25 scores of the text fields are summed, each times its boost (1 unless named): a passage's company
+    # counts beside its text, as the company prefix does for its vector.
+    boosts: tuple[tuple[str, float], ...] = ()
+
+    def boost(self, field: str) -> float:
+        return dict(self.boosts).get(field, 1.0)
 
     @property
     def has_vector(self) -> bool:
@@ -101,7 +107,7 @@ class IndexSpec:
 
 INDEXES: dict[str, IndexSpec] = {spec.name: spec for spec in (
     IndexSpec("documents", DocumentIndexRecord, "doc_id", ("cover_summary", "company")),
-    IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title")),
+    IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title", "company"), boosts=(("company", 3.0),)),
     IndexSpec("tree_nodes", TreeNodeRecord, "node_id", ("text",)),
     IndexSpec("lexicon", LexiconRecord, "term", ("term",), doc_field=None),
 )}

@@ -3,8 +3,9 @@ own page) and the page a chunk's evidence belongs to."""
 
 from __future__ import annotations
 
+from query.plan import statements_for
 from query.scoring import evidence_page
-from query.statements import best_statement_page, statement_page, statements_for
+from query.statements import best_statement_page, statement_page
 
 TABLE = "\n".join(f"Line item {i}\n{1000 + 37 * i:,}\n{900 + 41 * i:,}" for i in range(12))
 

@@ -149,12 +149,13 @@ class SearchBackend(ABC):
     def hybrid(self, target: str, spec: IndexSpec, text: str, vector: Sequence[float],
                filters: Filters | None = None, k: int = 10, fusion: str = "rrf", dense_weight: float = 0.5,
                window: int | None = None) -> list[Hit]:
-        """BM25 and kNN lists of ``window`` hits each, fused client-side (``rrf`` or weighted ``minmax``)."""
+        """BM25 and kNN lists of ``window`` hits each, fused client-side (``rrf`` or ``minmax``, both weighted:
+        ``dense_weight`` for the kNN list, the rest for BM25; 0.5 is plain RRF)."""
         window = window or max(50, 2 * k)
         lexical = self.bm25(target, spec, text, filters, window) if text.strip() else []
         dense = self.knn(target, spec, vector, filters, window)
         if fusion == "rrf":
-            return fuse_rrf([lexical, dense])[:k]
+            return fuse_rrf([lexical, dense], weights=(1 - dense_weight, dense_weight))[:k]
         if fusion == "minmax":
             return fuse_minmax([lexical, dense], [1 - dense_weight, dense_weight])[:k]
         raise BackendError(f"unknown fusion {fusion!r} (rrf or minmax)")
@@ -163,13 +164,14 @@ class SearchBackend(ABC):
         """Release connections."""
 
 
-def fuse_rrf(lists: Sequence[Sequence[Hit]], k: int = 60) -> list[Hit]:
-    """Reciprocal rank fusion: sum of 1 / (k + rank) over the lists a hit appears in."""
+def fuse_rrf(lists: Sequence[Sequence[Hit]], k: int = 60, weights: Sequence[float] | None = None) -> list[Hit]:
+    """Reciprocal rank fusion: sum of weight / (k + rank) over the lists a hit appears in (equal weights:
+    plain RRF, up to a constant factor)."""
     scores: dict[str, float] = {}
     sources: dict[str, dict] = {}
-    for hits in lists:
+    for hits, weight in zip(lists, weights or [1.0] * len(lists), strict=True):
         for rank, hit in enumerate(hits, start=1):
-            scores[hit.id] = scores.get(hit.id, 0.0) + 1.0 / (k + rank)
+            scores[hit.id] = scores.get(hit.id, 0.0) + weight / (k + rank)
             sources.setdefault(hit.id, hit.source)
     return [Hit(i, s, sources[i]) for i, s in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]
 

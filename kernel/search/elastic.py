@@ -220,7 +220,9 @@ class ElasticBackend(SearchBackend):
         return [Hit(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in resp["hits"]["hits"]]
 
     def _match(self, spec: IndexSpec, text: str, fields: Sequence[str] | None) -> dict:
-        return {"multi_match": {"query": text, "fields": list(fields or spec.text_fields), "type": "best_fields"}}
+        # most_fields: the fields' scores summed, each times the spec's boost (as the embedded engine does)
+        names = [f if spec.boost(f) == 1.0 else f"{f}^{spec.boost(f):g}" for f in (fields or spec.text_fields)]
+        return {"multi_match": {"query": text, "fields": names, "type": "most_fields"}}
 
     def bm25(self, target: str, spec: IndexSpec, text: str, filters: Filters | None = None, k: int = 10,
              fields: Sequence[str] | None = None) -> list[Hit]:
@@ -251,7 +253,8 @@ class ElasticBackend(SearchBackend):
                filters: Filters | None = None, k: int = 10, fusion: str = "rrf", dense_weight: float = 0.5,
                window: int | None = None) -> list[Hit]:
         window = window or max(50, 2 * k)
-        if fusion != "rrf" or self._server_rrf is False or not text.strip():
+        # The rrf retriever weighs its lists equally: other weights are fused here.
+        if fusion != "rrf" or dense_weight != 0.5 or self._server_rrf is False or not text.strip():
             return super().hybrid(target, spec, text, vector, filters, k, fusion, dense_weight, window)
         retriever = {"rrf": {"retrievers": [
             {"standard": {"query": {"bool": {"must": [self._match(spec, text, None)],
@@ -266,7 +269,7 @@ class ElasticBackend(SearchBackend):
                 log.info("elasticsearch rrf retriever unavailable (%s); fusing client-side", type(exc).__name__)
             self._server_rrf = False
             return fuse_rrf([self.bm25(target, spec, text, filters, window),
-                             self.knn(target, spec, vector, filters, window)])[:k]
+                             self.knn(target, spec, vector, filters, window)], weights=(0.5, 0.5))[:k]
 
     def close(self) -> None:
         self.client.close()

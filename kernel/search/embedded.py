@@ -228,12 +228,15 @@ class EmbeddedBackend(SearchBackend):
 
     def bm25(self, target: str, spec: IndexSpec, text: str, filters: Filters | None = None, k: int = 10,
              fields: Sequence[str] | None = None) -> list[Hit]:
-        from lancedb.query import MultiMatchQuery
+        from lancedb.query import BooleanQuery, MatchQuery, Occur
 
         if not text.strip():
             return []
         table = self._table(target)
-        query = table.search(MultiMatchQuery(text, list(fields or spec.text_fields)), query_type="fts")
+        # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
+        match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f)))
+                              for f in (fields or spec.text_fields)])
+        query = table.search(match, query_type="fts")
         where = self._where(spec, filters)
         if where is not None:
             query = query.where(where, prefilter=True)

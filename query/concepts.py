@@ -1,0 +1,89 @@
+"""The analyst concept map (``concepts.yaml``): which evidence a question's concepts need.
+
+The map is reviewed data; this module only reads it and matches its cues. A concept's evidence is a list of
+kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the notes section gives
+each note's title pattern (to recognize the note's own page) and the words that find it (BM25).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+MAP_FILE = Path(__file__).with_name("concepts.yaml")
+STATEMENT_NAMES = ("balance sheet", "income statement", "cash flow statement")
+
+
+class ConceptMapError(ValueError):
+    """The concept map file is malformed; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class Note:
+    name: str
+    title: re.Pattern
+    query: str
+
+
+@dataclass(frozen=True)
+class Concept:
+    name: str
+    cues: tuple[re.Pattern, ...]
+    evidence: tuple[str, ...]  # "statement: X" | "note: X" | "item: X" | "cover"
+    figure: bool
+
+    def matches(self, text: str) -> bool:
+        return any(c.search(text) for c in self.cues)
+
+
+@dataclass(frozen=True)
+class ConceptMap:
+    concepts: tuple[Concept, ...]
+    notes: dict[str, Note]
+    doc_types: dict[str, tuple[re.Pattern, ...]]
+
+    def matching(self, text: str) -> list[Concept]:
+        return [c for c in self.concepts if c.matches(text)]
+
+    def doc_types_of(self, text: str) -> list[str]:
+        return [t for t, cues in self.doc_types.items() if any(c.search(text) for c in cues)]
+
+
+def _compile(pattern: str, where: str) -> re.Pattern:
+    try:
+        return re.compile(pattern, re.I)
+    except re.error as exc:
+        raise ConceptMapError(f"{where}: bad pattern {pattern!r}: {exc}") from None
+
+
+def _check_evidence(kind: str, notes: dict, where: str) -> str:
+    name, _, value = (part.strip() for part in kind.partition(":"))
+    if name == "statement" and value in STATEMENT_NAMES or name == "note" and value in notes or \
+            name == "item" and value or name == "cover" and not value:
+        return f"{name}: {value}" if value else name
+    raise ConceptMapError(f"{where}: unknown evidence {kind!r}")
+
+
+def parse(data: dict, source: str = "concept map") -> ConceptMap:
+    notes = {name: Note(name, _compile(n["title"], f"{source} note {name}"), n["query"])
+             for name, n in (data.get("notes") or {}).items()}
+    concepts = []
+    for n, entry in enumerate(data.get("concepts") or []):
+        where = f"{source} concept {entry.get('name') or n}"
+        if not entry.get("cues") or not entry.get("evidence"):
+            raise ConceptMapError(f"{where}: needs cues and evidence")
+        concepts.append(Concept(entry["name"], tuple(_compile(c, where) for c in entry["cues"]),
+                                tuple(_check_evidence(e, notes, where) for e in entry["evidence"]),
+                                bool(entry.get("figure", False))))
+    doc_types = {t: tuple(_compile(c, f"{source} doc type {t}") for c in cues)
+                 for t, cues in (data.get("doc_types") or {}).items()}
+    return ConceptMap(tuple(concepts), notes, doc_types)
+
+
+@functools.lru_cache(maxsize=1)
+def concept_map() -> ConceptMap:
+    return parse(yaml.safe_load(MAP_FILE.read_text(encoding="utf-8")), MAP_FILE.name)

@@ -1,0 +1,169 @@
+"""The typed query plan: what a question asks for, and the rules that turn it into document preferences.
+
+From the analysis (companies, years, quarters, named forms) and the concept map (``query/concepts.yaml``):
+
+- ``core``: the question without instructions and caveats ("Round your answer ...", "If gross margin is not a
+  useful metric ..., state that and explain why"): the concepts and the lexical search read this;
+- ``target_year``: the fiscal year whose document answers: the latest year named (a comparison or an average
+  over years is answered by the latest filing, which reports the earlier years as comparatives);
+- ``doc_types``: a named form, a quarter (10-Q or an earnings release), or the wording (an 8-K event, a
+  non-GAAP "adjusted" measure reported in earnings releases);
+- ``evidence``: statements, notes, Items, the cover, from the concepts the question names.
+
+Document rules (:func:`document_tier`), shown by ``--explain``:
+  R1 a document of the target year and an allowed type is tier 0;
+  R2 when the company has none, its annual report of the next year or the one after (which carries the
+     target year as a comparative column) is tier 1;
+  R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from query.analysis import QueryAnalysis
+from query.concepts import ConceptMap, concept_map
+from query.statements import TITLES
+
+ANNUAL, QUARTERLY, CURRENT, EARNINGS = "10-K", "10-Q", "8-K", "EARNINGS"
+COMPARATIVE_YEARS = 2  # an annual report carries this many prior years (income and cash flow statements)
+
+# Instructions and caveats around the question proper: sentences that tell how to answer, not what.
+_INSTRUCTION = re.compile(
+    r"^\s*(answer the following|you are an?|we (want|need) to|please (help|answer|state|utilize|base)|here'?s the "
+    r"question|respond to the question|give a (response|solution)|provide a response|calculate (what|or extract)|"
+    r"compute or extract|round your answer|answer in|using the |when primarily|basing your|base your|by drawing|"
+    r"according to the|calculate unadjusted|define |.{0,40} is defined as|if .{0,80}\bnot\b.{0,60}"
+    r"(useful|relevant|explicitly|applicable|outlined))", re.I)
+_SENTENCES = re.compile(r"(?<=[.?!:])\s+")
+_NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
+_ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
+
+
+# Words that say how a figure is to be given, not what it is: noise for lexical matching.
+_UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|percent(age)?s?|units?|amount|"
+                         r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
+_FISCAL = re.compile(r"\bFY\s?'?((?:19|20)\d{2})\b|\bFY\s?'?(\d{2})\b", re.I)
+_QUARTER_YEAR = re.compile(r"\bQ([1-4])\s?'?((?:19|20)\d{2})\b", re.I)
+
+
+def lexical_query(core: str) -> str:
+    """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
+    and no unit or instruction words (USD, millions, round ...), which every page of figures shares."""
+    text = _QUARTER_YEAR.sub(lambda m: f"Q{m.group(1)} {m.group(2)}", core)
+    text = _FISCAL.sub(lambda m: m.group(1) or f"20{m.group(2)}", text)
+    return " ".join(_UNIT_WORDS.sub(" ", text).split()) or core
+
+
+def core_question(question: str) -> str:
+    """The question without its instruction and caveat sentences (what is asked, not how to answer)."""
+    parts = []
+    for sentence in _SENTENCES.split(question):
+        # "Here's the question: what is ..." keeps what follows the colon.
+        head, colon, tail = sentence.partition(":")
+        if colon and _INSTRUCTION.match(head) and tail.strip():
+            sentence = tail
+        if not _INSTRUCTION.match(sentence):
+            parts.append(sentence.strip())
+    return " ".join(parts) or question
+
+
+@dataclass
+class QueryPlan:
+    question: str
+    core: str
+    analysis: QueryAnalysis
+    lexical: str = ""  # what BM25 matches (lexical_query of core)
+    target_year: int | None = None
+    doc_types: list[str] = field(default_factory=list)  # allowed types, preferred first; empty: any
+    statements: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    cover: bool = False
+    figure: bool = False  # asks for a number: the page holding the figures comes first
+    narrative: bool = False
+    concepts: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
+
+    def as_dict(self) -> dict:
+        a = self.analysis
+        return {"companies": [e.name for e in a.entities], "years": a.years, "target_year": self.target_year,
+                "quarters": a.quarters, "doc_types": self.doc_types, "concepts": self.concepts,
+                "evidence": {"statements": self.statements, "notes": self.notes, "items": self.items,
+                             "cover": self.cover, "figure": self.figure},
+                "core": self.core, "lexical": self.lexical, "rules": self.rules}
+
+
+def named_statements(question: str) -> list[str]:
+    """The statements a question names outright (by their titles, or "P&L")."""
+    return [s for s, title in TITLES.items()
+            if title.search(question) or (s in _ALSO_NAMED and _ALSO_NAMED[s].search(question))]
+
+
+def statements_for(question: str) -> list[str]:
+    """The statements a question needs (the plan's, without company or year context)."""
+    return make_plan(QueryAnalysis(question)).statements
+
+
+def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> QueryPlan:
+    concepts = concepts or concept_map()
+    question = analysis.question
+    core = core_question(question)
+    plan = QueryPlan(question, core, analysis, lexical_query(core))
+    if analysis.years:
+        plan.target_year = max(analysis.years)
+        if len(analysis.years) > 1:
+            plan.rules.append(f"years {sorted(analysis.years)}: the latest filing reports the earlier ones")
+    plan.doc_types = _doc_types(analysis, concepts, core, plan.rules)
+    matched = concepts.matching(core)
+    plan.concepts = [c.name for c in matched]
+    plan.narrative = bool(_NARRATIVE.search(core))
+    named = named_statements(question)
+    evidence = [e for c in matched for e in c.evidence]
+    if named:  # a statement named outright (often in the instructions) decides
+        plan.statements = named
+        plan.rules.append(f"statements named: {', '.join(named)}")
+    elif not plan.narrative:
+        plan.statements = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("statement: "))
+    plan.notes = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("note: "))
+    plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
+    plan.cover = "cover" in evidence
+    plan.figure = not plan.narrative and any(c.figure for c in matched)
+    return plan
+
+
+def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:
+    if analysis.forms:
+        rules.append(f"form named: {', '.join(analysis.forms)}")
+        return list(analysis.forms)
+    worded = concepts.doc_types_of(core)
+    if worded:
+        rules.append(f"wording points at: {', '.join(worded)}")
+        return worded
+    if analysis.quarters:
+        rules.append("a quarter: its 10-Q or earnings release (Q4: the annual report too)")
+        return [QUARTERLY, EARNINGS] + ([ANNUAL] if 4 in analysis.quarters else [])
+    return []
+
+
+def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
+                  company_has_target: bool) -> tuple[int, str]:
+    """(tier, why) of a document under the plan's rules R1-R3 (module docstring); lower is better.
+    ``company_has_target``: the company has a document of the target year and an allowed type."""
+    type_ok = not plan.doc_types or form in plan.doc_types
+    quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
+        (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
+    if plan.target_year is None:
+        return (0, "type asked for") if type_ok and plan.doc_types else (1 if not plan.doc_types else 2, "")
+    if fiscal_year == plan.target_year and type_ok and quarter_ok:
+        return 0, f"R1 fiscal {plan.target_year}" + (f" {form}" if plan.doc_types else "")
+    if not company_has_target and form == ANNUAL and fiscal_year is not None and \
+            plan.target_year < fiscal_year <= plan.target_year + COMPARATIVE_YEARS and \
+            (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
+        return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
+    return 2, ""
+
+
+def _unique(values) -> list[str]:
+    return list(dict.fromkeys(values))
