@@ -57,7 +57,7 @@ class Evidence(BaseModel):
 class SearchResult:
     question: str
     evidence: list[Evidence]
-    analysis: dict = field(default_factory=dict)
+    analysis: dict = field(default_factory=dict)  # the query plan (query.plan.QueryPlan.as_dict)
     documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
     iterations: list[dict] = field(default_factory=list)  # what each curation round did
 

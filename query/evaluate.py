@@ -84,6 +84,14 @@ class EvalRun:
     metrics: dict[str, float]
     latency_ms: dict[str, float]
     per_question: list[dict] = field(default_factory=list)
+    absent_documents: list[str] = field(default_factory=list)  # gold documents the index does not hold
+    unanswerable: int = 0  # questions none of whose gold documents are indexed (not scored)
+
+
+def present_gold(qa: QA, indexed: set[str]) -> QA:
+    """The question with its gold restricted to indexed documents: DocRec and PageRec are both computed on
+    this one gold set (a gold page of a document that is not indexed can be found by no retriever)."""
+    return QA(qa.id, qa.question, [(d, p) for d, p in qa.gold if d in indexed])
 
 
 def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 5, out=None, progress=None,
@@ -91,7 +99,11 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
     from dataclasses import replace
 
     opts = replace(retriever.options, mode=mode, **option_overrides)
-    qas = list(qas)
+    docs = retriever.catalog.refresh().docs.values()
+    indexed = {d.doc_id for d in docs} | {d.source_name for d in docs if d.source_name}
+    asked = list(qas)
+    absent = sorted({d for qa in asked for d, _ in qa.gold} - indexed)
+    qas = [g for g in (present_gold(qa, indexed) for qa in asked) if g.gold]
     rows, latencies = [], []
     for qa in progress(qas, f"eval {mode}", len(qas)) if progress else qas:
         start = time.perf_counter()
@@ -106,7 +118,7 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
     metrics = {m: round(statistics.fmean(r["scores"][m] for r in rows), 4) if rows else 0.0 for m in METRICS}
     latency = {"p50": round(statistics.median(latencies), 1) if latencies else 0.0,
                "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1) if latencies else 0.0}
-    return EvalRun(mode, k, len(rows), metrics, latency, rows)
+    return EvalRun(mode, k, len(rows), metrics, latency, rows, absent, len(asked) - len(qas))
 
 
 def table(runs: list[EvalRun]) -> str:
@@ -115,7 +127,13 @@ def table(runs: list[EvalRun]) -> str:
             "|---|---|---|---|---|---|---|---|---|")
     lines = [f"| {r.mode} | {r.questions} | " + " | ".join(f"{r.metrics[m]:.3f}" for m in METRICS)
              + f" | {r.latency_ms['p50']:.0f} | {r.latency_ms['p95']:.0f} |" for r in runs]
-    return "\n".join([head, *lines])
+    notes = [f"{runs[0].unanswerable} question(s) not scored: none of their gold documents is indexed"] \
+        if runs and runs[0].unanswerable else []
+    if runs and runs[0].absent_documents:
+        notes.append(f"{len(runs[0].absent_documents)} gold document(s) absent from the index (their pages count "
+                     f"in neither DocRec nor PageRec): {', '.join(runs[0].absent_documents[:10])}"
+                     + (" ..." if len(runs[0].absent_documents) > 10 else ""))
+    return "\n".join([head, *lines, *notes])
 
 
 def by_group(per_question: list[dict], groups: dict[str, str], metric: str = "page_recall") -> dict[str, float]:

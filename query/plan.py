@@ -34,9 +34,10 @@ _INSTRUCTION = re.compile(
     r"^\s*(answer the following|you are an?|we (want|need) to|please (help|answer|state|utilize|base)|here'?s the "
     r"question|respond to the question|give a (response|solution)|provide a response|calculate (what|or extract)|"
     r"compute or extract|round your answer|answer in|using the |when primarily|basing your|base your|by drawing|"
-    r"according to the|calculate unadjusted|define |.{0,40} is defined as|if .{0,80}\bnot\b.{0,60}"
-    r"(useful|relevant|explicitly|applicable|outlined))", re.I)
-_SENTENCES = re.compile(r"(?<=[.?!:])\s+")
+    r"according to the)", re.I)
+# Caveats: "If gross margin is not a useful metric for a company like this, state that and explain why."
+_CAVEAT = re.compile(r"^\s*if .{0,80}\bnot\b.{0,60}(useful|relevant|explicitly|applicable|outlined)", re.I)
+_SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
 
@@ -56,15 +57,19 @@ def lexical_query(core: str) -> str:
     return " ".join(_UNIT_WORDS.sub(" ", text).split()) or core
 
 
-def core_question(question: str) -> str:
-    """The question without its instruction and caveat sentences (what is asked, not how to answer)."""
+def core_question(question: str, instructions: bool = False) -> str:
+    """The question without its caveat sentences, and without its instructions unless ``instructions``
+    (the concepts read what is asked, not how to answer; lexical search keeps the statement names the
+    instructions give)."""
     parts = []
     for sentence in _SENTENCES.split(question):
-        # "Here's the question: what is ..." keeps what follows the colon.
+        if _CAVEAT.match(sentence):
+            continue
+        # "Here's the question: what is ...?" keeps the question after the colon.
         head, colon, tail = sentence.partition(":")
-        if colon and _INSTRUCTION.match(head) and tail.strip():
+        if not instructions and colon and _INSTRUCTION.match(head) and "?" in tail:
             sentence = tail
-        if not _INSTRUCTION.match(sentence):
+        if instructions or not _INSTRUCTION.match(sentence):
             parts.append(sentence.strip())
     return " ".join(parts) or question
 
@@ -110,7 +115,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     concepts = concepts or concept_map()
     question = analysis.question
     core = core_question(question)
-    plan = QueryPlan(question, core, analysis, lexical_query(core))
+    plan = QueryPlan(question, core, analysis, lexical_query(core_question(question, instructions=True)))
     if analysis.years:
         plan.target_year = max(analysis.years)
         if len(analysis.years) > 1:

@@ -221,7 +221,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(json.dumps(body, indent=1, default=str))
         return 0
     if args.explain:
-        print(f"analysis: {json.dumps(result.analysis)}")
+        print(f"plan: {json.dumps(result.analysis)}")
         for d in result.documents:
             print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
         for it in result.iterations:

@@ -72,6 +72,24 @@ def test_create_load_swap_count_get(backend):
     assert len(versions) == 1 and versions[0].live and versions[0].meta["model"] == "test-model"
 
 
+def test_bm25_sums_text_and_company_fields(backend):
+    """A passage's company counts beside its text (scores of the fields summed, the company's boosted), so
+    "Coca-Cola operating revenues" puts Coca-Cola's revenue passage above Coca-Cola's other passages and
+    above PepsiCo's revenue passage, although no passage text names a company here."""
+    rows = passages()
+    for row in rows:
+        row["text"] = row["text"].replace(row["company"], "").strip()
+    _publish(backend, "passages", rows)
+    spec = INDEXES["passages"]
+    assert spec.boost("company") > 1 and spec.boost("text") == 1
+    hits = backend.bm25(alias_name(backend.prefix, "passages"), spec, "Coca-Cola operating revenues", k=20)
+    assert (hits[0].source["ticker"], hits[0].source["item"]) == ("KO", "7")
+    best = {}
+    for h in hits:
+        best.setdefault((h.source["ticker"], h.source["item"]), h.score)
+    assert best[("KO", "7")] > best[("KO", "1A")] > 0 and best[("KO", "7")] > best[("PEP", "7")]
+
+
 def test_bm25_knn_hybrid_and_filters(backend):
     _publish(backend, "passages", passages())
     spec = INDEXES["passages"]

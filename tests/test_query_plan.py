@@ -1,0 +1,115 @@
+"""The query plan's rules, the concept map, and the honest-tuning helpers (no index needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from query.analysis import QueryAnalysis, analyze
+from query.concepts import ConceptMapError, concept_map, parse
+from query.evaluate import QA, leave_one_group_out, present_gold, score_question
+from query.plan import core_question, document_tier, lexical_query, make_plan
+
+
+def plan_of(question: str):
+    return make_plan(analyze(question))
+
+
+def test_core_question_drops_instructions_and_caveats():
+    q = ("Does Acme have an improving gross margin profile as of FY2022? If gross margin is not a useful metric "
+         "for a company like this, then state that and explain why.")
+    assert core_question(q) == "Does Acme have an improving gross margin profile as of FY2022?"
+    q = ("You are an investment banker and your only resource(s) to answer the following question is (are): the "
+         "balance sheet. Here's the question: what is the FY2015 current ratio for Acme? Round your answer to two "
+         "decimal places.")
+    assert core_question(q) == "what is the FY2015 current ratio for Acme?"
+    assert core_question("Is Acme's business subject to cyclicality?") == "Is Acme's business subject to cyclicality?"
+
+
+def test_lexical_query_speaks_the_filings_words():
+    assert lexical_query("What is the FY2018 capex amount (in USD millions)?") == "What is the 2018 capex (in )?"
+    assert lexical_query("revenues in Q22023 vs FY22") == "revenues in Q2 2023 vs 2022"
+
+
+def test_years_and_document_types():
+    p = plan_of("What is the FY2018 - FY2020 3 year average unadjusted EBITDA % margin for Acme?")
+    assert p.target_year == 2020 and p.doc_types == []  # unadjusted: not an earnings-release measure
+    assert plan_of("Acme's FY2022 Adjusted EBIT over interest expense").doc_types == ["EARNINGS"]
+    assert plan_of("Number of stores in Q2 of FY2024 and FY2023").doc_types == ["10-Q", "EARNINGS"]
+    assert plan_of("What did Acme report in its fourth quarter 2022?").doc_types == ["10-Q", "EARNINGS", "10-K"]
+    assert plan_of("What was the outcome of the shareholder vote at the AGM?").doc_types == ["8-K"]
+    assert plan_of("What does the 10-K say about FY2021 revenue?").doc_types == ["10-K"]
+    assert plan_of("Is Acme's business subject to cyclicality?").target_year is None
+
+
+def test_document_rules_r1_r2_r3():
+    p = plan_of("Did Acme grow its revenue between FY20 and FY21?")
+    assert p.target_year == 2021
+    assert document_tier(p, 2021, "10-K", "FY", True)[0] == 0  # R1
+    assert document_tier(p, 2022, "10-K", "FY", False)[0] == 1  # R2: no 2021 document, next year's 10-K
+    assert document_tier(p, 2022, "10-K", "FY", True)[0] == 2  # a 2021 document exists: no fallback
+    assert document_tier(p, 2024, "10-K", "FY", False)[0] == 2  # beyond the comparative columns
+    assert document_tier(p, 2022, "10-Q", "Q1", False)[0] == 2  # a quarterly report has no annual comparatives
+    q = plan_of("Which segment had the lowest net revenue in 2021 Q1?")
+    assert document_tier(q, 2021, "10-Q", "Q1", True)[0] == 0
+    assert document_tier(q, 2021, "10-Q", "Q2", True)[0] == 2  # another quarter
+    assert document_tier(q, 2021, "10-K", "FY", True)[0] == 2  # not the type asked for
+
+
+def test_concepts_route_judgements_to_their_evidence():
+    p = plan_of("Does Acme have a reasonably healthy liquidity profile based on its quick ratio for FY 2022? If the "
+                "quick ratio is not relevant to measure liquidity, please state that and explain why.")
+    assert p.statements == ["balance sheet"] and p.figure and not p.narrative
+    p = plan_of("What drove operating margin change as of FY2022 for Acme?")
+    assert p.statements == [] and p.narrative and "7" in p.items
+    assert plan_of("What are major acquisitions that Acme has done in FY2023?").notes == ["acquisitions"]
+    legal = plan_of("Has Acme reported any materially important ongoing legal battles from FY2022?")
+    assert legal.notes == ["contingencies"] and legal.items == ["3"]
+    assert plan_of("Which debt securities are registered to trade on a national securities exchange?").cover
+    assert plan_of("How does Acme's effective tax rate in FY2022 compare to FY2021?").notes == ["income taxes"]
+    # a statement named outright decides, even in the instructions
+    p = plan_of("Using the cash flow statement, how much did Acme generate from operations in FY2020?")
+    assert p.statements == ["cash flow statement"]
+    assert set(plan_of("Basing your judgments on the P&L statement, what is Acme's FY2019 COGS?").statements) == \
+        {"income statement"}
+
+
+def test_the_concept_map_is_validated():
+    assert len(concept_map().concepts) > 20 and "income taxes" in concept_map().notes
+    with pytest.raises(ConceptMapError, match="unknown evidence"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["statement: cash flows"]}]})
+    with pytest.raises(ConceptMapError, match="bad pattern"):
+        parse({"concepts": [{"name": "x", "cues": ["(unclosed"], "evidence": ["cover"]}]})
+    with pytest.raises(ConceptMapError, match="unknown evidence"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["note: nowhere"]}]})
+
+
+def test_leave_one_company_out_never_chooses_with_the_held_out_company():
+    def rows(values):
+        return [{"id": i, "scores": {"doc_recall": 1.0, "page_recall": v, "page_precision": 0.0, "mrr": 0.0,
+                                     "ndcg10": 0.0}} for i, v in values.items()]
+    groups = {"a1": "A", "a2": "A", "b1": "B", "c1": "C"}
+    runs = {"plain": rows({"a1": 0.0, "a2": 0.0, "b1": 1.0, "c1": 1.0}),
+            "fitted": rows({"a1": 1.0, "a2": 1.0, "b1": 0.5, "c1": 0.5})}
+    out = leave_one_group_out(runs, groups)
+    # without A's questions "plain" wins (B, C), so A scores 0; B's and C's folds prefer "fitted" (A counts)
+    assert out["chosen"] == {"A": "plain", "B": "fitted", "C": "fitted"}
+    assert out["metrics"]["page_recall"] == pytest.approx((0 + 0 + 0.5 + 0.5) / 4)
+    assert out["spread"]["min"] == 0.0 and out["spread"]["max"] == 0.5
+
+
+def test_one_gold_set_for_doc_and_page_recall():
+    qa = QA("q1", "?", [("PRESENT", 3), ("ABSENT", 7)])
+    gold = present_gold(qa, {"PRESENT", "OTHER"})
+    assert gold.gold == [("PRESENT", 3)]
+    scores = score_question(gold, [{"doc_id": "PRESENT", "source_name": None, "page": 3}], 5)
+    assert scores["doc_recall"] == 1.0 and scores["page_recall"] == 1.0  # ABSENT's page no longer counts
+    assert present_gold(QA("q2", "?", [("ABSENT", 1)]), {"PRESENT"}).gold == []
+
+
+def test_plan_is_explained():
+    p = plan_of("What is the FY2017 - FY2019 3 year average of capex as a % of revenue for Acme?")
+    d = p.as_dict()
+    assert d["target_year"] == 2019 and d["years"] == [2017, 2019]
+    assert d["evidence"]["statements"] == ["income statement", "cash flow statement"]
+    assert any("latest filing" in r for r in d["rules"])
+    assert isinstance(QueryAnalysis("x").as_dict(), dict)
