@@ -19,9 +19,11 @@ class RetrievalOptions:
     doc_k: int = 5  # k_D
     passage_window: int = 100
     fusion: str = "rrf"  # rrf | minmax, both weighted by dense_weight (kNN) and 1 - dense_weight (BM25)
-    dense_weight: float = 0.6  # chosen on dev by bench.tune_retrieval (flat hybrid: 0.5 0.297, 0.6 0.370, 0.7 0.348)
-    item_boost: float = 1.3  # passages in an Item the query plan's evidence names
-    flam: bool = True  # weight passages by the Items the question's lexicon terms point to
+    # Chosen on the dev questions by bench.tune_retrieval (README: the grid and its leave-one-company-out
+    # estimate); FLAM, the trees and the Item boost changed nothing or hurt there, so they are off by default.
+    dense_weight: float = 0.6
+    item_boost: float = 1.0  # > 1: passages in an Item the query plan's evidence names weigh more
+    flam: bool = False  # weight passages by the Items the question's lexicon terms point to
     trees: bool = False  # boost chunks under the best-matching tree nodes
     statements: bool = True  # metric questions: the statements' own pages first (query.statements)
     curate: bool = True

@@ -110,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=5)
     p.add_argument("--out", help="write one line per question: id and ranked evidence (first mode)")
     p.add_argument("--report", help="write the metrics as JSON")
-    p.add_argument("--no-flam", action="store_true", help="hierarchical mode without FLAM Item weights")
-    p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts")
+    p.add_argument("--flam", action="store_true", help="hierarchical mode with FLAM Item weights (off by default)")
+    p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts (off by default)")
 
     p = sub.add_parser("serve", help="the HTTP API (FastAPI; OpenAPI at /docs)")
     _add_common(p)
@@ -252,7 +252,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         for i, mode in enumerate(modes):
             runs.append(evaluate(retriever, qas, mode, args.k, out if i == 0 else None, progress,
-                                 flam=not args.no_flam, trees=args.trees))
+                                 flam=args.flam, trees=args.trees))
     finally:
         if out:
             out.close()
