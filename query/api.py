@@ -23,6 +23,7 @@ class RetrievalOptions:
     # estimate); FLAM, the trees and the Item boost changed nothing or hurt there, so they are off by default.
     dense_weight: float = 0.6
     item_boost: float = 1.0  # > 1: passages in an Item the query plan's evidence names weigh more
+    page_coverage: float = 0.0  # > 0: a page's other chunks add this share of their scores to its best one
     flam: bool = False  # weight passages by the Items the question's lexicon terms point to
     trees: bool = False  # boost chunks under the best-matching tree nodes
     statements: bool = True  # metric questions: the statements' own pages first (query.statements)

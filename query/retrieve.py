@@ -156,7 +156,7 @@ class Retriever:
         if opts.statements:
             pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
             rescored = pinned + rescored
-        return scoring.pages(rescored, self.catalog, "hybrid match in a selected document")
+        return scoring.pages(rescored, self.catalog, "hybrid match in a selected document", opts.page_coverage)
 
     def statement_pages(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None,
                         top: float) -> list[Hit]:

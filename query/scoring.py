@@ -177,21 +177,33 @@ def evidence_page(chunk: dict) -> int:
     return end if on_last > on_first else start
 
 
-def pages(hits: list[Hit], catalog: Catalog, reason: str) -> list[Evidence]:
-    """One evidence item per (document, page): the page's best chunk."""
-    seen: set[tuple[str, int]] = set()
-    out = []
+def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0) -> list[Evidence]:
+    """One evidence item per (document, page), represented by its best chunk. With ``coverage`` > 0 a page
+    scores its best chunk plus ``coverage`` times its other chunks' scores (a page several chunks point to
+    rises), and the pages are reordered by that; pinned pages (a ``_page`` set by the plan) stay first."""
+    best: dict[tuple[str, int], Hit] = {}
+    total: dict[tuple[str, int], float] = {}
+    order: list[tuple[str, int]] = []
     for h in hits:
+        key = (h.source["doc_id"], evidence_page(h.source))
+        if key not in best:
+            best[key] = h
+            order.append(key)
+        else:
+            total[key] = total.get(key, 0.0) + max(0.0, h.score)
+    pinned = [key for key in order if best[key].source.get("_page") is not None]
+    rest = [key for key in order if key not in set(pinned)]
+    if coverage:
+        rest.sort(key=lambda key: -(best[key].score + coverage * total.get(key, 0.0)))
+    out = []
+    for key in pinned + rest:
+        h, (doc_id, page) = best[key], key
         s = h.source
-        page = evidence_page(s)
-        if (s["doc_id"], page) in seen:
-            continue
-        seen.add((s["doc_id"], page))
-        info = catalog.docs.get(s["doc_id"])
+        info = catalog.docs.get(doc_id)
         out.append(Evidence(
-            doc_id=s["doc_id"], source_name=s.get("source_name") or (info.source_name if info else None),
+            doc_id=doc_id, source_name=s.get("source_name") or (info.source_name if info else None),
             company=s.get("company"), ticker=s.get("ticker"), form=s.get("form"), fiscal_year=s.get("fiscal_year"),
             fiscal_period=s.get("fiscal_period"), item=s.get("item", ""), item_title=s.get("item_title", ""),
-            page=page, chunk_id=h.id, text=s.get("text", ""), score=round(float(h.score), 6),
-            reason=s.get("_reason") or reason))
+            page=page, chunk_id=h.id, text=s.get("text", ""),
+            score=round(float(h.score + coverage * total.get(key, 0.0)), 6), reason=s.get("_reason") or reason))
     return out

@@ -113,3 +113,21 @@ def test_plan_is_explained():
     assert d["evidence"]["statements"] == ["income statement", "cash flow statement"]
     assert any("latest filing" in r for r in d["rules"])
     assert isinstance(QueryAnalysis("x").as_dict(), dict)
+
+
+def test_pages_aggregate_chunks_and_keep_pinned_pages_first():
+    from kernel.search import Hit
+    from query.scoring import pages
+
+    class _Catalog:
+        docs: dict = {}
+
+    def hit(cid: str, page: int, score: float, pinned: bool = False) -> Hit:
+        src = {"doc_id": "D", "page_start": page, "page_end": page, "text": cid}
+        return Hit(cid, score, {**src, "_page": page} if pinned else src)
+
+    hits = [hit("pin", 9, 1.1, pinned=True), hit("a", 1, 1.0), hit("b", 2, 0.9), hit("b2", 2, 0.8), hit("b3", 2, 0.7)]
+    assert [e.page for e in pages(hits, _Catalog(), "r")] == [9, 1, 2]  # best chunk per page, search order
+    covered = pages(hits, _Catalog(), "r", coverage=0.1)
+    assert [e.page for e in covered] == [9, 2, 1]  # page 2: 0.9 + 0.1 * 1.5 > 1.0
+    assert covered[1].score == pytest.approx(1.05) and covered[1].chunk_id == "b"
