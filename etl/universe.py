@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel.rules import normalize_ticker
+from kernel.settings import ConfigError
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,16 @@ def read_constituents(source: str) -> list[dict[str, str]]:
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"universe CSV {source} does not exist")
-        text = path.read_text(encoding="utf-8-sig")
-    rows = list(csv.DictReader(io.StringIO(text)))
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            raise ConfigError(f"universe CSV {source} is not UTF-8 text") from None
+    try:
+        rows = list(csv.DictReader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise ConfigError(f"universe CSV {source} is not a CSV file: {exc}") from None
     if not rows or "Symbol" not in rows[0]:
-        raise ValueError(f"universe CSV {source}: expected a header with at least a 'Symbol' column")
+        raise ConfigError(f"universe CSV {source}: expected a header with at least a 'Symbol' column and one row")
     return rows
 
 

@@ -149,6 +149,13 @@ class Settings(BaseSettings):
             raise ValueError(f"not an http(s) URL: {value!r}")
         return value.rstrip("/")
 
+    @field_validator("universe_csv")
+    @classmethod
+    def _universe_csv(cls, value: str | None) -> str | None:
+        if value and not re.match(r"^https?://", value) and not Path(value).expanduser().is_file():
+            raise ValueError(f"{value} is not a file (a constituents CSV path or http(s) URL)")
+        return value
+
     @field_validator("edgar_identity")
     @classmethod
     def _identity(cls, value: str | None) -> str | None:
@@ -219,24 +226,27 @@ class Settings(BaseSettings):
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
+    import yaml
+
     if not path.exists():
         raise ConfigError(f"config file {path} does not exist")
-    text = path.read_text(encoding="utf-8")
+    if path.suffix not in (".toml", ".yaml", ".yml", ".json"):
+        raise ConfigError(f"config file {path}: use .toml, .yaml/.yml or .json")
     try:
-        if path.suffix in (".toml",):
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
+    except OSError as exc:  # a directory, no permission
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        if path.suffix == ".toml":
             data = tomllib.loads(text)
-        elif path.suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text) or {}
         elif path.suffix == ".json":
             data = json.loads(text)
         else:
-            raise ConfigError(f"config file {path}: use .toml, .yaml/.yml or .json")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, ValueError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
-        raise ConfigError(f"config file {path} is not valid: {exc}") from exc
+            data = yaml.safe_load(text) or {}
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, yaml.YAMLError, ValueError) as exc:
+        raise ConfigError(f"config file {path} is not valid: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a mapping of settings")
     return {str(k).lower(): v for k, v in data.items()}

@@ -1,24 +1,54 @@
-"""The HTTP API (FastAPI): ``POST /search`` and ``GET /health``, OpenAPI schema at ``/openapi.json``.
+"""The HTTP API (FastAPI): ``POST /search`` and ``GET /health``, OpenAPI schema at ``/openapi.json``, Swagger UI
+at ``/docs`` served from the ``swagger-ui-bundle`` package (no CDN: it works offline).
 
 ``secplat serve`` binds 127.0.0.1 by default. The retriever (backend, catalog, model) is built once per
-process; requests only read the published indexes.
+process; requests only read the published indexes. A request that does not validate gets 422 with the field
+and the reason, never its own input echoed back (a 10 MB body, or text that is not valid Unicode).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 
 from kernel.models import ModelMismatch
 from kernel.search import BackendError
 from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
 from query.retrieve import Retriever
 
+SWAGGER_ASSETS = "/static/swagger"
+
+
+def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 naming each field and reason, without the offending input (which may be huge or not encodable)."""
+    return JSONResponse(status_code=422, content={"detail": [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in exc.errors()]})
+
+
+def _mount_docs(app: FastAPI) -> None:
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount(SWAGGER_ASSETS, StaticFiles(directory=swagger_ui_path), name="swagger")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} - docs",
+                                   swagger_js_url=f"{SWAGGER_ASSETS}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{SWAGGER_ASSETS}/swagger-ui.css",
+                                   swagger_favicon_url=f"{SWAGGER_ASSETS}/favicon-32x32.png")
+
 
 def create_app(retriever: Retriever) -> FastAPI:
-    app = FastAPI(title="SEC filings search", version="1",
+    app = FastAPI(title="SEC filings search", version="1", docs_url=None, redoc_url=None,
                   description="Hierarchical retrieval with evidence curation over published SEC filing indexes.")
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    _mount_docs(app)
 
     @app.get("/health")
     def health() -> dict:

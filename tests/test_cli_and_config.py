@@ -168,3 +168,49 @@ def test_mirror_server_serves_gzip_both_ways(fixture_mirror):
         plain = requests.get(f"{server.www_url}/{path}", headers={"Accept-Encoding": "identity"})
         assert "Content-Encoding" not in plain.headers and plain.content == f["html"]
         assert requests.get(f"{server.url}/elsewhere/x").status_code == 404
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("bad.yaml", b"a: [1\n", "is not valid"),
+    ("bad.toml", b"\xff\xfe\x00", "is not UTF-8"),
+    ("dir.toml", None, "cannot be read"),
+])
+def test_unreadable_config_files_are_one_line_errors(capsys, tmp_path, monkeypatch, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    monkeypatch.setenv("SECPLAT_CONFIG", str(path))
+    code, _, err = run_cli(capsys, "config")
+    assert code == EXIT_CONFIG and err.startswith("error: config file") and message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"x,y\n1,2\n", "'Symbol' column"),
+    (b"", "'Symbol' column"),
+    (b"Symbol,Security\n\xff\xfe,x\n", "not UTF-8"),
+])
+def test_bad_universe_csv_is_a_one_line_error(capsys, tmp_path, monkeypatch, fixture_mirror, content, message):
+    csv_path = tmp_path / "universe.csv"
+    csv_path.write_bytes(content)
+    monkeypatch.setenv("UNIVERSE_CSV", str(csv_path))
+    code, _, err = run_cli(capsys, "crawl", "--mirror", str(fixture_mirror["root"]), "--lake", str(tmp_path / "lake"))
+    assert code == EXIT_CONFIG and err.startswith("error: universe CSV") and message in err
+    assert err.count("\n") == 1
+
+
+def test_config_rejects_a_missing_universe_csv(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("UNIVERSE_CSV", str(tmp_path / "nowhere.csv"))
+    code, _, err = run_cli(capsys, "config")
+    assert code == EXIT_CONFIG and "UNIVERSE_CSV" in err and "nowhere.csv" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["publish"], ["list-versions"], ["query", "revenues"]])
+def test_a_lake_root_that_is_a_file_is_a_one_line_error(capsys, tmp_path, monkeypatch, command):
+    afile = tmp_path / "afile"
+    afile.write_text("not a lake")
+    monkeypatch.setenv("LAKE_ROOT", str(afile))
+    code, _, err = run_cli(capsys, *command)
+    assert code == EXIT_ENV and err.startswith("error: ") and "afile" in err and err.count("\n") == 1

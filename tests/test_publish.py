@@ -174,3 +174,25 @@ def test_a_query_with_another_embedding_model_is_refused(lake, capsys, monkeypat
     client = TestClient(create_app(Retriever(_settings(lake))))
     response = client.post("/search", json={"question": "Coca-Cola revenues"})
     assert response.status_code == 503 and "test-model" in response.json()["detail"]
+
+
+def test_http_api_refuses_bad_input_without_echoing_it_and_serves_docs_offline(lake, monkeypatch):
+    """A lone surrogate is a 422 (it was a 500: the error handler failed echoing it), a 10 MB question is a
+    422 that does not send the 10 MB back, and /docs loads Swagger UI from this server, not a CDN."""
+    from fastapi.testclient import TestClient
+
+    from query import Retriever
+    from query.http import create_app
+
+    settings = _settings(lake)
+    publish(settings)
+    client = TestClient(create_app(Retriever(settings)), raise_server_exceptions=False)
+    bad = client.post("/search", content=b'{"question": "rev \\ud800 enue"}',
+                      headers={"content-type": "application/json"})
+    assert bad.status_code == 422 and "unicode" in bad.text.lower() and "enue" not in bad.text
+    huge = client.post("/search", json={"question": "x" * 10_000_000})
+    assert huge.status_code == 422 and len(huge.content) < 1000 and "question" in huge.text
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "cdn" not in docs.text.lower() and "http" not in docs.text.split("<body>")[0]
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        assert client.get(f"/static/swagger/{asset}").status_code == 200

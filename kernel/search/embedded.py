@@ -47,7 +47,10 @@ class EmbeddedBackend(SearchBackend):
         import lancedb
 
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file where the directory should be, no permission
+            raise BackendError(f"search directory {self.root} cannot be used: {exc.strerror or exc}") from None
         self.prefix = prefix
         self.vector_index_min_rows = vector_index_min_rows
         # Check for newer table versions on every read: a nightly upsert is visible at once.
