@@ -51,8 +51,9 @@ class GateReport(StageReport):
                 + "".join(f"\n  warning: {w} (within tolerance)" for w in self.warnings))
 
 
-def _vector_columns(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """(dims per row, -1 for a null vector; all-finite flag per row)."""
+def _vector_columns(table: pa.Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(dims per row, -1 for a null vector; all-finite flag per row; non-zero flag per row: an all-zero
+    vector has no direction, so cosine search can never find its row)."""
     vectors = table.column("vector").combine_chunks()
     dims = pc.fill_null(pc.list_value_length(vectors), -1).to_numpy(zero_copy_only=False)
     values = pc.list_flatten(vectors).to_numpy(zero_copy_only=False).astype(np.float64)
@@ -60,7 +61,10 @@ def _vector_columns(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     finite = np.ones(table.num_rows, dtype=bool)
     finite[np.unique(parents[~np.isfinite(values)])] = False
     finite[dims < 0] = False
-    return dims, finite
+    squares = np.where(np.isfinite(values), values, 0.0) ** 2
+    nonzero = np.bincount(parents, weights=squares, minlength=table.num_rows) > 1e-12
+    nonzero[~finite] = True  # a null or non-finite vector is vector_finite's failure, not this one's
+    return dims, finite, nonzero
 
 
 def derive_frames(tables: dict[str, pa.Table]) -> dict:
@@ -71,7 +75,9 @@ def derive_frames(tables: dict[str, pa.Table]) -> dict:
         table = tables[name]
         out = table.drop_columns([c for c in ("vector",) if c in table.column_names]).to_pandas()
         if "vector" in table.column_names:
-            out["vector_dims"], out["vector_finite"] = _vector_columns(table)
+            out["vector_dims"], out["vector_finite"], out["vector_nonzero"] = _vector_columns(table)
+        if "text" in out.columns:  # what BM25 and the evidence show: blank text is no passage
+            out["text_chars"] = out["text"].fillna("").str.strip().str.len()
         return out
 
     frames = {name: frame(name) for name in tables}

@@ -1,7 +1,7 @@
 """The expectation suites (Great Expectations 1.x, defined in code) that gate publishing.
 
 Each suite runs on a pandas frame of one index dataset plus derived columns the gate computes first
-(``vector_dims``, ``vector_finite``, ``page_count``, ``chunk_count``, ...), because GX checks columns, not
+(``vector_dims``, ``vector_finite``, ``vector_nonzero``, ``text_chars``, ``page_count``, ``chunk_count``, ...), because GX checks columns, not
 list contents or joins. ``id_column`` names the column a failure report lists for the offending rows.
 """
 
@@ -26,7 +26,8 @@ def build_suites(dims: int) -> list[SuiteSpec]:
 
     def vector_checks() -> list:
         return [gxe.ExpectColumnValuesToBeInSet(column="vector_dims", value_set=[dims]),
-                gxe.ExpectColumnValuesToBeInSet(column="vector_finite", value_set=[True])]
+                gxe.ExpectColumnValuesToBeInSet(column="vector_finite", value_set=[True]),
+                gxe.ExpectColumnValuesToBeInSet(column="vector_nonzero", value_set=[True])]
 
     def ids(column: str) -> list:
         return [gxe.ExpectColumnValuesToNotBeNull(column=column), gxe.ExpectColumnValuesToBeUnique(column=column)]
@@ -52,6 +53,7 @@ def build_suites(dims: int) -> list[SuiteSpec]:
             *ids("chunk_id"),
             gxe.ExpectColumnValuesToNotBeNull(column="doc_id"),
             gxe.ExpectColumnValuesToNotBeNull(column="text"),
+            gxe.ExpectColumnValuesToBeBetween(column="text_chars", min_value=1),  # a text for every vector
             *vector_checks(),
             gxe.ExpectColumnValuesToBeBetween(column="page_start", min_value=0),
             gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="page_end", column_B="page_start", or_equal=True),
@@ -63,6 +65,7 @@ def build_suites(dims: int) -> list[SuiteSpec]:
             *ids("node_id"),
             *vector_checks(),
             gxe.ExpectColumnValuesToBeInSet(column="tree", value_set=["summary", "question"]),
+            gxe.ExpectColumnValuesToBeBetween(column="text_chars", min_value=1),
             gxe.ExpectColumnValuesToBeBetween(column="chunk_id_count", min_value=1),
             gxe.ExpectColumnValuesToBeInSet(column="leaves_known", value_set=[True]),
         ]),

@@ -96,6 +96,9 @@ def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
     data["passages"][0]["vector"] = [math.nan] * len(data["passages"][0]["vector"])  # NaN vector
     data["passages"][2]["chunk_id"] = data["passages"][1]["chunk_id"]  # duplicate chunk id
     data["passages"][3]["page_end"] = 500  # past the end of a 120-page document
+    data["passages"][4]["vector"] = [0.0] * len(data["passages"][4]["vector"])  # all-zero vector
+    data["passages"][5]["text"] = "  \n "  # a vector without text
+    data["tree_nodes"][0]["text"] = ""
     write_index_lake(lake, data)
     report = publish(settings)
     assert report.blocked and report.problems
@@ -103,6 +106,11 @@ def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
     assert ("passages", "expect_column_values_to_be_in_set", ("vector_finite",)) in failed
     assert ("passages", "expect_column_values_to_be_unique", ("chunk_id",)) in failed
     assert ("passages", "expect_column_pair_values_a_to_be_greater_than_b", ("page_count", "page_end")) in failed
+    assert ("passages", "expect_column_values_to_be_in_set", ("vector_nonzero",)) in failed
+    assert ("passages", "expect_column_values_to_be_between", ("text_chars",)) in failed
+    assert ("tree_nodes", "expect_column_values_to_be_between", ("text_chars",)) in failed
+    zero = next(f for f in report.gate.failures if f.columns == ["vector_nonzero"])
+    assert zero.examples == [data["passages"][4]["chunk_id"]]
     bad_page = next(f for f in report.gate.failures if "page_end" in f.columns and "page_count" in f.columns)
     assert bad_page.examples == [data["passages"][3]["chunk_id"]]
     # nothing was written: the alias serves the same version and rows as before
