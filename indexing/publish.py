@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from kernel.layout import INDEX_DATASETS, state_key
-from kernel.reports import StageReport
+from kernel.reports import StageReport, write_run_report
 from kernel.search import SearchBackend, VersionInfo, open_backend
 from kernel.search.base import alias_name
 from kernel.settings import Settings
-from kernel.storage import Lake, dataset_partitions, read_parquet, read_partition
+from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
 from schemas.base import arrow_schema
 from schemas.index import INDEXES, IndexSpec
@@ -113,7 +113,12 @@ def run(lake: Lake, options: PublishOptions) -> PublishReport:
     """Gate, then publish every index; ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
     backend, rebuild, progress = options.backend, options.rebuild, options.progress
     say = log.info
-    data = {name: read_index_data(lake, spec) for name, spec in INDEXES.items()}
+    try:
+        data = {name: read_index_data(lake, spec) for name, spec in INDEXES.items()}
+    except UnreadableParquet as exc:  # nothing is published; the gate's run report names the part
+        gate = GateReport(passed=False, problems=[f"quality gate: unreadable dataset part {exc.uri}"])
+        gate.saved_to = lake.uri(write_run_report(lake, gate))
+        raise
     if not data["passages"] or not data["documents"]:
         raise PublishError(f"nothing to publish in {lake.uri('index')}: run `secplat index` first")
     tables = {name: pa.concat_tables(parts.values()) for name, parts in data.items() if parts}

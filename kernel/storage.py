@@ -269,13 +269,27 @@ def write_parquet(lake: Lake, key: str, table) -> None:
     lake.write_bytes(key, sink.getvalue().to_pybytes())
 
 
+class UnreadableParquet(StorageError, ValueError):
+    """A lake object is not a whole Parquet file (truncated, overwritten by something else). A ValueError
+    too, as Arrow's own error was: a stage that quarantines a document with bad input still does."""
+
+    def __init__(self, uri: str, reason: str):
+        super().__init__(f"{uri} is not a readable Parquet file ({reason})")
+        self.uri = uri
+
+
 def read_parquet(lake: Lake, key: str):
+    """One Parquet object as a table; UnreadableParquet names the object when it is truncated or corrupt."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    # Single-threaded: these objects are small, and Arrow's thread pool can abort the interpreter at exit
-    # ("terminate called without an active exception", apache/arrow#34314).
-    return pq.read_table(pa.BufferReader(lake.read_bytes(key)), use_threads=False)
+    data = lake.read_bytes(key)
+    try:
+        # Single-threaded: these objects are small, and Arrow's thread pool can abort the interpreter at exit
+        # ("terminate called without an active exception", apache/arrow#34314).
+        return pq.read_table(pa.BufferReader(data), use_threads=False)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UnreadableParquet(lake.uri(key), " ".join(str(exc).split())[:200]) from None
 
 
 def read_parquet_footer(lake: Lake, key: str):
@@ -283,7 +297,11 @@ def read_parquet_footer(lake: Lake, key: str):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    return pq.read_metadata(pa.BufferReader(lake.read_bytes(key)))
+    data = lake.read_bytes(key)
+    try:
+        return pq.read_metadata(pa.BufferReader(data))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise UnreadableParquet(lake.uri(key), " ".join(str(exc).split())[:200]) from None
 
 
 def dataset_partitions(lake: Lake, key: str) -> dict[str, list[str]]:

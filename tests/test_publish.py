@@ -204,3 +204,19 @@ def test_http_api_refuses_bad_input_without_echoing_it_and_serves_docs_offline(l
     assert docs.status_code == 200 and "cdn" not in docs.text.lower() and "http" not in docs.text.split("<body>")[0]
     for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
         assert client.get(f"/static/swagger/{asset}").status_code == 200
+
+
+def test_a_truncated_parquet_part_is_one_line_naming_the_file_and_the_gate_report_says_so(lake, capsys,
+                                                                                         monkeypatch):
+    """Nothing is half-published: the aliases keep serving, the CLI says which file in one line (exit 3), and
+    the quality run report names the unreadable part."""
+    monkeypatch.setenv("LAKE_ROOT", str(lake))
+    assert main(["publish"]) == 0
+    capsys.readouterr()
+    part = sorted((lake / "index" / "passages").rglob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:-200])  # cut short: the footer is gone
+    assert main(["publish"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and part.name in err and "Parquet" in err
+    saved = json.loads(max((lake / "runs" / "quality").glob("*.json")).read_text())
+    assert saved["passed"] is False and part.name in saved["problems"][0]
