@@ -156,23 +156,22 @@ def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: d
     live_meta = next((v.meta for v in backend.versions(spec) if v.name == live), None) if live else None
     same_shape = live_meta is not None and all(live_meta.get(k) == v for k, v in meta.items())
     fingerprints = {part: _fingerprint(lake, spec, part) for part in parts}
-    incremental = (same_shape and not rebuild and spec.doc_field is not None
-                   and index_state.get("version") == live)
-    if not incremental:
-        if same_shape and not rebuild and index_state.get("version") == live and \
-                index_state.get("parts") == fingerprints:
+    versions = _versions_state(index_state)
+    held = versions.get(live) if live else None  # what the live version holds (after a rollback too)
+    if not (same_shape and not rebuild and spec.doc_field is not None and held is not None):
+        if same_shape and not rebuild and held is not None and held.get("parts") == fingerprints:
             return IndexOutcome(spec.name, "unchanged", live)
         version = backend.create_version(spec, meta["dims"], meta)
         say(f"{spec.name}: loading new version {version}")
         rows = backend.load(version, spec, (b for t in parts.values() for b in t.to_batches(max_chunksize=2000)))
         backend.swap_alias(alias, version)
-        index_state.clear()
-        index_state.update(version=version, parts=fingerprints,
-                           docs={p: _doc_ids(spec, t) for p, t in parts.items()})
-        return IndexOutcome(spec.name, "rebuild", version, rows,
-                            dropped_versions=apply_retention(backend, spec, keep_versions))
-    known = index_state.setdefault("parts", {})
-    docs = index_state.setdefault("docs", {})
+        versions[version] = {"parts": fingerprints, "docs": {p: _doc_ids(spec, t) for p, t in parts.items()}}
+        dropped = apply_retention(backend, spec, keep_versions)
+        for name in dropped:
+            versions.pop(name, None)
+        return IndexOutcome(spec.name, "rebuild", version, rows, dropped_versions=dropped)
+    known = held.setdefault("parts", {})
+    docs = held.setdefault("docs", {})
     changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
     removed = [p for p in known if p not in parts]
     rows = 0
@@ -191,6 +190,16 @@ def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: d
     if changed or removed:
         say(f"{spec.name}: upserted {len(changed)} document part(s), removed {len(removed)} into {live}")
     return IndexOutcome(spec.name, "upsert" if changed or removed else "unchanged", live, rows, len(gone))
+
+
+def _versions_state(index_state: dict) -> dict[str, dict]:
+    """Per kept version, the document parts (fingerprints) and ids it holds, so that a publish after a
+    rollback upserts into the version now live instead of rebuilding (a state of one version per index,
+    as older runs wrote it, is read as that version's)."""
+    if "parts" in index_state:
+        old = {k: index_state.pop(k) for k in ("version", "parts", "docs") if k in index_state}
+        index_state["versions"] = {old["version"]: {"parts": old.get("parts", {}), "docs": old.get("docs", {})}}
+    return index_state.setdefault("versions", {})
 
 
 def _doc_ids(spec: IndexSpec, table: pa.Table) -> list[str]:

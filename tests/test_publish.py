@@ -220,3 +220,28 @@ def test_a_truncated_parquet_part_is_one_line_naming_the_file_and_the_gate_repor
     assert err.startswith("error: ") and err.count("\n") == 1 and part.name in err and "Parquet" in err
     saved = json.loads(max((lake / "runs" / "quality").glob("*.json")).read_text())
     assert saved["passed"] is False and part.name in saved["problems"][0]
+
+
+def test_publish_after_a_rollback_upserts_into_the_version_now_live(lake):
+    """The publish state remembers what each kept version holds: after a rollback, the next plain publish
+    upserts the changed document into the version now live (it used to build a new version, since the
+    state named only the version rolled back from)."""
+    settings = _settings(lake)
+    publish(settings)
+    backend = open_backend(settings)
+    alias = alias_name(backend.prefix, "passages")
+    older = backend.alias_target(alias)
+    publish(settings, rebuild=True)
+    assert rollback(backend, "passages") == {"passages": older}
+    data = records("v1")
+    data["passages"] = [p for p in records("v2")["passages"] if p["doc_id"] == "KO_2023_10K"] + \
+        [p for p in data["passages"] if p["doc_id"] == "PEP_2023_10K"]
+    write_index_lake(lake, data)
+    report = publish(settings)
+    passages = next(o for o in report.indexes if o.index == "passages")
+    assert (passages.mode, passages.version) == ("upsert", older)
+    assert backend.alias_target(alias) == older
+    _, served = _served(settings)
+    assert {v for k, v in served.items() if k.startswith("KO")} == {"v2"}
+    assert {v for k, v in served.items() if k.startswith("PEP")} == {"v1"}
+    assert {o.mode for o in publish(settings).indexes} == {"unchanged"}
