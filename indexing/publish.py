@@ -66,6 +66,7 @@ class PublishReport(StageReport):
     backend: str = ""
     gate: GateReport | None = None
     indexes: list[IndexOutcome] = field(default_factory=list)
+    orphans_dropped: list[str] = field(default_factory=list)  # versions a dead publisher left unserved
 
     @property
     def blocked(self) -> bool:
@@ -110,7 +111,13 @@ def _fingerprint(lake: Lake, spec: IndexSpec, part: str) -> str:
 
 
 def run(lake: Lake, options: PublishOptions) -> PublishReport:
-    """Gate, then publish every index; ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
+    """Gate, then publish every index, one publisher at a time (a second one gets PublisherBusy);
+    ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
+    with options.backend.publish_lock():
+        return _publish(lake, options)
+
+
+def _publish(lake: Lake, options: PublishOptions) -> PublishReport:
     backend, rebuild, progress = options.backend, options.rebuild, options.progress
     say = log.info
     try:
@@ -135,6 +142,8 @@ def run(lake: Lake, options: PublishOptions) -> PublishReport:
     except FileNotFoundError:
         state = {}
     names = [n for n in INDEXES if data[n]]
+    for name in names:
+        report.orphans_dropped += drop_orphans(backend, INDEXES[name])
     for name in progress(names, "publish", len(names)) if progress else names:
         spec = INDEXES[name]
         if not data[name]:
@@ -163,7 +172,11 @@ def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: d
             return IndexOutcome(spec.name, "unchanged", live)
         version = backend.create_version(spec, meta["dims"], meta)
         say(f"{spec.name}: loading new version {version}")
-        rows = backend.load(version, spec, (b for t in parts.values() for b in t.to_batches(max_chunksize=2000)))
+        try:
+            rows = backend.load(version, spec, (b for t in parts.values() for b in t.to_batches(max_chunksize=2000)))
+        except BaseException:
+            backend.drop(version)  # a half-loaded version must never become "previous" (rollback, retention)
+            raise
         backend.swap_alias(alias, version)
         versions[version] = {"parts": fingerprints, "docs": {p: _doc_ids(spec, t) for p, t in parts.items()}}
         dropped = apply_retention(backend, spec, keep_versions)
@@ -202,6 +215,21 @@ def _versions_state(index_state: dict) -> dict[str, dict]:
     return index_state.setdefault("versions", {})
 
 
+def drop_orphans(backend: SearchBackend, spec: IndexSpec) -> list[str]:
+    """Versions newer than the live one: left by a publisher that died between load and swap (publishing
+    is serialized by the lock, so no live publisher owns one). Dropped, so that none is ever taken for the
+    previous version."""
+    versions = backend.versions(spec)
+    live = next((i for i, v in enumerate(versions) if v.live), None)
+    if live is None:
+        return []
+    doomed = [v.name for v in versions[live + 1:]]
+    for name in doomed:
+        log.warning("%s: dropping %s, a version a dead publisher loaded but never served", spec.name, name)
+        backend.drop(name)
+    return doomed
+
+
 def _doc_ids(spec: IndexSpec, table: pa.Table) -> list[str]:
     return sorted(set(table.column(spec.doc_field).to_pylist())) if spec.doc_field else []
 
@@ -220,7 +248,13 @@ def apply_retention(backend: SearchBackend, spec: IndexSpec, keep: int) -> list[
 
 
 def rollback(backend: SearchBackend, index: str | None = None) -> dict[str, str]:
-    """Point each alias (or one) back at the version before the live one; returns index -> version now live."""
+    """Point each alias (or one) back at the version before the live one; returns index -> version now live.
+    Holds the publish lock: a rollback never interleaves with a publish."""
+    with backend.publish_lock():
+        return _rollback(backend, index)
+
+
+def _rollback(backend: SearchBackend, index: str | None) -> dict[str, str]:
     names = [index] if index else list(INDEXES)
     moved = {}
     for name in names:

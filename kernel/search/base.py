@@ -28,6 +28,23 @@ class BackendError(RuntimeError):
     """A search backend refused an operation (bad filter, failed bulk load, unknown version, ...)."""
 
 
+class PublisherBusy(BackendError):
+    """Another publisher holds the backend's publish lock; the message names it."""
+
+
+def lock_owner() -> dict:
+    """Who takes a lock: host, process, since when (what a second caller is told)."""
+    import os
+    import socket
+
+    return {"host": socket.gethostname(), "pid": os.getpid(), "since": dt.datetime.now(dt.UTC).isoformat()}
+
+
+def busy_message(owner: dict) -> str:
+    return (f"another publisher holds the publish lock (host {owner.get('host')}, pid {owner.get('pid')}, since "
+            f"{str(owner.get('since', '?'))[:19]}): publishing waits for it to finish; try again then")
+
+
 @dataclass
 class Hit:
     id: str
@@ -159,6 +176,11 @@ class SearchBackend(ABC):
         if fusion == "minmax":
             return fuse_minmax([lexical, dense], [1 - dense_weight, dense_weight])[:k]
         raise BackendError(f"unknown fusion {fusion!r} (rrf or minmax)")
+
+    @abstractmethod
+    def publish_lock(self):
+        """A context manager: one publisher at a time (loads, upserts, alias swaps, retention). A second
+        caller gets :class:`PublisherBusy` at once; a lock whose holder died is taken over."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

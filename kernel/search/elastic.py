@@ -12,8 +12,10 @@ The client's major version must match the server's (``elasticsearch>=9`` for 9.x
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
@@ -22,11 +24,14 @@ from kernel.search.base import (
     BackendError,
     Filters,
     Hit,
+    PublisherBusy,
     SearchBackend,
     VersionInfo,
     alias_name,
+    busy_message,
     check_filters,
     fuse_rrf,
+    lock_owner,
     version_name,
 )
 from schemas.base import es_mapping
@@ -270,6 +275,56 @@ class ElasticBackend(SearchBackend):
             self._server_rrf = False
             return fuse_rrf([self.bm25(target, spec, text, filters, window),
                              self.knn(target, spec, vector, filters, window)], weights=(0.5, 0.5))[:k]
+
+    # -- the publish lock: a document in <prefix>-locks, created only if absent, kept alive by a heartbeat
+    LOCK_TTL_S = 300  # a lock whose heartbeat is older than this belonged to a dead publisher
+
+    @contextlib.contextmanager
+    def publish_lock(self):
+        from elasticsearch import ConflictError, NotFoundError
+
+        index, doc_id = f"{self.prefix}-locks", "publish"
+        owner = lock_owner()
+
+        def stamp() -> dict:
+            return {**owner, "heartbeat": dt.datetime.now(dt.UTC).isoformat()}
+
+        for _ in range(2):
+            try:
+                self.client.create(index=index, id=doc_id, document=stamp(), refresh="true")
+                break
+            except ConflictError:
+                try:
+                    held = self.client.get(index=index, id=doc_id)
+                except NotFoundError:
+                    continue  # released meanwhile: try again
+                beat = dt.datetime.fromisoformat(held["_source"].get("heartbeat", "1970-01-01T00:00:00+00:00"))
+                if (dt.datetime.now(dt.UTC) - beat).total_seconds() < self.LOCK_TTL_S:
+                    raise PublisherBusy(busy_message(held["_source"])) from None
+                log.warning("taking over a stale publish lock of %s", held["_source"])
+                with contextlib.suppress(ConflictError, NotFoundError):  # only the stale one, not a new holder's
+                    self.client.delete(index=index, id=doc_id, if_seq_no=held["_seq_no"],
+                                       if_primary_term=held["_primary_term"], refresh="true")
+            except Exception as exc:
+                raise self._error("take the publish lock", exc) from exc
+        else:
+            raise PublisherBusy(busy_message({}))
+        stop = threading.Event()
+
+        def heartbeat() -> None:
+            while not stop.wait(self.LOCK_TTL_S / 3):
+                with contextlib.suppress(Exception):  # a missed beat only shortens the lock's life
+                    self.client.update(index=index, id=doc_id, doc=stamp())
+
+        beater = threading.Thread(target=heartbeat, name="publish-lock-heartbeat", daemon=True)
+        beater.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            beater.join()
+            with contextlib.suppress(Exception):
+                self.client.delete(index=index, id=doc_id, refresh="true")
 
     def close(self) -> None:
         self.client.close()

@@ -26,10 +26,13 @@ from kernel.search.base import (
     BackendError,
     Filters,
     Hit,
+    PublisherBusy,
     SearchBackend,
     VersionInfo,
     alias_name,
+    busy_message,
     check_filters,
+    lock_owner,
     version_name,
 )
 from kernel.search.exact_vectors import ExactVectors
@@ -61,6 +64,34 @@ class EmbeddedBackend(SearchBackend):
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
         return cls(settings.search_root(), settings.search_prefix, settings.vector_index_min_rows)
+
+    # -- the publish lock
+    @contextlib.contextmanager
+    def publish_lock(self):
+        """An exclusive flock on ``.publish.lock`` under the engine's directory, holding the owner's host, pid
+        and start time. The kernel drops the lock when its process dies (SIGKILL included), so a dead
+        publisher never blocks the next one."""
+        path = self.root / ".publish.lock"
+        with open(path, "a+") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                try:
+                    owner = json.loads(fh.read() or "{}")
+                except ValueError:
+                    owner = {}
+                raise PublisherBusy(busy_message(owner)) from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(json.dumps(lock_owner()))
+            fh.flush()
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                fh.truncate()
+                fcntl.flock(fh, fcntl.LOCK_UN)
 
     # -- aliases
     @contextlib.contextmanager
