@@ -50,6 +50,9 @@ from schemas.filings import FilingRecord
 log = logging.getLogger(__name__)
 
 STAGE = "convert"
+# Conservation: the page text must hold (nearly) every visible character of the filing's HTML. Below WARN the
+# document converts with a warning; below QUARANTINE it is quarantined with the reason (content was lost).
+CONSERVE_WARN, CONSERVE_QUARANTINE = 0.9, 0.5
 SUMMARY_SYSTEM = ("You summarize the cover page of an SEC filing for a search index. Answer with one or two "
                   "factual sentences naming the company, form, period and business; no speculation.")
 
@@ -81,6 +84,7 @@ class ConvertReport(StageReport):
     skipped: int = 0
     quarantined: int = 0
     warnings: int = 0
+    content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where text may be missing
     # doc_id, pages, render, extract seconds; the run report carries their statistics (details())
     timings: list[tuple[str, int, float, float]] = field(default_factory=list, metadata=DETAIL)
 
@@ -142,6 +146,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     if paged.page_basis == "edgar":
         for p in paged.pages:
             p.tables = prepared.tables.get(p.page, [])
+    conserved = conservation(prepared.visible_chars, paged)
     extract_s = time.perf_counter() - started - render_s
     cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
     form = base_form(rec.form)
@@ -153,7 +158,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     ticker = rec.ticker
     company = rec.company or cover.company or ticker
     doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
-    warnings = list(rendered.warnings)
+    warnings = list(rendered.warnings) + ([conserved] if conserved else [])
     if paged.missing_markers:
         warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
     if cover.form and cover.form != form:
@@ -173,6 +178,19 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
         source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged
+
+
+def conservation(visible_chars: int, paged: PagedPdf) -> str | None:
+    """Compare what was read (the HTML's visible characters) with what was extracted (the page text): a
+    warning when some went missing, HtmlError (quarantine) when much did."""
+    extracted = sum(len("".join(p.text.split())) for p in paged.pages)
+    if not visible_chars:
+        return None
+    share = extracted / visible_chars
+    message = f"page text holds {extracted:,} of the HTML's {visible_chars:,} visible characters ({share:.0%})"
+    if share < CONSERVE_QUARANTINE:
+        raise HtmlError(f"content lost in conversion: {message}")
+    return f"content may be missing: {message}" if share < CONSERVE_WARN else None
 
 
 def _with_llm_summary(model: TextModel | None, summary: str, cover_text: str,
@@ -280,5 +298,6 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
                 continue
             report.converted += 1
             report.warnings += bool(doc.warnings)
+            report.content_warnings += [f"{doc.doc_id}: {w}" for w in doc.warnings if w.startswith("content ")]
             report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds))
     return report

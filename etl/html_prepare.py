@@ -19,18 +19,27 @@ from dataclasses import dataclass
 from lxml import etree, html
 
 from etl.html_tables import tables_by_page
-from etl.page_markers import marker_text
+from etl.page_markers import marker_text, strip_markers
 
 _MARKER_STYLE = "font-size:1px;line-height:1px;color:#ffffff;margin:0;padding:0"
 _BREAK_RE = re.compile(r"page-break-(before|after)\s*:\s*always", re.I)
 _NEG_INDENT_RE = re.compile(r"text-indent\s*:\s*-[^;\"']*", re.I)
 _PADDING_LEFT_RE = re.compile(r"padding-left\s*:\s*[^;\"']*", re.I)
-_CSS_URL_RE = re.compile(r"url\(\s*(['\"]?)(?!data:)[^)]*\1\s*\)", re.I)
-_CSS_IMPORT_RE = re.compile(r"@import\s+[^;]+;?", re.I)
+_CSS_URL_RE = re.compile(r"url\(\s*(?!['\"]?\s*data:)[^)]*\)", re.I)
+_CSS_IMPORT_RE = re.compile(r"@import\b[^;]*;?", re.I)
+_CSS_COMMENT_RE = re.compile(r"/\*.*?(\*/|$)", re.S)
+_CSS_ESCAPE_RE = re.compile(r"\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\(.)", re.S)
+_CSS_IMAGE_SET_RE = re.compile(r"(-webkit-)?image-set\([^)]*\)", re.I)
+_CSS_REMOTE_STRING_RE = re.compile(r"(['\"])(?!\s*data:)\s*(?:[a-z][a-z0-9+.-]*:|//)[^'\"]*\1", re.I)
+_CSS_SUSPECT = ("\\", "url", "@import", "image-set", "/*", "//", "http")
 _CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
 _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_\-.]+)["']""", re.I)
 _XML_DECL_STR_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
-_DROP_TAGS = ("script", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "noscript")
+# Removed with their content (code, or frames' fallback) ...
+_DROP_TAGS = ("script", "iframe", "frame", "frameset", "base")
+# ... and removed as elements only, their children and the text after them kept: an unclosed <embed> swallows
+# the rest of the document in the parse tree, and a <form> or <object> may wrap document content.
+_UNWRAP_TAGS = ("object", "embed", "applet", "form", "noscript")
 _URL_ATTRS = ("src", "href", "srcset", "background", "data", "poster", "action", "formaction", "xlink:href")
 _VOID = {"br", "hr", "img", "input", "meta", "link", "col", "area", "wbr"}
 
@@ -45,6 +54,7 @@ class PreparedHtml:
     encoding: str  # what the source was decoded from
     source_text: str  # the decoded, unsanitized source (for iXBRL facts)
     page_breaks: int  # number of markers inserted (EDGAR pages - 1)
+    visible_chars: int  # non-space characters of the document's text, for the conservation check
     tables: dict[int, list[str]]  # EDGAR page -> its data tables as header + rows (etl.html_tables)
     removed: int  # elements or URLs removed by sanitizing
 
@@ -77,10 +87,26 @@ def _looks_like_html(text: str) -> bool:
     return "<" in sample and any(tag in sample for tag in ("<html", "<body", "<div", "<p", "<table", "<font", "<br"))
 
 
+def _css_char(m: re.Match) -> str:
+    if m.group(2) is not None:
+        return m.group(2)
+    code = int(m.group(1), 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+
+
 def _clean_css(css: str) -> tuple[str, int]:
-    css, n1 = _CSS_IMPORT_RE.subn("", css)
-    css, n2 = _CSS_URL_RE.subn("none", css)
-    return css, n1 + n2
+    """CSS with nothing that can fetch: comments dropped and escapes decoded first (``u\\72l(``,
+    ``@import/**/"..."``), then every @import, every non-``data:`` url(), every image-set() and every quoted
+    string naming a scheme or a network path removed. The decoded form is what is kept."""
+    if not any(token in css.lower() for token in _CSS_SUSPECT):
+        return css, 0
+    css = _CSS_ESCAPE_RE.sub(_css_char, _CSS_COMMENT_RE.sub(" ", css))
+    removed = 0
+    for pattern, replacement in ((_CSS_IMPORT_RE, ""), (_CSS_URL_RE, "none"), (_CSS_IMAGE_SET_RE, "none"),
+                                 (_CSS_REMOTE_STRING_RE, '""')):
+        css, n = pattern.subn(replacement, css)
+        removed += n
+    return css, removed
 
 
 def _marker(n: int):
@@ -110,12 +136,16 @@ def prepare_html(raw: bytes) -> PreparedHtml:
         raise HtmlError("truncated HTML: the document ends without </body> or </html>")
     text = _XML_DECL_STR_RE.sub("", text, count=1)  # lxml refuses str input that declares an encoding
     try:
-        root = html.document_fromstring(text)
+        # huge_tree: libxml2 otherwise stops at 256 levels of nesting and silently drops the rest
+        root = html.document_fromstring(text, parser=html.HTMLParser(huge_tree=True))
     except (etree.ParserError, ValueError) as exc:
         raise HtmlError(f"unparseable HTML: {exc}") from None
     removed = 0
     for el in list(root.iter(*_DROP_TAGS)):
         el.drop_tree()
+        removed += 1
+    for el in list(root.iter(*_UNWRAP_TAGS)):
+        el.drop_tag()
         removed += 1
     for el in list(root.iter("link")):
         el.drop_tree()
@@ -136,7 +166,7 @@ def prepare_html(raw: bytes) -> PreparedHtml:
                 if not value.strip().lower().startswith(("data:", "#")):
                     del el.attrib[attr]
                     removed += 1
-            elif name == "style" and ("url(" in value.lower() or "@import" in value.lower()):
+            elif name == "style":
                 el.attrib[attr], n = _clean_css(value)
                 removed += n
     for el in root.iter("style"):
@@ -161,6 +191,7 @@ def prepare_html(raw: bytes) -> PreparedHtml:
                 marker.tail, el.text = el.text, None
                 el.insert(0, marker)
     tables = tables_by_page(root)
+    visible = visible_chars(root)
     head = root.find("head")
     if head is None:
         head = etree.Element("head")
@@ -169,5 +200,27 @@ def prepare_html(raw: bytes) -> PreparedHtml:
     meta.set("charset", "utf-8")
     head.insert(0, meta)
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
-    return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, tables=tables,
-                        removed=removed)
+    return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, visible_chars=visible,
+                        tables=tables, removed=removed)
+
+
+def visible_chars(root) -> int:
+    """Non-space characters of the body's text that a reader sees, page markers aside: what the page text
+    should hold. Hidden elements (``display:none``, the iXBRL header with its hidden facts) do not count."""
+    body = root.find("body")
+    body = body if body is not None else root
+
+    def count(text: str) -> int:
+        return len("".join(strip_markers(text).split()))
+
+    hidden: set = set()
+    hidden_chars = 0
+    for el in body.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.getparent() in hidden:
+            hidden.add(el)
+        elif el.tag.lower() == "ix:header" or "display:none" in "".join((el.get("style") or "").split()).lower():
+            hidden.add(el)
+            hidden_chars += count(el.text_content())
+    return count(body.text_content()) - hidden_chars

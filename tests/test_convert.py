@@ -259,3 +259,53 @@ def test_facts_from_financebench_style_names():
     assert facts_from_source_name("FOOTLOCKER_2022_8K_dated_2022-08-19").period_end == dt.date(2022, 8, 19)
     assert facts_from_source_name("AMCOR_2023Q4_EARNINGS").form == "EARNINGS"
     assert facts_from_source_name("annual-report").source == "none"
+
+
+DEEP_TABLES = (b"<html><body><p>Item 1.</p>" + b"<table><tr><td>" * 86 + b"x" + b"</td></tr></table>" * 86
+               + b"<p>END</p></body></html>")
+DEEP_DIVS = b"<html><body><p>Item 1.</p>" + b"<div>" * 300 + b"x" + b"</div>" * 300 + b"<p>END</p></body></html>"
+UNCLOSED_EMBED = b'<html><body><p>Item 1.</p><embed src="x"><p>AFTER</p></body></html>'
+
+
+@pytest.mark.parametrize("raw, last", [(DEEP_TABLES, b"END"), (DEEP_DIVS, b"END"), (UNCLOSED_EMBED, b"AFTER")])
+def test_deep_nesting_and_unclosed_embeds_lose_no_content(raw, last):
+    """The parser used to stop at 256 levels and drop the rest; an unclosed <embed> took the rest of the
+    document with it when the sanitizer removed it."""
+    prepared = prepare_html(raw)
+    assert last in prepared.html and b"Item 1." in prepared.html and b"<embed" not in prepared.html
+    assert prepared.visible_chars == len(b"Item1.") + len(b"x" if raw != UNCLOSED_EMBED else b"") + len(last)
+
+
+@pytest.mark.parametrize("css", [
+    '<style>@import"http://evil.invalid/a.css";</style>',
+    '<style>@import/**/"http://evil.invalid/b.css";</style>',
+    '<style>p { background: u\\72l(http://evil.invalid/c.png) }</style>',
+    '<p style="background: u\\72l(http://evil.invalid/d.png)">x</p>',
+    "<p style=\"background-image: -webkit-image-set('http://evil.invalid/e.png' 1x)\">x</p>",
+    '<p style="b\\61ckground:url(//evil.invalid/f.png)">x</p>',
+    '<style>p { font-family: "x"; src: "https://evil.invalid/g.woff" }</style>',
+])
+def test_css_that_could_fetch_anything_is_removed(css):
+    html = prepare_html(f"<html><head>{css}</head><body><p>Item 1.</p>{css}</body></html>".encode()).html
+    assert b"evil" not in html and b"Item 1." in html
+
+
+def test_inline_data_urls_in_css_are_kept():
+    css = '<style>p { background: url("data:image/png;base64,AAAA") } q { background: url(data:,x) }</style>'
+    html = prepare_html(f"<html><head>{css}</head><body><p>Item 1.</p></body></html>".encode()).html
+    assert html.count(b"data:") == 2
+
+
+def test_conversion_that_loses_content_warns_or_quarantines(tmp_path):
+    """The page text is checked against the HTML's visible characters: text that never reaches the page
+    (here hidden with visibility:hidden) gives a warning in the run report, and beyond half of the document
+    a quarantine record with the reason."""
+    body = "<p>Item 1. Business. " + "Revenue grew. " * 200 + "</p>"
+    some = f"<html><body>{body}<p style='visibility:hidden'>{'Hidden text. ' * 60}</p></body></html>"
+    most = f"<html><body>{body}<p style='visibility:hidden'>{'Hidden text. ' * 900}</p></body></html>"
+    lake = _lake_with_filings(tmp_path, {"some.htm": some.encode(), "most.htm": most.encode()})
+    report = run_convert(lake, ConvertOptions(workers=2))
+    assert report.converted == 1 and report.quarantined == 1
+    assert len(report.content_warnings) == 1 and "visible characters" in report.content_warnings[0]
+    (reason,) = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
+    assert "content lost in conversion" in reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernel.layout import part_name
+from kernel.layout import dataset_key, part_name
 from kernel.storage import read_parquet
 
 pytestmark = pytest.mark.shared
@@ -22,7 +22,7 @@ def converted(converted_mirror):
 
 def _pages(lake, doc, column="text"):
     key = f"{doc['cik']}/{doc['accession'].replace('-', '')}"
-    table = read_parquet(lake, f"datasets/pages/{part_name(key)}.parquet")
+    table = read_parquet(lake, dataset_key("pages", part_name(key)))
     assert table.column("page").to_pylist() == list(range(table.num_rows))
     return table.column(column).to_pylist()
 
@@ -30,6 +30,7 @@ def _pages(lake, doc, column="text"):
 def test_every_mirrored_filing_converts_with_edgar_pages(converted, mirror_manifest):
     lake, report, docs = converted
     assert report.quarantined == 0, report.problems
+    assert report.content_warnings == []  # the conservation check: no false alarm on 110 real filings
     assert len(docs) == len(mirror_manifest)
     matches = sum(docs[r["accession"]]["page_count"] == int(r["page_breaks"]) + 1 for r in mirror_manifest)
     assert matches / len(mirror_manifest) >= 0.98, f"{matches} of {len(mirror_manifest)}"
