@@ -70,3 +70,12 @@ def create_app(retriever: Retriever) -> FastAPI:
                               explain=result.explain() if req.explain else None)
 
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app with a retriever from the environment's settings: the factory each uvicorn worker process
+    calls (``secplat serve --workers N``), so every worker holds its own model, catalog and engine."""
+    from kernel.settings import load_settings
+
+    return create_app(Retriever(load_settings()))
+

@@ -117,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--workers", type=int, default=1, help="worker processes (each loads the model: ~300 MB)")
 
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
@@ -269,7 +270,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from query import Retriever
     from query.http import create_app
 
-    uvicorn.run(create_app(Retriever(_settings(args))), host=args.host, port=args.port, log_level="info")
+    settings = _settings(args)  # validated here, before any worker starts
+    if args.workers == 1:
+        uvicorn.run(create_app(Retriever(settings)), host=args.host, port=args.port, log_level="info")
+        return 0
+    # Worker processes build their own app from the environment: hand them this command's overrides.
+    for flag, variable in (("lake_root", "LAKE_ROOT"), ("config", "SECPLAT_CONFIG")):
+        if getattr(args, flag, None):
+            os.environ[variable] = str(getattr(args, flag))
+    uvicorn.run("query.http:app_from_environment", factory=True, workers=args.workers, host=args.host,
+                port=args.port, log_level="info")
     return 0
 
 

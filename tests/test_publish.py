@@ -245,3 +245,42 @@ def test_publish_after_a_rollback_upserts_into_the_version_now_live(lake):
     assert {v for k, v in served.items() if k.startswith("KO")} == {"v2"}
     assert {v for k, v in served.items() if k.startswith("PEP")} == {"v1"}
     assert {o.mode for o in publish(settings).indexes} == {"unchanged"}
+
+
+def test_serve_with_several_workers_builds_the_app_in_each(lake, monkeypatch):
+    """`secplat serve --workers 2`: uvicorn's worker processes build the app from the environment (the
+    command's --lake reaches them); each answers, and each refuses a model mismatch the same way."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    from tests.conftest import free_port
+
+    publish(_settings(lake))
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "LAKE_ROOT"}
+    server = subprocess.Popen([str(Path(sys.executable).with_name("secplat")), "serve", "--lake", str(lake),
+                               "--port", str(port), "--workers", "2"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/health", timeout=5)
+                if health.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "the server did not come up"
+            time.sleep(0.3)
+        assert health.json()["passages"].startswith("secplat-passages-v")
+        answers = {httpx.post(f"http://127.0.0.1:{port}/search", json={"question": "revenues"},
+                              timeout=60).status_code for _ in range(4)}
+        assert answers == {503}  # "test-model" published, MiniLM configured: refused in every worker
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
