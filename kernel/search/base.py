@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
+import socket
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,9 +36,6 @@ class PublisherBusy(BackendError):
 
 def lock_owner() -> dict:
     """Who takes a lock: host, process, since when (what a second caller is told)."""
-    import os
-    import socket
-
     return {"host": socket.gethostname(), "pid": os.getpid(), "since": dt.datetime.now(dt.UTC).isoformat()}
 
 
