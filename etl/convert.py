@@ -206,24 +206,28 @@ def _with_llm_summary(model: TextModel | None, summary: str, cover_text: str,
     return f"{summary}\n{extra}", f"llm:{model.name}"
 
 
-_FB_NAME_RE = re.compile(r"^(?P<company>.+?)_(?P<year>\d{4})(?P<q>Q[1-4])?_(?P<kind>10K|10Q|8K|EARNINGS)", re.I)
+_FB_NAME_RE = re.compile(r"^(?P<company>.+?)(?:_(?P<year>\d{4})(?P<q>Q[1-4])?)?_(?P<kind>10K|10Q|8K|EARNINGS|annualreport)",
+                         re.I)
 _DATED_RE = re.compile(r"_dated[-_](\d{4}-\d{2}-\d{2})", re.I)
 
 
 def facts_from_source_name(name: str) -> CoverFacts:
-    """What a FinanceBench-style file name says: ``3M_2018_10K``, ``JPMORGAN_2022Q2_10Q``."""
+    """What a FinanceBench-style file name says: ``3M_2018_10K``, ``JPMORGAN_2022Q2_10Q``,
+    ``PEPSICO_2023_8K_dated-2023-05-30``, ``MCDONALDS_8K_dated-2023-01-06`` (no year: the event date's),
+    ``AMD_2022_annualreport`` (the annual report to shareholders: a 10-K's fiscal year). Dates are ISO."""
     m = _FB_NAME_RE.match(name)
     if not m:
         return CoverFacts(source="none")
     kind = m.group("kind").upper()
-    form = {"10K": "10-K", "10Q": "10-Q", "8K": "8-K"}.get(kind, kind)
+    form = {"10K": "10-K", "10Q": "10-Q", "8K": "8-K", "ANNUALREPORT": "10-K"}.get(kind, kind)
     period = m.group("q").upper() if m.group("q") else ("FY" if form == "10-K" else None)
     dated = _DATED_RE.search(name)  # an 8-K's event date: ``PEPSICO_2023_8K_dated-2023-05-30``
     try:
         event = dt.date.fromisoformat(dated.group(1)) if dated else None
     except ValueError:
         event = None
-    return CoverFacts(company=m.group("company").replace("_", " "), form=form, fiscal_year=int(m.group("year")),
+    year = int(m.group("year")) if m.group("year") else (event.year if event else None)
+    return CoverFacts(company=m.group("company").replace("_", " "), form=form, fiscal_year=year,
                       fiscal_period=period, period_end=event, source="name")
 
 

@@ -259,6 +259,16 @@ def test_facts_from_financebench_style_names():
     assert facts_from_source_name("FOOTLOCKER_2022_8K_dated_2022-08-19").period_end == dt.date(2022, 8, 19)
     assert facts_from_source_name("AMCOR_2023Q4_EARNINGS").form == "EARNINGS"
     assert facts_from_source_name("annual-report").source == "none"
+    # the three name forms a FinanceBench-size corpus held back at publish (no period): ISO dates as ISO,
+    # the year from the name or the event date
+    undated_year = facts_from_source_name("MCDONALDS_8K_dated-2023-01-06")
+    assert (undated_year.company, undated_year.form, undated_year.period_end, undated_year.fiscal_year) == (
+        "MCDONALDS", "8-K", dt.date(2023, 1, 6), 2023)
+    annual = facts_from_source_name("BESTBUY_2023_annualreport")
+    assert (annual.company, annual.form, annual.fiscal_year, annual.fiscal_period) == ("BESTBUY", "10-K", 2023, "FY")
+    dated = facts_from_source_name("KRAFTHEINZ_2022_8K_dated-2022-11-02")
+    assert (dated.period_end, dated.fiscal_year) == (dt.date(2022, 11, 2), 2022)
+    assert facts_from_source_name("JOHNSON_JOHNSON_2023_8K_dated-2023-08-30").company == "JOHNSON JOHNSON"
 
 
 DEEP_TABLES = (b"<html><body><p>Item 1.</p>" + b"<table><tr><td>" * 86 + b"x" + b"</td></tr></table>" * 86
