@@ -35,10 +35,10 @@ from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
-from etl.quarantine import quarantine, release
 from kernel import llm
 from kernel.layout import dataset_key, external_part, filing_part, part_name, pdf_key
 from kernel.llm import LlmError, TextModel
+from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
 from kernel.rules import base_form
 from kernel.settings import Settings

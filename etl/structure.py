@@ -19,11 +19,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
-from etl.quarantine import quarantine, release
 from etl.sec_items import expected_items, title_of
 from etl.segment import Segmentation, segment
 from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
 from kernel.models import ModelError, TokenCounter, token_counter
+from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet

@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from kernel.layout import INDEX_DATASETS, state_key
+from kernel.layout import INDEX_DATASETS, quarantine_prefix, state_key
+from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
 from kernel.search import SearchBackend, VersionInfo, open_backend
 from kernel.search.base import alias_name
@@ -26,9 +28,13 @@ from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
 from schemas.base import arrow_schema
+from schemas.documents import QuarantineRecord
 from schemas.index import INDEXES, IndexSpec
 
 log = logging.getLogger(__name__)
+
+
+STAGE = "publish"
 
 
 class PublishError(RuntimeError):
@@ -79,7 +85,9 @@ class PublishReport(StageReport):
                  + (f", {o.deleted_documents} documents removed" if o.deleted_documents else "") + ")"
                  for o in self.indexes]
         warnings = "".join(f"\nquality warning: {w}" for w in (self.gate.warnings if self.gate else []))
-        return f"published to {self.backend}: " + "; ".join(parts) + warnings
+        held = "".join(f"\nheld back (quarantine/publish/): {d}: {'; '.join(r)}"
+                       for d, r in (self.gate.held_back if self.gate else {}).items())
+        return f"published to {self.backend}: " + "; ".join(parts) + warnings + held
 
 
 def schema_version(spec: IndexSpec) -> str:
@@ -134,9 +142,10 @@ def _publish(lake: Lake, options: PublishOptions) -> PublishReport:
     model = passages.column("model")[0].as_py()
     say(f"quality gate on {', '.join(f'{n} ({t.num_rows} rows)' for n, t in tables.items())}")
     report = PublishReport(backend=backend.kind, gate=run_gates(tables, dims, lake))
+    report.problems = list(report.gate.problems)
     if report.blocked:
-        report.problems = list(report.gate.problems)
         return report
+    data = hold_back(lake, data, report.gate)
     try:
         state = json.loads(lake.read_bytes(_state_key(backend)))
     except FileNotFoundError:
@@ -213,6 +222,31 @@ def _versions_state(index_state: dict) -> dict[str, dict]:
         old = {k: index_state.pop(k) for k in ("version", "parts", "docs") if k in index_state}
         index_state["versions"] = {old["version"]: {"parts": old.get("parts", {}), "docs": old.get("docs", {})}}
     return index_state.setdefault("versions", {})
+
+
+def hold_back(lake: Lake, data: dict[str, dict[str, pa.Table]], gate: GateReport) -> dict[str, dict[str, pa.Table]]:
+    """The index data without the documents the gate held back (all their rows, in every index), each
+    recorded under ``quarantine/publish/`` with the expectations it failed; documents that pass again
+    are released. Held-back documents leave the live indexes like documents gone from the lake."""
+    held = gate.held_back
+    parts = {d: part for part, table in data["documents"].items() for d in table.column("doc_id").to_pylist()}
+    for doc_id, reasons in held.items():
+        quarantine(lake, STAGE, doc_id, parts.get(doc_id, doc_id), "quality gate: " + "; ".join(reasons))
+    for key in list(lake.list(quarantine_prefix(STAGE))):
+        record = QuarantineRecord.model_validate_json(lake.read_bytes(key))
+        if record.document not in held:
+            lake.delete(key)
+    if not held:
+        return data
+    out = {}
+    for name, tables in data.items():
+        field = INDEXES[name].doc_field
+        if field is None:
+            out[name] = tables
+            continue
+        kept = {p: t.filter(pc.invert(pc.is_in(t.column(field), pa.array(sorted(held))))) for p, t in tables.items()}
+        out[name] = {p: t for p, t in kept.items() if t.num_rows}
+    return out
 
 
 def drop_orphans(backend: SearchBackend, spec: IndexSpec) -> list[str]:

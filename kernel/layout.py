@@ -117,8 +117,12 @@ def state_key(job: str) -> str:
     return f"index/state/{job}.json"
 
 
+def quarantine_prefix(stage: str) -> str:
+    return f"quarantine/{stage}"
+
+
 def quarantine_key(stage: str, part: str) -> str:
-    return f"quarantine/{stage}/{part_name(part)}.json"
+    return f"{quarantine_prefix(stage)}/{part_name(part)}.json"
 
 
 def run_report_key(stage: str, when: dt.datetime | None = None) -> str:

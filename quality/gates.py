@@ -20,6 +20,9 @@ from quality.suites import CORE_10K_ITEMS, build_suites
 
 log = logging.getLogger(__name__)
 EXAMPLES = 10
+# Row-level failures hold back the documents they are in, while the rest publishes; more than this share
+# of the documents held back means something systematic, and the whole publish is blocked.
+MAX_HELD_BACK = 0.05
 
 
 @dataclass
@@ -29,6 +32,7 @@ class Failure:
     columns: list[str]
     unexpected: int
     examples: list = field(default_factory=list)  # ids of offending rows (at most 10)
+    documents: list[str] = field(default_factory=list)  # every document with an offending row (row-level)
 
     def __str__(self) -> str:
         return (f"{self.dataset}: {self.expectation}({', '.join(self.columns)}) failed on {self.unexpected} "
@@ -40,14 +44,18 @@ class GateReport(StageReport):
     stage = "quality"
     passed: bool = True
     rows: dict[str, int] = field(default_factory=dict)
-    failures: list[Failure] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)  # dataset-level: they block the publish
     warnings: list[Failure] = field(default_factory=list)  # tolerated exceptions (``mostly`` expectations)
+    row_failures: list[Failure] = field(default_factory=list)  # row-level: their documents are held back
+    held_back: dict[str, list[str]] = field(default_factory=dict)  # document -> the row-level failures in it
     saved_to: str | None = None
 
     def summary(self) -> str:
         head = "quality gate passed" if self.passed else f"quality gate FAILED ({len(self.failures)} expectation(s))"
         rows = ", ".join(f"{k} {v}" for k, v in self.rows.items())
-        return (f"{head}: {rows}" + "".join(f"\n  - {f}" for f in self.failures)
+        held = f"; {len(self.held_back)} document(s) held back" if self.held_back else ""
+        return (f"{head}: {rows}{held}" + "".join(f"\n  - {f}" for f in self.failures)
+                + "".join(f"\n  held back: {d}: {'; '.join(r)}" for d, r in self.held_back.items())
                 + "".join(f"\n  warning: {w} (within tolerance)" for w in self.warnings))
 
 
@@ -118,6 +126,20 @@ def _weights_ok(weights) -> bool:
     return all(abs(s - 1.0) < 1e-4 for s in sums.values())  # weights are stored to 6 decimals
 
 
+def _row_level(failure: Failure, kwargs: dict, frame) -> bool:
+    """Whether a failure is about some documents' rows (they can be held back) rather than the dataset: not
+    uniqueness, not the vector width (a model change), not a ``mostly`` share, and rows that name their
+    document."""
+    return ("doc_id" in frame.columns and "mostly" not in kwargs and failure.columns != ["vector_dims"]
+            and failure.expectation != "expect_column_values_to_be_unique")
+
+
+def _documents_of(frame, id_column: str, ids: list) -> list[str]:
+    """The documents the offending rows (by id) belong to."""
+    wanted = set(ids)
+    return sorted(set(frame.loc[frame[id_column].isin(wanted), "doc_id"].dropna().astype(str)))
+
+
 def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
     """Validate the datasets present in ``tables``; save the GX results to the lake when given one."""
     import great_expectations as gx
@@ -150,9 +172,23 @@ def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
             examples = [row.get(suite_spec.id_column) for row in (r.result.get("unexpected_index_list") or [])]
             unique_examples = list(dict.fromkeys(str(e) for e in examples))[:EXAMPLES]
             failure = Failure(suite_spec.dataset, r.expectation_config.type, columns, unexpected, unique_examples)
-            (report.warnings if r.success else report.failures).append(failure)
+            if r.success:
+                report.warnings.append(failure)
+            elif _row_level(failure, kwargs, df):
+                failure.documents = _documents_of(df, suite_spec.id_column, examples)
+                report.row_failures.append(failure)
+                for doc in failure.documents:
+                    report.held_back.setdefault(doc, []).append(f"{failure.dataset}: {failure.expectation}"
+                                                                f"({', '.join(columns)})")
+            else:
+                report.failures.append(failure)
+    documents = frames["documents"]["doc_id"].nunique() if "documents" in frames else 0
+    if report.held_back and len(report.held_back) > MAX_HELD_BACK * max(1, documents):
+        report.failures.append(Failure("documents", "held_back_share", ["doc_id"], len(report.held_back),
+                                       sorted(report.held_back)[:EXAMPLES]))
     report.passed = not report.failures
-    report.problems = [f"quality gate: {f}" for f in report.failures]
+    report.problems = [f"quality gate: {f}" for f in report.failures] + \
+        [f"held back: {d}: {'; '.join(r)}" for d, r in report.held_back.items()]
     if lake is not None:
         report.saved_to = lake.uri(write_run_report(lake, report, results=saved))
     return report

@@ -102,16 +102,19 @@ def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
     write_index_lake(lake, data)
     report = publish(settings)
     assert report.blocked and report.problems
-    failed = {(f.dataset, f.expectation, tuple(f.columns)) for f in report.gate.failures}
+    # the bad rows are Coca-Cola's: one document of two, more than MAX_HELD_BACK, so the publish is blocked
+    assert set(report.gate.held_back) == {"KO_2023_10K"}
+    failed = {(f.dataset, f.expectation, tuple(f.columns)) for f in report.gate.failures + report.gate.row_failures}
+    assert ("documents", "held_back_share", ("doc_id",)) in failed
     assert ("passages", "expect_column_values_to_be_in_set", ("vector_finite",)) in failed
     assert ("passages", "expect_column_values_to_be_unique", ("chunk_id",)) in failed
     assert ("passages", "expect_column_pair_values_a_to_be_greater_than_b", ("page_count", "page_end")) in failed
     assert ("passages", "expect_column_values_to_be_in_set", ("vector_nonzero",)) in failed
     assert ("passages", "expect_column_values_to_be_between", ("text_chars",)) in failed
     assert ("tree_nodes", "expect_column_values_to_be_between", ("text_chars",)) in failed
-    zero = next(f for f in report.gate.failures if f.columns == ["vector_nonzero"])
+    zero = next(f for f in report.gate.row_failures if f.columns == ["vector_nonzero"])
     assert zero.examples == [data["passages"][4]["chunk_id"]]
-    bad_page = next(f for f in report.gate.failures if "page_end" in f.columns and "page_count" in f.columns)
+    bad_page = next(f for f in report.gate.row_failures if "page_end" in f.columns and "page_count" in f.columns)
     assert bad_page.examples == [data["passages"][3]["chunk_id"]]
     # nothing was written: the alias serves the same version and rows as before
     assert backend.alias_target(alias_name(backend.prefix, "passages")) == live
@@ -284,3 +287,64 @@ def test_serve_with_several_workers_builds_the_app_in_each(lake, monkeypatch):
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def _corpus(n: int) -> dict:
+    """n documents (the Coca-Cola records under new ids), each with passages and tree nodes."""
+    base = records("v1")
+    out: dict = {"documents": [], "passages": [], "tree_nodes": [], "lexicon": base["lexicon"]}
+    for i in range(n):
+        doc_id = f"D{i:02d}_2023_10K"
+        out["documents"].append({**base["documents"][0], "doc_id": doc_id})
+        for name in ("passages", "tree_nodes"):
+            id_field = INDEXES[name].id_field
+            for row in base[name]:
+                if row["doc_id"] == "KO_2023_10K":
+                    new = {**row, "doc_id": doc_id, id_field: row[id_field].replace("KO_2023_10K", doc_id)}
+                    if "chunk_ids" in new:
+                        new["chunk_ids"] = [c.replace("KO_2023_10K", doc_id) for c in new["chunk_ids"]]
+                    out[name].append(new)
+    return out
+
+
+def test_documents_failing_row_checks_are_held_back_and_the_rest_publishes(tmp_path, capsys, monkeypatch):
+    """One document of 30 without a period (an 8-K name that says none, say): it is quarantined under
+    quarantine/publish/ with the expectation, its rows are in no index, the other 29 publish, and the CLI
+    says what was held back (exit 1). When it is fixed, the next publish serves it and releases it."""
+    data = _corpus(30)
+    data["documents"][7].update(fiscal_year=None, period_end=None)
+    write_index_lake(tmp_path, data)
+    monkeypatch.setenv("LAKE_ROOT", str(tmp_path))
+    assert main(["publish"]) == 1
+    captured = capsys.readouterr()
+    assert "held back" in captured.out and "D07_2023_10K" in captured.err and "period_known" in captured.err
+    (record,) = [json.loads((tmp_path / k).read_text()) for k in
+                 [p.relative_to(tmp_path) for p in (tmp_path / "quarantine" / "publish").glob("*.json")]]
+    assert record["document"] == "D07_2023_10K" and "period_known" in record["reason"]
+    backend = EmbeddedBackend.from_settings(_settings(tmp_path))
+    for name in ("documents", "passages", "tree_nodes"):
+        rows = backend.scan(alias_name(backend.prefix, name), INDEXES[name], ["doc_id"])
+        assert {r["doc_id"] for r in rows} == {d["doc_id"] for d in data["documents"]} - {"D07_2023_10K"}, name
+
+    data["documents"][7].update(fiscal_year=2023)
+    write_index_lake(tmp_path, data)
+    assert main(["publish"]) == 0
+    rows = backend.scan(alias_name(backend.prefix, "documents"), INDEXES["documents"], ["doc_id"])
+    assert "D07_2023_10K" in {r["doc_id"] for r in rows}
+    assert not list((tmp_path / "quarantine" / "publish").glob("*.json"))
+
+
+def test_a_dataset_level_failure_still_blocks(tmp_path):
+    """A vector width that is not the model's, or too many documents failing, blocks the whole publish."""
+    from quality.gates import run_gates
+    from schemas.base import to_table
+
+    data = _corpus(30)
+    tables = {name: to_table(INDEXES[name].model, rows) for name, rows in data.items()}
+    assert run_gates(tables, dims=16).passed
+    wrong = run_gates(tables, dims=32)  # the published model's width differs: a dataset-level failure
+    assert not wrong.passed and any(f.columns == ["vector_dims"] for f in wrong.failures)
+    for doc in data["documents"][:3]:  # 3 of 30 = 10% > MAX_HELD_BACK
+        doc.update(fiscal_year=None, period_end=None)
+    many = run_gates({name: to_table(INDEXES[name].model, rows) for name, rows in data.items()}, dims=16)
+    assert not many.passed and many.failures[0].expectation == "held_back_share" and len(many.held_back) == 3
