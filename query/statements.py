@@ -24,21 +24,26 @@ TITLES: dict[str, re.Pattern] = {
 FIGURES_SHARE = 0.15  # digits among a statement page's visible characters: prose has under 0.05
 
 
+def page_position(chunk: dict, index: int) -> tuple[int, int]:
+    """(page, offset on that page) of character ``index`` of a chunk's text. A text chunk is the tail of
+    ``page_start`` from ``char_start``, a newline, and the head of ``page_end`` up to ``char_end``."""
+    text = chunk.get("text") or ""
+    start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
+    boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
+    if index >= boundary:  # on page_end
+        return end, index - boundary
+    return start, int(chunk.get("char_start") or 0) + index
+
+
 def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_window: int = 1500) -> int | None:
     """The page a chunk shows ``statement`` on, when it does: the title in the first lines of a page, no
     other statement's title beside it (the index of financial statements lists them all), mostly figures
     after it (a chunk may start with the prose of the page before). Every mention of the title counts, so
-    the index of statements at the head of a chunk does not hide the statement further down.
-    Offsets are page-relative: a text chunk is the tail of ``page_start`` from ``char_start``, a newline,
-    and the head of ``page_end`` up to ``char_end``."""
+    the index of statements at the head of a chunk does not hide the statement further down. Offsets are
+    page-relative (:func:`page_position`)."""
     text = chunk.get("text") or ""
-    start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
-    boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
     for m in TITLES[statement].finditer(text):
-        if m.start() >= boundary:  # on page_end
-            page, offset = end, m.start() - boundary
-        else:
-            page, offset = start, int(chunk.get("char_start") or 0) + m.start()
+        page, offset = page_position(chunk, m.start())
         if offset > top_window:
             continue
         window = text[max(0, m.start() - 120): m.end() + 120]
@@ -67,11 +72,8 @@ def heading_page(title: re.Pattern, chunk: dict, top_window: int = 250, max_line
     """The page on which a chunk shows ``title`` as a heading: near the top of the page, on a short line of
     its own (not in a running sentence). Notes to the financial statements are found this way."""
     text = chunk.get("text") or ""
-    start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
-    boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
     for m in title.finditer(text):
-        page, offset = (end, m.start() - boundary) if m.start() >= boundary else \
-            (start, int(chunk.get("char_start") or 0) + m.start())
+        page, offset = page_position(chunk, m.start())
         line_start = text.rfind("\n", 0, m.start()) + 1
         line_end = text.find("\n", m.end())
         line = text[line_start: line_end if line_end >= 0 else len(text)]
