@@ -20,9 +20,12 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import pyarrow as pa
+
+from etl import conservation as conserved
 from etl.cover import (
     CoverFacts,
     cover_summary,
@@ -33,10 +36,11 @@ from etl.cover import (
 )
 from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
+from etl.identity import Identity, amendment_links, assign_ids
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
 from kernel import llm
-from kernel.layout import dataset_key, external_part, filing_part, part_name, pdf_key
+from kernel.layout import dataset_key, dataset_parts, external_part, filing_part, part_name, pdf_key
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
@@ -50,9 +54,6 @@ from schemas.filings import FilingRecord
 log = logging.getLogger(__name__)
 
 STAGE = "convert"
-# Conservation: the page text must hold (nearly) every visible character of the filing's HTML. Below WARN the
-# document converts with a warning; below QUARANTINE it is quarantined with the reason (content was lost).
-CONSERVE_WARN, CONSERVE_QUARANTINE = 0.9, 0.5
 SUMMARY_SYSTEM = ("You summarize the cover page of an SEC filing for a search index. Answer with one or two "
                   "factual sentences naming the company, form, period and business; no speculation.")
 
@@ -85,6 +86,7 @@ class ConvertReport(StageReport):
     quarantined: int = 0
     warnings: int = 0
     content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where text may be missing
+    shared_names: list[str] = field(default_factory=list)  # filings whose LOFin name another filing holds
     # doc_id, pages, render, extract seconds; the run report carries their statistics (details())
     timings: list[tuple[str, int, float, float]] = field(default_factory=list, metadata=DETAIL)
 
@@ -112,12 +114,51 @@ class ConvertReport(StageReport):
                 "pages_per_s_extract": round(pages / sum(extract), 1) if sum(extract) else None}
 
 
-def _already_done(lake: Lake, key: str, sha: str) -> bool:
-    try:
-        table = read_parquet(lake, dataset_key("documents", part_name(key)))
-    except FileNotFoundError:
-        return False
-    return table.num_rows == 1 and table.column("source_sha256")[0].as_py() == sha
+def _converted(lake: Lake) -> dict[str, tuple[Identity, str]]:
+    """Every document already in the lake: part -> (its identity, its source sha256). Read once per run:
+    it decides what is unchanged and which ids are taken."""
+    out = {}
+    for part in dataset_parts(lake, "documents"):
+        rows = read_parquet(lake, dataset_key("documents", part)).to_pylist()
+        if len(rows) == 1:
+            out[part] = (_identity(part, rows[0]), rows[0]["source_sha256"])
+    return out
+
+
+def _identity(part: str, doc: dict) -> Identity:
+    return Identity(part, doc["doc_id"], doc.get("doc_name") or doc["doc_id"],
+                    doc.get("accession") or doc.get("source_name") or doc["doc_id"], doc.get("filing_date"),
+                    bool(doc.get("is_amendment")), doc.get("amends"))
+
+
+def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord]) -> list[str]:
+    """Give the documents converted in this run their final ids (``etl.identity``) and link every
+    amendment to what it amends, rewriting the parts whose id or link changed (each part atomically).
+    Returns one line per document whose name another filing holds."""
+    new = {part: _identity(part, doc.model_dump()) for part, doc in converted.items()}
+    ids = assign_ids(before, new)
+    shared = []
+    for part, doc_id in ids.items():
+        if doc_id != converted[part].doc_id:
+            shared.append(f"{converted[part].doc_name} is also another filing's name: this one is {doc_id}")
+            _set_columns(lake, "pages", part, doc_id=doc_id)
+            _set_columns(lake, "documents", part, doc_id=doc_id)
+    current = {**before, **{p: replace(i, doc_id=ids[p]) for p, i in new.items()}}
+    for part, amends in amendment_links(current).items():
+        if current[part].amends != amends:
+            _set_columns(lake, "documents", part, amends=amends)
+    return shared
+
+
+def _set_columns(lake: Lake, dataset: str, part: str, **values) -> None:
+    """Rewrite one part with some columns set to one value each (write-then-rename, like every part)."""
+    key = dataset_key(dataset, part)
+    table = read_parquet(lake, key)
+    for name, value in values.items():
+        at = table.schema.get_field_index(name)  # -1: a part written before the column existed
+        column = pa.array([value] * table.num_rows, table.schema.field(at).type if at >= 0 else pa.string())
+        table = table.set_column(at, name, column) if at >= 0 else table.append_column(name, column)
+    write_parquet(lake, key, table)
 
 
 def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -> None:
@@ -146,7 +187,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     if paged.page_basis == "edgar":
         for p in paged.pages:
             p.tables = prepared.tables.get(p.page, [])
-    conserved = conservation(prepared.visible_chars, paged)
+    kept = conservation(prepared.visible_chars, paged)
     extract_s = time.perf_counter() - started - render_s
     cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
     form = base_form(rec.form)
@@ -158,7 +199,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     ticker = rec.ticker
     company = rec.company or cover.company or ticker
     doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
-    warnings = list(rendered.warnings) + ([conserved] if conserved else [])
+    warnings = list(rendered.warnings) + ([kept] if kept else [])
     if paged.missing_markers:
         warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
     if cover.form and cover.form != form:
@@ -167,7 +208,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     summary = cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first)
     summary, summary_source = _with_llm_summary(options.summarizer, summary, first, warnings)
     return DocumentRecord(
-        doc_id=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
+        doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
         period_end=period_end, filing_date=rec.filing_date, trading_symbols=cover.trading_symbols,
         exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
@@ -181,16 +222,9 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
 
 
 def conservation(visible_chars: int, paged: PagedPdf) -> str | None:
-    """Compare what was read (the HTML's visible characters) with what was extracted (the page text): a
-    warning when some went missing, HtmlError (quarantine) when much did."""
-    extracted = sum(len("".join(p.text.split())) for p in paged.pages)
-    if not visible_chars:
-        return None
-    share = extracted / visible_chars
-    message = f"page text holds {extracted:,} of the HTML's {visible_chars:,} visible characters ({share:.0%})"
-    if share < CONSERVE_QUARANTINE:
-        raise HtmlError(f"content lost in conversion: {message}")
-    return f"content may be missing: {message}" if share < CONSERVE_WARN else None
+    """What was read (the HTML's visible characters) against what was extracted (the page text)."""
+    return conserved.check(sum(conserved.visible(p.text) for p in paged.pages), visible_chars,
+                           "page text holds {kept} of the HTML's {read} visible characters")
 
 
 def _with_llm_summary(model: TextModel | None, summary: str, cover_text: str,
@@ -251,7 +285,7 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
                             from_text, texts[0] if texts else "")
     summary, summary_source = _with_llm_summary(options.summarizer, summary, texts[0] if texts else "", warnings)
     return DocumentRecord(
-        doc_id=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
+        doc_id=name, doc_name=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
         fiscal_period=fiscal_period, period_end=period_end, metadata_source=from_text.source,
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
         cover_summary=summary, summary_source=summary_source, pdf_key=pdf_key(key), source_key=str(path),
@@ -276,12 +310,14 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
             jobs.append((external_part(path.stem), path.stem, sha,
                          lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options)))
 
+    before = _converted(lake)
     todo = []
     for job in jobs:
-        if _already_done(lake, job[0], job[2]):
+        if before.get(part_name(job[0]), (None, None))[1] == job[2]:
             report.skipped += 1
         else:
             todo.append(job)
+    converted: dict[str, DocumentRecord] = {}
 
     def one(job) -> DocumentRecord:
         key, document, _, work = job
@@ -300,8 +336,10 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
                 report.quarantined += 1
                 report.problems.append(f"{document}: quarantined: {exc}")
                 continue
+            converted[part_name(key)] = doc
             report.converted += 1
             report.warnings += bool(doc.warnings)
             report.content_warnings += [f"{doc.doc_id}: {w}" for w in doc.warnings if w.startswith("content ")]
             report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds))
+    report.shared_names = settle_identity(lake, {p: i for p, (i, _) in before.items()}, converted)
     return report

@@ -23,7 +23,7 @@ _PERIOD_RE = re.compile(
     r"for\s+the\s+(?:fiscal\s+)?(?:year|quarter(?:ly\s+period)?|period)\s+ended:?\s+"
     r"([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I
 )
-_EVENT_RE = re.compile(r"Date of Report[^:]*?:?\s*\(?[^)]*\)?\s*([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I)
+_EVENT_RE = re.compile(r"Date of Report[^:(\n]*(?:\([^)]*\))?\s*:?\s*\b([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I)
 _REGISTRANT_RE = re.compile(r"\n\s*([^\n]{3,120})\n[^\n]*\(Exact name of registrant", re.I)
 _FORM_TAGS = {"10-K": "10K", "10-Q": "10Q", "8-K": "8K"}
 

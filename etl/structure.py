@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from etl import conservation as conserved
 from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
 from etl.sec_items import expected_items, title_of
 from etl.segment import Segmentation, segment
@@ -67,11 +68,13 @@ class SegmentReport(StageReport):
     quarantined: int = 0
     chunks: int = 0
     no_items: list[str] = field(default_factory=list)  # documents whose structure was not recognized
+    content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where chunks miss page text
     seconds: list[float] = field(default_factory=list, metadata=DETAIL)
 
     def summary(self) -> str:
         return (f"{self.segmented} segmented ({self.chunks} chunks), {self.skipped} unchanged, "
-                f"{self.quarantined} quarantined, {len(self.no_items)} without recognizable items")
+                f"{self.quarantined} quarantined, {len(self.no_items)} without recognizable items"
+                + (f", {len(self.content_warnings)} with content warnings" if self.content_warnings else ""))
 
     def details(self) -> dict:
         secs = sorted(self.seconds)
@@ -100,8 +103,30 @@ def chunks_fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> s
     return fingerprint(doc["source_sha256"], options, counter_name, SEGMENTER_VERSION)
 
 
-def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tuple[list[ItemRecord],
-                                                                                  list[ChunkRecord], Segmentation]:
+def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:
+    """Visible characters of the pages that some chunk's range covers (overlaps counted once): the
+    segmentation side of the conservation rule, so text between items or dropped by the chunker shows."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for c in chunks:
+        for p in range(c.page_start, c.page_end + 1):
+            a = c.char_start if p == c.page_start else 0
+            b = c.char_end if p == c.page_end else len(pages[p])
+            spans.setdefault(p, []).append((a, b))
+    kept = 0
+    for p, ranges in spans.items():
+        end = 0
+        for a, b in sorted(ranges):
+            a = max(a, end)
+            if b > a:
+                kept += conserved.visible(pages[p][a:b])
+                end = b
+    return kept
+
+
+def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tuple[
+        list[ItemRecord], list[ChunkRecord], Segmentation, str | None]:
+    """Items and chunks of one document, and a warning when the chunks miss some of its page text
+    (ContentLost, a ValueError, when they miss most of it: the document is quarantined)."""
     pages_table = read_parquet(lake, dataset_key("pages", part))
     order = sorted(range(pages_table.num_rows), key=lambda i: pages_table.column("page")[i].as_py())
     texts = pages_table.column("text").to_pylist()
@@ -113,7 +138,9 @@ def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tupl
     seg = segment(pages, doc["form"] or "")
     items = item_records(doc["doc_id"], doc["form"] or "", seg, pages)
     chunks = chunker.chunk(doc["doc_id"], pages, page_tables, seg)
-    return items, chunks, seg
+    warning = conserved.check(chunk_coverage(pages, chunks), sum(conserved.visible(p) for p in pages),
+                              "chunks hold {kept} of the page text's {read} visible characters")
+    return items, chunks, seg, warning
 
 
 def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
@@ -133,20 +160,20 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
     def one(job):
         part, doc, fp = job
         started = time.perf_counter()
-        items, chunks, seg = segment_document(lake, part, doc, chunker)
+        items, chunks, seg, warning = segment_document(lake, part, doc, chunker)
         write_parquet(lake, dataset_key("items", part), to_table(ItemRecord, items))
         table = to_table(ChunkRecord, chunks)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), FINGERPRINT_KEY: fp.encode()})
         write_parquet(lake, dataset_key("chunks", part), table)
         release(lake, STAGE, part)
-        return doc, len(chunks), seg, time.perf_counter() - started
+        return doc, len(chunks), seg, warning, time.perf_counter() - started
 
     with ThreadPoolExecutor(max_workers=options.workers) as pool:
         futures = {pool.submit(one, job): job for job in todo}
         for fut in progress(as_completed(futures), "segment", len(futures)):
             part, doc, _ = futures[fut]
             try:
-                doc, n, seg, secs = fut.result()
+                doc, n, seg, warning, secs = fut.result()
             except (ValueError, KeyError, OSError) as exc:
                 quarantine(lake, STAGE, doc["doc_id"], part, f"{type(exc).__name__}: {exc}",
                            dataset_key("pages", part))
@@ -156,6 +183,9 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
             report.segmented += 1
             report.chunks += n
             report.seconds.append(secs)
+            if warning:
+                report.content_warnings.append(f"{doc['doc_id']}: {warning}")
+                log.warning("%s: %s", doc["doc_id"], warning)
             if seg.method == "none" and expected_items(doc["form"] or ""):
                 report.no_items.append(doc["doc_id"])
                 log.warning("%s: no recognizable items; chunked as 'unknown'", doc["doc_id"])

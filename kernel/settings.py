@@ -108,6 +108,16 @@ class Settings(BaseSettings):
     cover_summary_llm: bool = Field(False, description="Add an LLM-written sentence to each cover summary")
     llm_curation: bool = Field(False, description="Let the LLM drop irrelevant passages after curation")
 
+    # --- HTTP API (secplat serve) ----------------------------------------------------------------
+    api_keys: SecretStr | None = Field(None, description="Comma-separated API keys for the HTTP API, sent as "
+                                       "X-API-Key or Authorization: Bearer (never logged); required unless "
+                                       "bound to 127.0.0.1")
+
+    def api_key_list(self) -> list[str]:
+        """The configured HTTP API keys (empty: no access control)."""
+        raw = self.api_keys.get_secret_value() if self.api_keys else ""
+        return [k.strip() for k in raw.split(",") if k.strip()]
+
     # --- Storage ------------------------------------------------------------------------------
     lake_root: str = Field("lake", description="Lake root: a local path or s3://bucket/prefix")
     s3_endpoint_url: str | None = Field(None, description="S3 endpoint for S3-compatible stores")

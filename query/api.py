@@ -38,6 +38,7 @@ class Evidence(BaseModel):
     """One evidence item: a page of a document, represented by its best passage."""
 
     doc_id: str
+    doc_name: str | None = Field(None, description="LOFin-style name (doc_id unless another filing holds it)")
     source_name: str | None
     company: str | None
     ticker: str | None

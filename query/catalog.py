@@ -17,8 +17,8 @@ from kernel.search.base import alias_name
 from query.analysis import EntityIndex, squash
 from schemas.index import INDEXES
 
-FIELDS = ["doc_id", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period", "period_end",
-          "filing_date", "page_count"]
+FIELDS = ["doc_id", "doc_name", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period",
+          "period_end", "filing_date", "page_count", "is_amendment", "amends"]
 _SOURCE_PREFIX = re.compile(r"^([A-Za-z0-9&]+(?:_[A-Za-z&]+)*?)_(?:\d{4})")
 
 
@@ -33,6 +33,8 @@ class DocInfo:
     entity: str | None  # entity key
     source_name: str | None = None
     page_count: int = 0
+    doc_name: str | None = None  # the LOFin-style name (doc_id unless another filing holds it)
+    amends: str | None = None  # an amendment: the doc_id it amends
 
 
 class Catalog:
@@ -69,7 +71,8 @@ class Catalog:
             key = entities.add(name, r.get("ticker"), extra_names=names[1:])
             docs[r["doc_id"]] = DocInfo(r["doc_id"], r.get("company"), r.get("ticker"), r.get("form"),
                                         r.get("fiscal_year"), r.get("fiscal_period"), key, r.get("source_name"),
-                                        r.get("page_count") or 0)
+                                        r.get("page_count") or 0, r.get("doc_name") or r["doc_id"],
+                                        r.get("amends") if r.get("is_amendment") else None)
         entities.finish()
         self.docs, self.entities, self._version = docs, entities, version
         self.model = live.meta.get("model") if live else None

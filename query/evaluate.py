@@ -1,7 +1,7 @@
 """Retrieval evaluation over a QA jsonl with gold (document, 0-based page) evidence.
 
 Reads FinanceBench (``evidence: [{doc_name, evidence_page_num}]``) and LOFin (``evidences: [{doc_name,
-page_num}]``). A gold document matches an evidence item by doc_id or source_name. Metrics per question,
+page_num}]``). A gold document matches an evidence item by doc_id, doc_name (the LOFin-style alias) or source_name. Metrics per question,
 averaged (definitions of ../shared/eval/financebench/README.md):
 
 - DocRec@k: 1 if a gold document is among the documents of the top-k evidence items;
@@ -55,7 +55,7 @@ def score_question(qa: QA, ranked: list[dict], k: int) -> dict[str, float]:
     gold_pages = set(qa.gold)
 
     def doc_of(e: dict) -> str | None:
-        for name in (e.get("doc_id"), e.get("source_name")):
+        for name in (e.get("doc_id"), e.get("doc_name"), e.get("source_name")):
             if name in gold_docs:
                 return name
         return None
@@ -100,7 +100,7 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
 
     opts = replace(retriever.options, mode=mode, **option_overrides)
     docs = retriever.catalog.refresh().docs.values()
-    indexed = {d.doc_id for d in docs} | {d.source_name for d in docs if d.source_name}
+    indexed = {n for d in docs for n in (d.doc_id, d.doc_name, d.source_name) if n}
     asked = list(qas)
     absent = sorted({d for qa in asked for d, _ in qa.gold} - indexed)
     qas = [g for g in (present_gold(qa, indexed) for qa in asked) if g.gold]
@@ -109,7 +109,7 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
         start = time.perf_counter()
         result = retriever.search(qa.question, k=max(k, 10), options=opts)
         latencies.append(1000 * (time.perf_counter() - start))
-        ranked = [{"doc_id": e.doc_id, "source_name": e.source_name, "page": e.page, "chunk_id": e.chunk_id,
+        ranked = [{"doc_id": e.doc_id, "doc_name": e.doc_name, "source_name": e.source_name, "page": e.page, "chunk_id": e.chunk_id,
                    "score": e.score} for e in result.evidence]
         scores = score_question(qa, ranked, k)
         rows.append({"id": qa.id, "scores": scores, "evidence": ranked})

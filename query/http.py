@@ -1,23 +1,30 @@
 """The HTTP API (FastAPI): ``POST /search`` and ``GET /health``, OpenAPI schema at ``/openapi.json``, Swagger UI
 at ``/docs`` served from the ``swagger-ui-bundle`` package (no CDN: it works offline).
 
-``secplat serve`` binds 127.0.0.1 by default. The retriever (backend, catalog, model) is built once per
+``secplat serve`` binds 127.0.0.1 by default. With ``API_KEYS`` set, ``/search`` wants one of them as
+``X-API-Key`` or ``Authorization: Bearer`` (401 otherwise; compared in constant time, never logged); serving
+beyond 127.0.0.1 without keys is refused (``check_exposure``). ``/health``, ``/docs`` and the OpenAPI schema
+stay open: they carry no filing data. The retriever (backend, catalog, model) is built once per
 process; requests only read the published indexes. A request that does not validate gets 422 with the field
 and the reason, never its own input echoed back (a 10 MB body, or text that is not valid Unicode).
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 from dataclasses import replace
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 
 from kernel.models import ModelMismatch
 from kernel.search import BackendError
+from kernel.settings import ConfigError
 from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
 from query.retrieve import Retriever
 
@@ -44,7 +51,34 @@ def _mount_docs(app: FastAPI) -> None:
                                    swagger_favicon_url=f"{SWAGGER_ASSETS}/favicon-32x32.png")
 
 
-def create_app(retriever: Retriever) -> FastAPI:
+def check_exposure(host: str, api_keys: list[str]) -> None:
+    """Access control may be off only on the loopback interface (ConfigError otherwise)."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not api_keys:
+        raise ConfigError(f"serving on {host} needs API_KEYS (access control is off only on 127.0.0.1)")
+
+
+def _access(api_keys: list[str]):
+    """A dependency admitting a request with one of the keys (none configured: everyone)."""
+    header = APIKeyHeader(name="X-API-Key", auto_error=False)
+    bearer = HTTPBearer(auto_error=False)
+    keys = [k.encode() for k in api_keys]
+
+    def check(key: str | None = Depends(header), token: HTTPAuthorizationCredentials | None = Depends(bearer)):
+        if not keys:
+            return
+        given = (key or (token.credentials if token else "") or "").encode()
+        if not any(hmac.compare_digest(given, k) for k in keys):  # every key compared: no timing hint
+            raise HTTPException(401, "missing or invalid API key (X-API-Key or Authorization: Bearer)",
+                                headers={"WWW-Authenticate": "Bearer"})
+
+    return check
+
+
+def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastAPI:
     app = FastAPI(title="SEC filings search", version="1", docs_url=None, redoc_url=None,
                   description="Hierarchical retrieval with evidence curation over published SEC filing indexes.")
     app.add_exception_handler(RequestValidationError, _validation_error)
@@ -55,7 +89,7 @@ def create_app(retriever: Retriever) -> FastAPI:
         alias = retriever.alias("passages")
         return {"status": "ok", "backend": retriever.backend.kind, "passages": retriever.backend.alias_target(alias)}
 
-    @app.post("/search", response_model=SearchResponse)
+    @app.post("/search", response_model=SearchResponse, dependencies=[Depends(_access(api_keys or []))])
     def search(req: SearchRequest) -> SearchResponse:
         if req.mode not in MODES:
             raise HTTPException(422, f"mode must be one of {', '.join(MODES)}")
@@ -77,5 +111,6 @@ def app_from_environment() -> FastAPI:
     calls (``secplat serve --workers N``), so every worker holds its own model, catalog and engine."""
     from kernel.settings import load_settings
 
-    return create_app(Retriever(load_settings()))
+    settings = load_settings()
+    return create_app(Retriever(settings), settings.api_key_list())
 

@@ -89,8 +89,23 @@ def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: l
         bonus, why = metadata_bonus(d, plan.analysis) if plan.target_year is None and not plan.doc_types \
             else (TIER_BONUS[tier], [r for r in (rule,) if r])
         scored.append((d, score + bonus, ", ".join(why) or "text match"))
-    scored.sort(key=lambda t: (-t[1], t[0].doc_id))
-    return scored
+    return prefer_restatements(scored)
+
+
+RESTATES = 0.5  # an amendment with at least this share of its original's pages restates the whole report
+
+
+def prefer_restatements(scored: list[ScoredDoc]) -> list[ScoredDoc]:
+    """Best first, with an amendment that restates its original (a whole report, not a Part III or exhibit
+    amendment) just above the original when both are candidates: the amended figures are the filer's last word."""
+    at = {d.doc_id: n for n, (d, _, _) in enumerate(scored)}
+    out = list(scored)
+    for n, (d, score, why) in enumerate(scored):
+        original = scored[at[d.amends]] if d.amends in at else None
+        if original and d.page_count >= RESTATES * original[0].page_count and score <= original[1]:
+            out[n] = (d, original[1] + 1e-3, f"{why}, restates {d.amends}")
+    out.sort(key=lambda t: (-t[1], t[0].doc_id))
+    return out
 
 
 def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[ScoredDoc]:
@@ -201,7 +216,8 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0)
         s = h.source
         info = catalog.docs.get(doc_id)
         out.append(Evidence(
-            doc_id=doc_id, source_name=s.get("source_name") or (info.source_name if info else None),
+            doc_id=doc_id, doc_name=s.get("doc_name") or (info.doc_name if info else None),
+            source_name=s.get("source_name") or (info.source_name if info else None),
             company=s.get("company"), ticker=s.get("ticker"), form=s.get("form"), fiscal_year=s.get("fiscal_year"),
             fiscal_period=s.get("fiscal_period"), item=s.get("item", ""), item_title=s.get("item_title", ""),
             page=page, chunk_id=h.id, text=s.get("text", ""),

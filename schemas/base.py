@@ -70,6 +70,9 @@ def spark_schema(model: type[BaseModel]):
     return from_arrow_schema(arrow_schema(model))
 
 
+META_KEY = "secplat"  # the mapping's _meta entry holding the dataset, model, dims and creation time
+
+
 def es_mapping(model: type[BaseModel], dims: int, meta: dict[str, Any] | None = None,
                similarity: str = "cosine", index_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """The Elasticsearch mapping of a dataset: keyword unless ``{"es": "text"}``, ``dense_vector`` for vectors
@@ -92,7 +95,9 @@ def es_mapping(model: type[BaseModel], dims: int, meta: dict[str, Any] | None = 
             properties[name] = {"type": scalar[item]}
         else:
             properties[name] = {"type": scalar[inner]}
-    return {"dynamic": "strict", "_meta": {"dataset": model.__name__, **(meta or {})}, "properties": properties}
+    # _meta values must be objects (Elastic's API specification): ours sit under one key
+    return {"dynamic": "strict", "_meta": {META_KEY: {"dataset": model.__name__, **(meta or {})}},
+            "properties": properties}
 
 
 def to_table(model: type[BaseModel], rows: Iterable[BaseModel | dict]) -> pa.Table:

@@ -22,7 +22,10 @@ class PageRecord(BaseModel):
 class DocumentRecord(BaseModel):
     """A converted document with its cover metadata and the summary used for document retrieval."""
 
-    doc_id: str = Field(description="LOFin-style id, e.g. KO_2023_10K, AAPL_2023Q3_10Q, AAPL_2024-05-02_8K")
+    doc_id: str = Field(description="Unique per filing: the LOFin-style name, or the name plus the accession "
+                        "when another filing holds the name (etl.identity)")
+    doc_name: str | None = Field(None, description="LOFin-style name, e.g. KO_2023_10K, AAPL_2023Q3_10Q, "
+                                 "AAPL_2024-05-02_8K; amendments end in A")
     accession: str | None = None
     source_name: str | None = Field(None, description="The source's own name (e.g. FinanceBench 3M_2018_10K)")
     source_kind: str = Field(description="html (rendered here) or pdf (arrived as PDF)")
@@ -31,6 +34,7 @@ class DocumentRecord(BaseModel):
     company: str | None = None
     form: str | None = None
     is_amendment: bool = False
+    amends: str | None = Field(None, description="doc_id of the filing an amendment amends, when in the lake")
     fiscal_year: int | None = None
     fiscal_period: str | None = None
     period_end: dt.date | None = None

@@ -16,6 +16,7 @@ class DocumentMeta(BaseModel):
     """The document metadata every index record carries, so each index filters by company, form and period."""
 
     doc_id: str
+    doc_name: str | None = Field(None, description="LOFin-style name (an alias of doc_id)")
     source_name: str | None = None
     company: str | None = Field(None, json_schema_extra={"es": "text"})
     ticker: str | None = None
@@ -49,6 +50,8 @@ class DocumentIndexRecord(DocumentMeta):
     accession: str | None = None
     cik: int | None = None
     filing_date: dt.date | None = None
+    is_amendment: bool = False
+    amends: str | None = Field(None, description="doc_id of the filing this amendment amends")
     page_count: int
     cover_summary: str = Field(json_schema_extra={"es": "text"})
     vector: list[float] = Field(json_schema_extra={"dims": 384})

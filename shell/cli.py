@@ -268,11 +268,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from query import Retriever
-    from query.http import create_app
+    from query.http import check_exposure, create_app
 
     settings = _settings(args)  # validated here, before any worker starts
+    check_exposure(args.host, settings.api_key_list())
     if args.workers == 1:
-        uvicorn.run(create_app(Retriever(settings)), host=args.host, port=args.port, log_level="info")
+        uvicorn.run(create_app(Retriever(settings), settings.api_key_list()), host=args.host, port=args.port,
+                    log_level="info")
         return 0
     # Worker processes build their own app from the environment: hand them this command's overrides.
     for flag, variable in (("lake_root", "LAKE_ROOT"), ("config", "SECPLAT_CONFIG")):

@@ -38,9 +38,19 @@ def backend(request, tmp_path) -> SearchBackend:
     be = ElasticBackend.from_settings(load_settings(elasticsearch_url=url, search_prefix=prefix))
     be.replicas = 0
     yield be
-    be.client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True, allow_no_indices=True)
-    be.client.indices.delete_index_template(name=f"{prefix}-*", ignore=[404])
+    drop_test_indices(be.client, prefix)
     be.close()
+
+
+def drop_test_indices(client, prefix: str) -> None:
+    """Delete a test run's indices and templates by name: wildcard deletes are refused by default since 8.0
+    (``action.destructive_requires_name``)."""
+    names = sorted(client.indices.get(index=f"{prefix}-*", allow_no_indices=True, expand_wildcards="all"))
+    for i in range(0, len(names), 50):
+        client.indices.delete(index=",".join(names[i:i + 50]))
+    templates = client.options(ignore_status=404).indices.get_index_template(name=f"{prefix}-*")
+    for t in (templates.body or {}).get("index_templates", []):
+        client.options(ignore_status=404).indices.delete_index_template(name=t["name"])
 
 
 def _table(name: str, rows) -> pa.Table:
@@ -104,7 +114,8 @@ def test_bm25_knn_hybrid_and_filters(backend):
     # kNN: a stored vector finds its own row first, with cosine ~1
     target = "PEP_2023_10K:8:0006"
     nearest = backend.knn(alias, spec, vector(target), k=3)
-    assert nearest[0].id == target and nearest[0].score == pytest.approx(1.0, abs=1e-3)
+    # int8_hnsw quantizes the stored vectors (Elasticsearch): cosine ~1 within quantization error
+    assert nearest[0].id == target and nearest[0].score == pytest.approx(1.0, abs=0.02)
     assert all(h.source["ticker"] == "KO" for h in backend.knn(alias, spec, vector(target), {"ticker": "KO"}, k=3))
     # hybrid: the row that is first in both lists wins under either fusion
     for fusion in ("rrf", "minmax"):

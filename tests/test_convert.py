@@ -12,7 +12,7 @@ import pytest
 
 from etl.convert import ConvertOptions, facts_from_source_name
 from etl.convert import run as run_convert
-from etl.cover import fiscal_period_of
+from etl.cover import facts_from_text, fiscal_period_of
 from etl.html_prepare import HtmlError, prepare_html
 from etl.html_tables import table_rows
 from etl.pdf_pages import PdfError, page_pdf
@@ -271,6 +271,15 @@ def test_facts_from_financebench_style_names():
     assert facts_from_source_name("JOHNSON_JOHNSON_2023_8K_dated-2023-08-30").company == "JOHNSON JOHNSON"
 
 
+
+@pytest.mark.parametrize("cover", [
+    "FORM 8-K\nDate of Report: June 3, 2024\nItem 2.02",  # was 2024-03-01: 'ne 3, 2024' after a greedy skip
+    "FORM 8-K\nDate of Report (Date of earliest event reported): June 3, 2024\n",
+    "FORM 8-K\nDate of Report (Date of earliest event reported)\nJune 3, 2024\n"])
+def test_an_8k_cover_gives_its_event_date(cover):
+    assert facts_from_text([cover]).period_end == dt.date(2024, 6, 3)
+
+
 DEEP_TABLES = (b"<html><body><p>Item 1.</p>" + b"<table><tr><td>" * 86 + b"x" + b"</td></tr></table>" * 86
                + b"<p>END</p></body></html>")
 DEEP_DIVS = b"<html><body><p>Item 1.</p>" + b"<div>" * 300 + b"x" + b"</div>" * 300 + b"<p>END</p></body></html>"
@@ -318,4 +327,4 @@ def test_conversion_that_loses_content_warns_or_quarantines(tmp_path):
     assert report.converted == 1 and report.quarantined == 1
     assert len(report.content_warnings) == 1 and "visible characters" in report.content_warnings[0]
     (reason,) = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
-    assert "content lost in conversion" in reason
+    assert "content lost: page text holds" in reason

@@ -35,6 +35,10 @@ def test_every_mirrored_filing_converts_with_edgar_pages(converted, mirror_manif
     matches = sum(docs[r["accession"]]["page_count"] == int(r["page_breaks"]) + 1 for r in mirror_manifest)
     assert matches / len(mirror_manifest) >= 0.98, f"{matches} of {len(mirror_manifest)}"
     assert len({d["doc_id"] for d in docs.values()}) == len(docs)  # document ids are unique
+    names = {r["accession"]: r["lofin_doc_name"] for r in mirror_manifest if r["lofin_doc_name"]}
+    same = sum(docs[a]["doc_name"] == n for a, n in names.items())  # the alias is the LOFin name
+    assert same == len(names), f"{same} of {len(names)}"
+    assert all(d["doc_id"] == d["doc_name"] for d in docs.values())  # no two mirror filings share a name
 
 
 def test_known_content_on_known_pages(converted, mirror_manifest):

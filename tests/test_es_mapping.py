@@ -14,7 +14,7 @@ def test_passage_mapping_has_explicit_vector_and_analyzed_text():
     assert props["text"]["type"] == "text" and props["company"]["type"] == "text"
     assert props["ticker"] == {"type": "keyword"} and props["chunk_id"] == {"type": "keyword"}
     assert props["fiscal_year"] == {"type": "long"} and props["period_end"] == {"type": "date"}
-    assert mapping["dynamic"] == "strict" and mapping["_meta"]["model"] == "all-MiniLM-L6-v2"
+    assert mapping["dynamic"] == "strict" and mapping["_meta"]["secplat"]["model"] == "all-MiniLM-L6-v2"
     assert set(props) == set(INDEXES["passages"].model.model_fields)
 
 

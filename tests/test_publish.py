@@ -348,3 +348,59 @@ def test_a_dataset_level_failure_still_blocks(tmp_path):
         doc.update(fiscal_year=None, period_end=None)
     many = run_gates({name: to_table(INDEXES[name].model, rows) for name, rows in data.items()}, dims=16)
     assert not many.passed and many.failures[0].expectation == "held_back_share" and len(many.held_back) == 3
+
+
+def test_a_load_that_fails_half_way_drops_its_version(lake, monkeypatch):
+    """A version whose load failed is dropped at once (both backends share this code): it never sorts as
+    "previous", so rollback cannot serve it and retention does not keep it."""
+    settings = _settings(lake)
+    publish(settings)
+    backend = EmbeddedBackend.from_settings(settings)
+    before = {n: [v.name for v in backend.versions(INDEXES[n])] for n in INDEXES}
+    real = EmbeddedBackend.load
+
+    def half(self, target, spec, batches):
+        real(self, target, spec, [next(iter(batches))])  # some rows land, then the connection drops
+        raise OSError("connection lost during load")
+
+    monkeypatch.setattr(EmbeddedBackend, "load", half)
+    with pytest.raises(OSError, match="connection lost"):
+        publish(settings, rebuild=True)
+    assert {n: [v.name for v in backend.versions(INDEXES[n])] for n in INDEXES} == before
+    monkeypatch.undo()
+    with pytest.raises(PublishError, match="no index has a previous version"):  # the failed one is gone
+        rollback(backend)
+
+
+def test_http_api_keys(lake, capsys, monkeypatch):
+    """With API_KEYS set, /search wants a key (X-API-Key or Bearer): 401 without or with a wrong one; the
+    health check stays open. Serving beyond 127.0.0.1 without keys is refused in one line; keys are never
+    printed."""
+    from fastapi.testclient import TestClient
+
+    from query import Retriever
+    from query.http import create_app
+
+    settings = _settings(lake, api_keys="k-one, k-two")
+    assert settings.api_key_list() == ["k-one", "k-two"]
+    publish(settings)
+    client = TestClient(create_app(Retriever(settings), settings.api_key_list()))
+    ask = {"question": "Coca-Cola revenues"}
+    assert client.post("/search", json=ask).status_code == 401
+    assert client.post("/search", json=ask, headers={"X-API-Key": "k-three"}).status_code == 401
+    denied = client.post("/search", json=ask, headers={"Authorization": "Bearer k-on"})
+    assert denied.status_code == 401 and denied.headers["www-authenticate"] == "Bearer"
+    # past the gate (503: the fixture's vectors come from "test-model", not the configured model)
+    assert client.post("/search", json=ask, headers={"X-API-Key": "k-two"}).status_code == 503
+    assert client.post("/search", json=ask, headers={"Authorization": "Bearer k-one"}).status_code == 503
+    assert client.get("/health").status_code == 200
+    open_client = TestClient(create_app(Retriever(settings)))  # no keys configured: no access control
+    assert open_client.post("/search", json=ask).status_code == 503
+
+    monkeypatch.setenv("LAKE_ROOT", str(lake))
+    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "API_KEYS" in err
+    monkeypatch.setenv("API_KEYS", "k-secret")
+    assert main(["config"]) == 0
+    assert "k-secret" not in capsys.readouterr().out

@@ -160,3 +160,47 @@ def test_cross_reference_index_filings_map_items_to_the_pages_they_name():
     starts = {s.item: s.start.page for s in seg.spans}
     assert starts == {"cover": 0, "1": 2, "1A": 4, "7": 5, "8": 7}  # printed page n is our page n (cover is 0)
     assert "1B" in seg.missing
+
+
+def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]]):
+    """A lake holding one converted 10-K with these pages (as the convert stage writes it)."""
+    import datetime as dt
+
+    from kernel.layout import dataset_key
+    from kernel.storage import LocalLake, write_parquet
+    from schemas.base import to_table
+    from schemas.documents import DocumentRecord, PageRecord
+
+    lake = LocalLake(tmp_path / "lake")
+    doc = DocumentRecord(doc_id="T_2023_10K", doc_name="T_2023_10K", source_kind="html", form="10-K",
+                         metadata_source="text", page_count=len(pages), page_basis="edgar",
+                         rendered_page_count=len(pages), cover_summary="T 10-K", pdf_key="pdf/t.pdf",
+                         source_key="raw/t.htm", source_sha256="t", extract_seconds=0.0,
+                         processed_at=dt.datetime.now(dt.UTC))
+    rows = [PageRecord(doc_id=doc.doc_id, page=i, text=t, char_count=len(t), rendered_pages=[i], tables=tables[i])
+            for i, t in enumerate(pages)]
+    write_parquet(lake, dataset_key("pages", "t"), to_table(PageRecord, rows))
+    write_parquet(lake, dataset_key("documents", "t"), to_table(DocumentRecord, [doc]))
+    return lake
+
+
+def test_chunks_that_miss_page_text_are_caught_by_the_conservation_check(tmp_path):
+    """Segmentation's side of the conservation rule: the chunks must cover the page text. Here the prose
+    between tables is shorter than min_tokens, so the chunker drops it: more than half of the text is gone
+    and the document is quarantined with the reason; with every piece kept it segments without a warning."""
+    from etl.chunking import ChunkOptions
+    from etl.structure import SegmentOptions
+    from etl.structure import run as run_segment
+    from kernel.storage import LocalLake
+
+    tables = [f"Segment | 2023 | 2022\nRegion {i} sales | {i}0 | {i}1" for i in range(12)]
+    page = "Item 7. Management's Discussion and Analysis\n" + "".join(
+        f"Segment 2023 2022\nRegion {i} sales {i}0 {i}1\nThe region grew modestly in the year.\n" for i in range(12))
+    lake = _lake_with_pages(tmp_path, ["FORM 10-K\n", page], [[], tables])
+    counter = token_counter(None)
+    lossy = run_segment(lake, SegmentOptions(counter, ChunkOptions(min_tokens=20), "all-MiniLM-L6-v2"))
+    assert lossy.quarantined == 1 and "content lost: chunks hold 378 of the page text's 797" in lossy.problems[0]
+    assert any("chunks hold" in LocalLake(tmp_path / "lake").read_bytes(k).decode()
+               for k in lake.list("quarantine/segment"))
+    whole = run_segment(lake, SegmentOptions(counter, ChunkOptions(), "all-MiniLM-L6-v2"))
+    assert whole.segmented == 1 and whole.content_warnings == [] and whole.quarantined == 0

@@ -39,6 +39,7 @@ def segmented(segmented_mirror):
 def test_every_filing_is_segmented_and_reruns_skip(segmented, mirror_manifest):
     lake, report, docs = segmented
     assert report.quarantined == 0 and report.segmented == len(mirror_manifest), report.problems
+    assert report.content_warnings == []  # the conservation check: the chunks cover every page's text
     again = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     assert again.segmented == 0 and again.skipped == len(mirror_manifest)
     other = run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(tokens=200), "all-MiniLM-L6-v2"))

@@ -1,13 +1,22 @@
-"""Elasticsearch 8.x/9.x through the official client (production backend).
+"""Elasticsearch 8.x/9.x through the official 8.x client (production backend).
 
 Mappings come from schemas/ (``es_mapping``): ``dense_vector`` with explicit dims, cosine similarity and
 ``int8_hnsw`` index options, the embedding model in ``_meta``. An index template per logical index carries
 settings and mappings but never the serving alias, so a stray index matching the pattern is not served.
 Bulk loads stream with retries on 429 and fail on any item error. Full-text queries are ``multi_match``
 (analyzed, never parsed: no query-string syntax reaches the server); filters are ``term``/``terms``.
-Hybrid search uses the server's ``rrf`` retriever when the cluster offers it and fuses client-side
-otherwise (and always for weighted min-max). Credentials come from configuration and are never logged.
-The client's major version must match the server's (``elasticsearch>=9`` for 9.x clusters).
+Hybrid search uses the server's ``rrf`` retriever when the cluster offers it (8.14+, with a license that
+includes it) and fuses client-side otherwise (and always for weighted min-max). Credentials come from
+configuration and are never logged.
+
+Client and server majors: the 8.x client sends ``compatible-with=8`` headers, which 8.x and 9.x servers
+accept; a 9.x client's ``compatible-with=9`` is refused by 8.x servers, hence ``elasticsearch>=8.14,<9``.
+
+Visibility: version indices never refresh on a timer (``refresh_interval: -1``); a load, an upsert (its new
+rows and the deletion of the replaced documents' stale rows) and a delete become visible in one explicit
+refresh at the end, so readers see the old rows until then and the new rows after. Only the instant of that
+refresh differs per shard: with several primary shards a query running during it can see some shards
+before and some after.
 """
 
 from __future__ import annotations
@@ -34,18 +43,25 @@ from kernel.search.base import (
     lock_owner,
     version_name,
 )
-from schemas.base import es_mapping
+from schemas.base import META_KEY, es_mapping
 from schemas.index import IndexSpec
 
 log = logging.getLogger(__name__)
 BULK_CHUNK = 500
+ID_BATCH = 1000  # document ids per terms query: far below index.max_terms_count (65,536)
+# Elasticsearch's built-in templates (logs-*-*, metrics-*-*, synthetics-*-*) have priority 100, and two
+# templates with overlapping patterns may not share one: ours sits above them.
+TEMPLATE_PRIORITY = 500
+REQUEST_TIMEOUT_S = 60
 
 
 class ElasticBackend(SearchBackend):
     kind = "elasticsearch"
 
-    def __init__(self, client, prefix: str = "secplat", shards: int = 1, replicas: int = 1):
+    def __init__(self, client, prefix: str = "secplat", shards: int = 1, replicas: int = 1,
+                 request_timeout: float = REQUEST_TIMEOUT_S):
         self.client = client
+        self.request_timeout = request_timeout
         self.prefix = prefix
         self.shards, self.replicas = shards, replicas
         self._server_rrf: bool | None = None
@@ -54,7 +70,7 @@ class ElasticBackend(SearchBackend):
     def from_settings(cls, settings) -> ElasticBackend:
         from elasticsearch import Elasticsearch
 
-        kwargs: dict = {"request_timeout": 60, "retry_on_timeout": True, "max_retries": 3}
+        kwargs: dict = {"request_timeout": REQUEST_TIMEOUT_S, "retry_on_timeout": True, "max_retries": 3}
         if settings.elasticsearch_api_key:
             kwargs["api_key"] = settings.elasticsearch_api_key.get_secret_value()
         elif settings.elasticsearch_username:
@@ -70,16 +86,17 @@ class ElasticBackend(SearchBackend):
     # -- versions and aliases
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         alias = alias_name(self.prefix, spec.name)
-        meta = {**meta, "index": spec.name, "created": dt.datetime.now(dt.UTC).isoformat()}
+        meta = {k: v for k, v in {**meta, "index": spec.name, "created": dt.datetime.now(dt.UTC).isoformat()}.items()
+                if v is not None}  # no nulls in _meta (the lexicon index has no vector width)
         mapping = es_mapping(spec.model, dims or 1, meta)
         if not spec.has_vector:
             mapping["properties"].pop("vector", None)
         try:
             self.client.indices.put_index_template(
-                name=alias, index_patterns=[f"{alias}-v*"], priority=100,
+                name=alias, index_patterns=[f"{alias}-v*"], priority=TEMPLATE_PRIORITY,
                 template={"settings": {"number_of_shards": self.shards, "number_of_replicas": self.replicas,
-                                       "refresh_interval": "1s"}, "mappings": mapping},
-                _meta={"managed_by": "secplat"})
+                                       "refresh_interval": "-1"}, "mappings": mapping},
+                _meta={META_KEY: {"managed": True}})
             name = version_name(self.prefix, spec.name)
             self.client.indices.create(index=name, mappings=mapping)
         except Exception as exc:  # elasticsearch.ApiError and transport errors
@@ -115,7 +132,7 @@ class ElasticBackend(SearchBackend):
             raise self._error(f"list {spec.name} versions", exc) from exc
         out = []
         for name in sorted(indices):
-            meta = indices[name].get("mappings", {}).get("_meta", {})
+            meta = indices[name].get("mappings", {}).get("_meta", {}).get(META_KEY, {})
             out.append(VersionInfo(name, spec.name, meta.get("created", ""), self.count(name), name == live, meta))
         return out
 
@@ -136,58 +153,94 @@ class ElasticBackend(SearchBackend):
                 yield {"_op_type": "index", "_index": target, "_id": row[spec.id_field], "_source": row}
 
     def _bulk(self, target: str, actions) -> int:
+        """Stream actions (index or delete) without refreshing; any failed item or transport error is a
+        BackendError naming the ids and reasons, never the documents' contents."""
         from elasticsearch import helpers
 
-        written, failed, examples = 0, 0, []
-        for ok, item in helpers.streaming_bulk(self.client, actions, chunk_size=BULK_CHUNK, max_retries=5,
-                                               initial_backoff=1, raise_on_error=False, raise_on_exception=False):
-            if ok:
-                written += 1
-            else:
+        done, failed, examples = 0, 0, []
+        try:
+            for ok, item in helpers.streaming_bulk(self.client, actions, chunk_size=BULK_CHUNK, max_retries=5,
+                                                   initial_backoff=1, raise_on_error=False,
+                                                   raise_on_exception=False):
+                if ok:
+                    done += 1
+                    continue
                 failed += 1
                 if len(examples) < 3:
-                    examples.append(item)
+                    examples.append(_item_reason(item))
+        except Exception as exc:  # transport errors outside a chunk's own retries
+            raise self._error(f"bulk request to {target}", exc) from exc
         if failed:
-            raise BackendError(f"bulk load into {target}: {failed} item(s) failed, e.g. {examples}")
-        self.client.indices.refresh(index=target)
-        return written
+            raise BackendError(f"bulk request to {target}: {failed} item(s) failed, e.g. {'; '.join(examples)}")
+        return done
+
+    def _refresh(self, target: str) -> None:
+        try:
+            self.client.indices.refresh(index=target)
+        except Exception as exc:
+            raise self._error(f"refresh {target}", exc) from exc
 
     def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
         written = self._bulk(target, self._actions(target, spec, batches))
+        self._refresh(target)
         if self.count(target) != written:
             raise BackendError(f"{target}: {self.count(target)} documents after loading {written}")
         return written
 
+    def _ids_of_docs(self, target: str, spec: IndexSpec, doc_ids: Sequence[str]) -> list[str]:
+        """The row ids of some documents as readers see them now (the last refresh), in batches of
+        ID_BATCH document ids."""
+        from elasticsearch import helpers
+
+        out: list[str] = []
+        doc_ids = list(doc_ids)
+        try:
+            for i in range(0, len(doc_ids), ID_BATCH):
+                query = {"bool": {"filter": [{"terms": {spec.doc_field: doc_ids[i:i + ID_BATCH]}}]}}
+                out += [h["_id"] for h in helpers.scan(self.client, index=target, query={"query": query},
+                                                       _source=False, size=BULK_CHUNK,
+                                                       request_timeout=self.request_timeout)]
+        except Exception as exc:
+            raise self._error(f"read row ids in {target}", exc) from exc
+        return out
+
+    def _deletes(self, target: str, ids: Iterable[str]):
+        return ({"_op_type": "delete", "_index": target, "_id": i} for i in ids)
+
     def upsert(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch],
                replace_docs: Sequence[str] = ()) -> int:
+        """New rows, then the replaced documents' rows the new data no longer has deleted by id, then one
+        refresh: readers see the old rows until it and the new rows after (no delete_by_query: bounded
+        requests, every deletion checked)."""
         physical = self.alias_target(target) or target
         batches = list(batches)
-        ids = [i for b in batches for i in b.column(spec.id_field).to_pylist()]
+        new_ids = {i for b in batches for i in b.column(spec.id_field).to_pylist()}
+        stale = [i for i in self._ids_of_docs(physical, spec, replace_docs) if i not in new_ids] \
+            if replace_docs else []
         written = self._bulk(physical, self._actions(physical, spec, batches))
-        if replace_docs:  # rows of these documents that the new data no longer has
-            query = {"bool": {"filter": [{"terms": {spec.doc_field: list(replace_docs)}}],
-                              "must_not": [{"ids": {"values": ids}}]}}
-            try:
-                self.client.delete_by_query(index=physical, query=query, refresh=True, conflicts="proceed")
-            except Exception as exc:
-                raise self._error(f"delete stale rows in {physical}", exc) from exc
+        self._bulk(physical, self._deletes(physical, stale))
+        self._refresh(physical)
         return written
 
     def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
-        should = []
-        if ids:
-            should.append({"ids": {"values": list(ids)}})
-        if doc_ids:
-            should.append({"terms": {spec.doc_field: list(doc_ids)}})
-        if not should:
+        physical = self.alias_target(target) or target
+        doomed = set(ids) | set(self._ids_of_docs(physical, spec, doc_ids) if doc_ids else ())
+        if not doomed:
             return 0
+        present = {d["_id"] for d in self._mget(physical, sorted(doomed), source=False) if d.get("found")}
+        self._bulk(physical, self._deletes(physical, sorted(present)))
+        self._refresh(physical)
+        return len(present)
+
+    def _mget(self, target: str, ids: Sequence[str], source=None) -> list[dict]:
+        out: list[dict] = []
         try:
-            resp = self.client.delete_by_query(index=self.alias_target(target) or target,
-                                               query={"bool": {"should": should, "minimum_should_match": 1}},
-                                               refresh=True, conflicts="proceed")
+            for i in range(0, len(ids), ID_BATCH):
+                kwargs = {"source_excludes": ["vector"]} if source is None else {"source": source}
+                out += self.client.mget(index=target, ids=list(ids[i:i + ID_BATCH]), **kwargs)["docs"]
         except Exception as exc:
-            raise self._error(f"delete from {target}", exc) from exc
-        return int(resp.get("deleted", 0))
+            raise self._error(f"get from {target}", exc) from exc
+        return out
 
     def count(self, target: str) -> int:
         try:
@@ -200,25 +253,20 @@ class ElasticBackend(SearchBackend):
 
         try:
             return [h["_source"] for h in helpers.scan(self.client, index=target, query={"query": {"match_all": {}}},
-                                                       _source=list(fields), size=1000)]
+                                                       source={"includes": list(fields)}, size=1000,
+                                                       request_timeout=self.request_timeout)]
         except Exception as exc:
             raise self._error(f"scan {target}", exc) from exc
 
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
-        if not ids:
-            return []
-        try:
-            resp = self.client.mget(index=target, ids=list(ids), source_excludes=["vector"])
-        except Exception as exc:
-            raise self._error(f"get from {target}", exc) from exc
-        return [d["_source"] for d in resp["docs"] if d.get("found")]
+        return [d["_source"] for d in self._mget(target, list(ids)) if d.get("found")] if ids else []
 
     # -- search
     def _filter(self, spec: IndexSpec, filters: Filters | None) -> list[dict]:
         out = []
         for name, values in check_filters(spec, filters).items():
             values = [v.isoformat() if isinstance(v, dt.date) else v for v in values]
-            out.append({"term": {name: values[0]}} if len(values) == 1 else {"terms": {name: values}})
+            out.append({"term": {name: {"value": values[0]}}} if len(values) == 1 else {"terms": {name: values}})
         return out
 
     def _hits(self, resp, spec: IndexSpec) -> list[Hit]:
@@ -267,14 +315,16 @@ class ElasticBackend(SearchBackend):
             {"knn": self._knn(spec, vector, filters, window)}], "rank_window_size": window}}
         try:
             resp = self.client.search(index=target, retriever=retriever, size=k, source_excludes=["vector"])
-            self._server_rrf = True
-            return self._hits(resp, spec)
-        except Exception as exc:  # no retriever support or no license for it: fuse here instead
-            if self._server_rrf is None:
-                log.info("elasticsearch rrf retriever unavailable (%s); fusing client-side", type(exc).__name__)
+        except Exception as exc:
+            if not _rrf_unavailable(exc):  # a timeout, 429 or 503 is an error like any other search's
+                raise self._error(f"hybrid search {target}", exc) from exc
+            log.info("elasticsearch rrf retriever unavailable (%s); fusing client-side from now on",
+                     getattr(exc, "message", type(exc).__name__))
             self._server_rrf = False
             return fuse_rrf([self.bm25(target, spec, text, filters, window),
                              self.knn(target, spec, vector, filters, window)], weights=(0.5, 0.5))[:k]
+        self._server_rrf = True
+        return self._hits(resp, spec)
 
     # -- the publish lock: a document in <prefix>-locks, created only if absent, kept alive by a heartbeat
     LOCK_TTL_S = 300  # a lock whose heartbeat is older than this belonged to a dead publisher
@@ -328,3 +378,19 @@ class ElasticBackend(SearchBackend):
 
     def close(self) -> None:
         self.client.close()
+
+
+def _rrf_unavailable(exc: Exception) -> bool:
+    """The server cannot run the rrf retriever: no license for it (403 ``security_exception`` or a
+    license error) or a version without retrievers (400 naming ``retriever``/``rrf``)."""
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "meta", None), "status", None)
+    text = str(getattr(exc, "body", "") or exc).lower()
+    return status == 403 or (status == 400 and ("retriever" in text or "rrf" in text)) or "license" in text
+
+
+def _item_reason(item: dict) -> str:
+    """One failed bulk item as id, status and reason: never its document (vectors, text)."""
+    op, body = next(iter(item.items()))
+    error = body.get("error")
+    reason = f"{error.get('type')}: {error.get('reason')}" if isinstance(error, dict) else str(error)
+    return f"{op} {body.get('_id') or (body.get('data') or {}).get('_id', '?')} ({body.get('status')}: {reason[:200]})"

@@ -237,7 +237,8 @@ class EmbeddedBackend(SearchBackend):
         return self._table(target).count_rows()
 
     def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
-        return self._table(target).to_arrow().select(list(fields)).to_pylist()
+        table = self._table(target).to_arrow()  # a field an older version lacks is left out of its rows
+        return table.select([f for f in fields if f in table.schema.names]).to_pylist()
 
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         from lancedb.expr import col, lit
