@@ -78,8 +78,10 @@ bench: install
 	  $(BIN)/python -m bench.publish --lake $(BENCH_LAKE); \
 	else echo "BENCH_LAKE not set: skipping the embedding, memory and publish benchmarks"; fi
 	@if [ -n "$(BENCH_FB_LAKE)" ]; then \
-	  $(BIN)/python -m bench.embed_quality --lake $(BENCH_FB_LAKE) --financebench $(SHARED)/eval/financebench; \
-	else echo "BENCH_FB_LAKE not set: skipping the int8-vs-fp32 retrieval-quality benchmark"; fi
+	  $(BIN)/python -m bench.embed_quality --lake $(BENCH_FB_LAKE) --financebench $(SHARED)/eval/financebench && \
+	  $(BIN)/python -m bench.query --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl \
+	    --scale $(or $(BENCH_SCALES),1,5,25); \
+	else echo "BENCH_FB_LAKE not set: skipping the int8-vs-fp32 quality and the query-at-scale benchmarks"; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -2,6 +2,7 @@
 
     python -m bench.query --lake DIR --questions FILE.jsonl [--n 50] [--reranker PATH]
     python -m bench.query --lake DIR --questions FILE.jsonl --http 1,2 [--requests 200] [--threads 10]
+    python -m bench.query --lake DIR --questions FILE.jsonl --scale 1,5,25 [--scale-dir DIR]
 
 The lake must have published indexes (``secplat publish``). No cross-encoder ships on PyPI, so without
 ``--reranker`` the reranked run uses a stand-in with the architecture of ms-marco-MiniLM-L-6-v2: the
@@ -11,6 +12,13 @@ are not, so only latency is reported for it. Writes bench/results/query.json.
 ``--http W1,W2``: over HTTP instead, against ``secplat serve --workers W`` on 127.0.0.1 for each W: the
 requests (questions cycled) come from ``--threads`` client threads at once; reports throughput and the
 latency each client saw. Writes bench/results/query_http.json.
+
+``--scale N1,N2``: for each N, a published index N times larger built from the lake's (``bench.scale``:
+copies of every document under new ids, vectors perturbed, text kept) under ``--scale-dir``; reports its
+build time and disk size, hierarchical and flat hybrid p50/p95 with the mean time of each query stage
+(``query.timing``), and the ANN's recall@50 against exact search for unrestricted kNN where the passages
+pass ``VECTOR_INDEX_MIN_ROWS`` (kNN restricted to documents is exact at every size). Writes
+bench/results/query_scale.json.
 """
 
 from __future__ import annotations
@@ -96,6 +104,63 @@ def http_load(lake: Path, questions: list[str], workers: int, requests: int, thr
             "requests_per_s": round(requests / wall, 2), **_percentiles(latencies)}
 
 
+def _stages(retriever: Retriever, questions: list[str], opts) -> dict:
+    """Latency percentiles and the mean milliseconds of each stage and engine call (query.timing)."""
+    for q in questions:  # warm: model, catalog, and each filter column's postings (built once per version)
+        retriever.search(q, 5, options=opts)
+    latencies, stages = [], {}
+    for q in questions:
+        result = retriever.search(q, 5, options=opts)
+        latencies.append(result.timings["total"])
+        for key, ms in result.timings.items():
+            stages[key] = stages.get(key, 0.0) + ms
+    return {**_percentiles(latencies), "stages_ms": {k: round(v / len(questions), 1) for k, v in
+                                                     sorted(stages.items(), key=lambda kv: -kv[1]) if k != "total"}}
+
+
+def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> float | None:
+    """Recall@k of the engine's unrestricted kNN (the ANN index) against exact search, or None when the
+    passages are below the ANN threshold (then both are exact)."""
+    from schemas.index import INDEXES
+
+    backend, spec = retriever.backend, INDEXES["passages"]
+    table = backend._table(retriever.alias("passages"))
+    if table.count_rows() < backend.vector_index_min_rows:
+        return None
+    exact = backend._exact_vectors(table, spec)
+    found = total = 0
+    for q in questions:
+        vector = retriever.embed(q)
+        truth = {i for i, _, _ in exact.search(vector, {}, k)}
+        got = {h.id for h in backend.knn(retriever.alias("passages"), spec, vector, None, k)}
+        found, total = found + len(truth & got), total + len(truth)
+    return round(found / total, 4)
+
+
+def scale_run(lake: Path, questions: list[str], scales: list[int], root: Path) -> list[dict]:
+    from bench.scale import build_scaled
+    from kernel.search.embedded import EmbeddedBackend
+
+    settings = load_settings(lake_root=str(lake))
+    source = EmbeddedBackend(settings.search_root(), settings.search_prefix)
+    rows = []
+    for n in scales:
+        where = root / f"x{n}"
+        built = build_scaled(source, where, n, settings.vector_index_min_rows)
+        retriever = Retriever(load_settings(lake_root=str(lake), search_path=str(where)))
+        base = retriever.options
+        row = {**built, "hierarchical": _stages(retriever, questions, base),
+               "hybrid_flat": _stages(retriever, questions, replace(base, mode="hybrid")),
+               "ann_recall_at_50": _ann_recall(retriever, questions)}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+        if n != scales[-1]:
+            import shutil
+
+            shutil.rmtree(where, ignore_errors=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lake", type=Path, required=True)
@@ -105,8 +170,14 @@ def main() -> None:
     parser.add_argument("--http", help="comma-separated worker counts: measure over HTTP instead")
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--threads", type=int, default=10)
+    parser.add_argument("--scale", help="comma-separated factors: latency on indexes that many times larger")
+    parser.add_argument("--scale-dir", type=Path, default=Path("/tmp/secplat-bench-scale"))
     args = parser.parse_args()
     questions = [json.loads(line)["question"] for line in args.questions.open()][: args.n]
+    if args.scale:
+        rows = scale_run(args.lake, questions, [int(n) for n in args.scale.split(",")], args.scale_dir)
+        save_results("query_scale", rows)
+        return
     if args.http:
         rows = [http_load(args.lake, questions, int(w), args.requests, args.threads) for w in args.http.split(",")]
         print(json.dumps(rows, indent=1))

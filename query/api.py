@@ -17,6 +17,7 @@ class RetrievalOptions:
     mode: str = "hierarchical"
     doc_candidates: int = 100  # k'
     doc_k: int = 5  # k_D
+    vote_docs: int = 12  # documents whose passages vote in document ranking (best tier, then document rank)
     passage_window: int = 100
     fusion: str = "rrf"  # rrf | minmax, both weighted by dense_weight (kNN) and 1 - dense_weight (BM25)
     # Chosen on the dev questions by bench.tune_retrieval (README: the grid and its leave-one-company-out
@@ -64,10 +65,12 @@ class SearchResult:
     analysis: dict = field(default_factory=dict)  # the query plan (query.plan.QueryPlan.as_dict)
     documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
     iterations: list[dict] = field(default_factory=list)  # what each curation round did
+    timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (query.timing)
 
     def as_dict(self) -> dict:
         return {"question": self.question, "analysis": self.analysis, "documents": self.documents,
-                "iterations": self.iterations, "evidence": [e.as_dict() for e in self.evidence]}
+                "iterations": self.iterations, "timings_ms": self.timings,
+                "evidence": [e.as_dict() for e in self.evidence]}
 
     def explain(self) -> dict:
         """Everything but the question and the evidence: how the answer was reached."""

@@ -28,7 +28,7 @@ from kernel.models import ModelMismatch, same_model
 from kernel.search import Filters, Hit, SearchBackend, open_backend
 from kernel.search.base import alias_name
 from kernel.settings import Settings
-from query import scoring
+from query import scoring, timing
 from query.analysis import QueryAnalysis, analyze
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
@@ -50,7 +50,7 @@ class Retriever:
                  options: RetrievalOptions | None = None):
         self.settings = settings
         self.embedding = settings.embedding()
-        self.backend = backend or open_backend(settings)
+        self.backend = timing.instrument(backend or open_backend(settings))
         self.options = options or RetrievalOptions()
         self.catalog = Catalog(self.backend, settings.universe_csv)
         self._lexicon: list[dict] | None = None
@@ -79,21 +79,33 @@ class Retriever:
         question = " ".join(question.split())
         if not question:
             return SearchResult(question, [])
-        catalog = self.catalog.refresh()
-        self.check_model(catalog)
-        analysis = analyze(question, catalog.entities)
-        plan = make_plan(analysis)
-        vector = self.embed(question)
+        with timing.clock() as timings:
+            result = self._search(question, k, filters, opts)
+        result.timings = timings
+        return result
+
+    def _search(self, question: str, k: int, filters: Filters | None, opts: RetrievalOptions) -> SearchResult:
+        with timing.stage("analyze"):
+            catalog = self.catalog.refresh()
+            self.check_model(catalog)
+            analysis = analyze(question, catalog.entities)
+            plan = make_plan(analysis)
+        with timing.stage("embed"):
+            vector = self.embed(question)
         if opts.mode != "hierarchical":
-            hits = self._flat(plan.lexical, vector, filters, opts, max(k, 10) * 3)
-            return SearchResult(question, scoring.pages(hits, catalog, "flat " + opts.mode)[:k], plan.as_dict())
-        docs = scoring.diversify(self.rank_documents(question, vector, analysis, filters, opts), analysis,
-                                 opts.doc_k)
-        evidence = self.passages(question, vector, analysis, docs, filters, opts)
+            with timing.stage("flat"):
+                hits = self._flat(plan.lexical, vector, filters, opts, max(k, 10) * 3)
+                return SearchResult(question, scoring.pages(hits, catalog, "flat " + opts.mode)[:k], plan.as_dict())
+        with timing.stage("documents"):
+            docs = scoring.diversify(self.rank_documents(question, vector, analysis, filters, opts), analysis,
+                                     opts.doc_k)
+        with timing.stage("passages"):
+            evidence = self.passages(question, vector, analysis, docs, filters, opts)
         result = SearchResult(question, evidence, plan.as_dict(),
                               [{"doc_id": d.doc_id, "score": round(s, 4), "reason": r} for d, s, r in docs])
         if opts.curate:
-            curate(result, analysis, opts, catalog, self._searcher(vector, filters, opts))
+            with timing.stage("curate"):
+                curate(result, analysis, opts, catalog, self._searcher(vector, filters, opts))
         result.evidence = result.evidence[: max(k, 1) if not opts.curate else min(opts.max_passages, max(k, 1))]
         return result
 
@@ -129,12 +141,26 @@ class Retriever:
         doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], plan.lexical, vector, doc_filter,
                                        opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
         passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, vector,
-                                           doc_filter, 30, opts.fusion, dense_weight=opts.dense_weight)
+                                           self._voters(allowed, doc_hits, doc_filter, plan, opts), 30, opts.fusion,
+                                           dense_weight=opts.dense_weight)
         scored = scoring.score_documents(allowed, doc_hits, passage_hits, plan)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
             scored = self._rerank_docs(question, scored[:head], opts.reranker) + scored[head:]
         return scored
+
+    @staticmethod
+    def _voters(allowed: list[DocInfo], doc_hits: list[Hit], doc_filter: Filters | None, plan: QueryPlan,
+                opts: RetrievalOptions) -> Filters | None:
+        """The documents whose passages vote: all the allowed ones up to ``vote_docs``, else the best by plan
+        tier and then by the document search's rank, so the vote costs a few documents' rows however many
+        filings the named companies have."""
+        if doc_filter is None or len(allowed) <= opts.vote_docs:
+            return doc_filter
+        rank = {h.id: n for n, h in enumerate(doc_hits)}
+        tiers = scoring.document_tiers(allowed, plan)
+        best = sorted(allowed, key=lambda d: (tiers[d.doc_id][0], rank.get(d.doc_id, len(rank)), d.doc_id))
+        return {"doc_id": [d.doc_id for d in best[:opts.vote_docs]]}
 
     def passages(self, question: str, vector, analysis: QueryAnalysis, docs: list[ScoredDoc],
                  filters: Filters | None, opts: RetrievalOptions) -> list[Evidence]:
@@ -154,7 +180,8 @@ class Retriever:
         if opts.reranker:
             rescored = self._rerank_passages(question, rescored[:20], opts.reranker) + rescored[20:]
         if opts.statements:
-            pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
+            with timing.stage("statements"):
+                pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
             rescored = pinned + rescored
         return scoring.pages(rescored, self.catalog, "hybrid match in a selected document", opts.page_coverage)
 

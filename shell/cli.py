@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filter", action="append", default=[], metavar="FIELD=VALUE",
                    help="exact filter, repeatable (ticker=KO, fiscal_year=2023, form=10-K)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--explain", action="store_true", help="also show documents, filters and curation rounds")
+    p.add_argument("--explain", action="store_true", help="also show documents, filters, curation rounds and ms per stage")
 
     p = sub.add_parser("eval", help="retrieval metrics over a QA jsonl (FinanceBench or LOFin format)")
     _add_common(p)
@@ -227,6 +227,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
         for it in result.iterations:
             print(f"curation round {it['iteration']}: {json.dumps({k: v for k, v in it.items() if k != 'iteration'})}")
+        print("timings (ms): " + ", ".join(f"{k} {v}" for k, v in result.timings.items()))
     if not result.evidence:
         print("no evidence found")
     for n, e in enumerate(result.evidence, start=1):

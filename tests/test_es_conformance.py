@@ -237,3 +237,17 @@ def test_scan_keeps_the_clients_timeout(es, monkeypatch):
     _publish(be, "documents", records()["documents"])
     be.scan(alias_name(be.prefix, "documents"), INDEXES["documents"], ["doc_id"])
     assert seen == [es_module.REQUEST_TIMEOUT_S]
+
+
+def test_test_teardown_deletes_by_name_because_wildcard_deletes_are_refused(es):
+    """Since 8.0 ``action.destructive_requires_name`` refuses ``DELETE /prefix-*`` (the contract suite's old
+    teardown left every index behind); ``drop_test_indices`` lists the names and deletes those."""
+    from elasticsearch import BadRequestError
+
+    be = backend_for(es)
+    _publish(be, "documents", records()["documents"])
+    with pytest.raises(BadRequestError, match="illegal_argument_exception"):
+        be.client.indices.delete(index=f"{be.prefix}-*")
+    drop_test_indices(be.client, be.prefix)
+    assert not es.indices and not [t for t in es.templates if t.startswith(be.prefix)]
+    conforms(es)

@@ -44,7 +44,7 @@ def test_same_ranking_as_lance_flat_search(table, filters, where):
     for _ in range(5):
         query = rng.normal(size=32).astype(np.float32)
         got = exact.search(query, filters, 20)
-        assert [i for i, _ in got] == _lance(table, query, where, 20)
+        assert [i for i, *_ in got] == _lance(table, query, where, 20)
         assert all(a[1] >= b[1] for a, b in zip(got, got[1:], strict=False))
 
 
@@ -52,7 +52,7 @@ def test_list_fields_match_any_element_and_empty_results(table):
     exact = ExactVectors(table, "id")
     query = np.ones(32, dtype=np.float32)
     hits = exact.search(query, {"pages": [3]}, 1_000)
-    assert {int(i[1:]) % 50 for i, _ in hits} == {2, 3} and len(hits) == 80
+    assert {int(i[1:]) % 50 for i, *_ in hits} == {2, 3} and len(hits) == 80
     assert exact.search(query, {"ticker": ["MSFT"]}, 5) == []
-    assert {i for i, _ in exact.search(query, {"id": ["c00001", "c00002"]}, 5)} == {"c00001", "c00002"}
+    assert {i for i, *_ in exact.search(query, {"id": ["c00001", "c00002"]}, 5)} == {"c00001", "c00002"}
     assert exact.search(np.zeros(32), {}, 5) == []

@@ -110,6 +110,9 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
     resp = client.post("/search", json={"question": "PepsiCo net revenue 2023", "k": 2, "explain": True})
     assert resp.status_code == 200 and resp.json()["evidence"][0]["doc_id"] == "PEP_2023_10K"
     assert resp.json()["explain"]["documents"]
+    timings = resp.json()["explain"]["timings_ms"]  # ms per stage and engine call
+    assert {"total", "embed", "documents", "passages", "documents.bm25", "passages.knn"} <= set(timings)
+    assert timings["total"] >= timings["documents"] > 0
     assert client.post("/search", json={"question": "x", "filters": {"text": "y"}}).status_code == 400
     assert client.post("/search", json={"question": ""}).status_code == 422
     for key, value in {"LAKE_ROOT": published.lake_root, "EMBEDDING_BACKEND": "onnx-int8"}.items():

@@ -131,3 +131,24 @@ def test_pages_aggregate_chunks_and_keep_pinned_pages_first():
     covered = pages(hits, _Catalog(), "r", coverage=0.1)
     assert [e.page for e in covered] == [9, 2, 1]  # page 2: 0.9 + 0.1 * 1.5 > 1.0
     assert covered[1].score == pytest.approx(1.05) and covered[1].chunk_id == "b"
+
+
+def test_passage_votes_are_limited_to_the_best_documents():
+    """Document ranking's passage vote searches all the named companies' documents up to ``vote_docs``,
+    beyond that the best by plan tier and document search rank: its cost stays a few documents' rows
+    however many filings a company has."""
+    from kernel.search import Hit
+    from query.api import RetrievalOptions
+    from query.catalog import DocInfo
+    from query.retrieve import Retriever
+
+    plan = plan_of("What was Acme's FY2022 revenue in its 10-K?")
+    docs = [DocInfo(f"ACME_{y}_10K~{c}", "Acme", "ACME", "10-K", y, "FY", "acme") for y in (2020, 2021, 2022)
+            for c in range(6)]
+    hits = [Hit(d.doc_id, 1.0, {}) for d in reversed(docs)]
+    opts = RetrievalOptions(vote_docs=4)
+    chosen = Retriever._voters(docs, hits, {"doc_id": [d.doc_id for d in docs]}, plan, opts)["doc_id"]
+    assert chosen == [f"ACME_2022_10K~{c}" for c in (5, 4, 3, 2)]  # the target year first, by search rank
+    few = {"doc_id": [d.doc_id for d in docs[:3]]}
+    assert Retriever._voters(docs[:3], hits, few, plan, opts) is few  # all of them when they are few
+    assert Retriever._voters(docs, hits, None, plan, opts) is None  # no restriction stays none

@@ -40,6 +40,15 @@ from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
 META_KEY = b"secplat.meta"
+DOC_TERMS = "doc_terms"  # the full-text index holding each row's document id as one term
+LOAD_ROWS = 250_000  # rows per write when loading a version (one fragment each)
+EXACT_MAX_ROWS = 200_000  # a filtered kNN over at most this many rows is exact, from memory; beyond, the ANN
+ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-ranked exactly: recall@50 1.0 at 936k rows (bench.query --scale)
+POST_FILTER_WINDOW = 2_000
+# Up to this many documents a BM25 restricted to documents is a MUST clause of document terms (its cost: the
+# documents' postings); beyond, a prefilter (its cost: a pass over the table's document column), cheaper
+# for many documents of a small table such as the documents index
+MUST_MAX_DOCS = 16  # rows a document-restricted BM25 reads before its other filters apply
 KEEP_TABLE_VERSIONS_FOR = dt.timedelta(minutes=10)
 
 
@@ -60,6 +69,7 @@ class EmbeddedBackend(SearchBackend):
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
         self._vectors: dict[str, ExactVectors] = {}
+        self._doc_terms: dict[tuple, bool] = {}
 
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
@@ -170,16 +180,26 @@ class EmbeddedBackend(SearchBackend):
     def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
         table = self._table(target)
         schema = _without_meta(table.schema)
-        written = 0
-        for batch in batches:
+        written, pending, rows = 0, [], 0
+        for batch in batches:  # few large writes: each write is a fragment, and a take or search pays per fragment
             data = _conform(batch, schema)
-            if data.num_rows:
-                table.add(data)
-                written += data.num_rows
+            pending.append(data)
+            rows += data.num_rows
+            if rows >= LOAD_ROWS:
+                written += self._add(table, pending)
+                pending, rows = [], 0
+        written += self._add(table, pending)
         self._build_indexes(table, spec)
         if table.count_rows() != written:
             raise BackendError(f"{target}: {table.count_rows()} rows after loading {written}")
         return written
+
+    def _add(self, table, tables: list[pa.Table]) -> int:
+        data = pa.concat_tables(tables) if tables else None
+        if data is None or not data.num_rows:
+            return 0
+        table.add(data)
+        return data.num_rows
 
     def _build_indexes(self, table, spec: IndexSpec) -> None:
         for field in spec.text_fields:
@@ -187,6 +207,10 @@ class EmbeddedBackend(SearchBackend):
                                    ascii_folding=True)
         for field in {spec.id_field, spec.doc_field} - {None}:
             table.create_scalar_index(field, replace=True)
+        if spec.doc_field:  # the document as a term: BM25 restricted to documents intersects postings
+            table.create_fts_index(spec.doc_field, replace=True, name=DOC_TERMS, base_tokenizer="raw",
+                                   lower_case=False, stem=False, remove_stop_words=False, ascii_folding=False,
+                                   with_position=False, max_token_length=None)
         rows = table.count_rows()
         if spec.has_vector and rows >= self.vector_index_min_rows:
             table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ",
@@ -246,10 +270,17 @@ class EmbeddedBackend(SearchBackend):
         if not ids:
             return []
         table = self._table(target)
-        rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
-                .select(_columns(table)).limit(len(ids)).to_arrow().to_pylist())
+        exact = self._exact_vectors(table, spec) if spec.has_vector else None
+        if exact is not None:  # by row id: reads those rows only
+            rows = self._take(table, exact.rows_of(ids))
+        else:
+            rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
+                    .select(_columns(table)).limit(len(ids)).to_arrow().to_pylist())
         order = {i: n for n, i in enumerate(ids)}
         return sorted(rows, key=lambda r: order.get(r[spec.id_field], len(order)))
+
+    def _take(self, table, row_ids: list[int]) -> list[dict]:
+        return table.take_row_ids(row_ids).select(_columns(table)).to_arrow().to_pylist() if row_ids else []
 
     # -- search
     def _where(self, spec: IndexSpec, filters: Filters | None):
@@ -271,6 +302,28 @@ class EmbeddedBackend(SearchBackend):
         # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
         match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f)))
                               for f in (fields or spec.text_fields)])
+        checked = check_filters(spec, filters)
+        docs = checked.pop(spec.doc_field, None) if spec.doc_field else None
+        if docs and len(docs) <= MUST_MAX_DOCS and self._has_doc_terms(table):
+            # Restricted to documents: the documents as a MUST clause (boost 0: scores are the text's alone),
+            # so the engine reads the documents' postings instead of filtering the whole table first.
+            clause = MatchQuery(docs[0], spec.doc_field, boost=0.0) if len(docs) == 1 else BooleanQuery(
+                [(Occur.SHOULD, MatchQuery(d, spec.doc_field, boost=0.0)) for d in docs])
+            match = BooleanQuery([(Occur.MUST, clause), *match.queries]) if hasattr(match, "queries") else \
+                BooleanQuery([(Occur.MUST, clause), (Occur.SHOULD, match)])
+            if not checked:
+                rows = (table.search(match, query_type="fts").select([*_columns(table), "_score"]).limit(k)
+                        .to_arrow().to_pylist())
+                return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows if r["_score"] > 0]
+            # other filters (a page, an Item) apply to the documents' best rows, read narrow, then the
+            # passing rows are taken whole
+            head = (table.search(match, query_type="fts").with_row_id(True)
+                    .select([spec.id_field, *checked, "_score"]).limit(max(k, POST_FILTER_WINDOW))
+                    .to_arrow().to_pylist())
+            head = [r for r in head if r["_score"] > 0 and _passes(r, checked)][:k]
+            full = {r[spec.id_field]: r for r in self._take(table, [r["_rowid"] for r in head])}
+            return [Hit(r[spec.id_field], float(r["_score"]), full[r[spec.id_field]]) for r in head
+                    if r[spec.id_field] in full]
         query = table.search(match, query_type="fts")
         where = self._where(spec, filters)
         if where is not None:
@@ -278,34 +331,49 @@ class EmbeddedBackend(SearchBackend):
         rows = query.select([*_columns(table), "_score"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows]
 
+    def _has_doc_terms(self, table) -> bool:
+        """Whether this table version has the document-term index (versions published before it do not)."""
+        key = (table.name, table.version)
+        known = self._doc_terms.get(key)
+        if known is None:
+            known = self._doc_terms[key] = any(i.name == DOC_TERMS for i in table.list_indices())
+        return known
+
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
         table = self._table(target)
         exact = self._exact_vectors(table, spec)
-        if exact is not None:
-            found = exact.search(vector, check_filters(spec, filters), k)
-            rows = {r[spec.id_field]: r for r in self.get(target, spec, [i for i, _ in found])}
-            return [Hit(i, score, rows[i]) for i, score in found if i in rows]
+        big = table.count_rows() >= self.vector_index_min_rows  # the table has an ANN index
+        found = exact.search(vector, check_filters(spec, filters), k, EXACT_MAX_ROWS if big else None)
+        if found is not None:  # exact, from memory: every row of a few documents, or a small table
+            rows = {r[spec.id_field]: r for r in self._take(table, [rid for _, _, rid in found])}
+            return [Hit(i, score, rows[i]) for i, score, _ in found if i in rows]
         query = (table.search(np.asarray(vector, dtype=np.float32), query_type="vector", vector_column_name="vector")
-                 .distance_type("cosine"))
+                 .distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(ANN_REFINE))
         where = self._where(spec, filters)
         if where is not None:
             query = query.where(where, prefilter=True)
         rows = query.select([*_columns(table), "_distance"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], 1.0 - float(r.pop("_distance")), r) for r in rows]
 
-
-    def _exact_vectors(self, table, spec: IndexSpec) -> ExactVectors | None:
-        """The in-memory matrix of the table's current version, or None where the ANN index serves kNN."""
+    def _exact_vectors(self, table, spec: IndexSpec) -> ExactVectors:
+        """The in-memory vectors of the table's current version (loaded once per version)."""
         cached = self._vectors.get(table.name)
-        version = table.version
-        if cached is not None and cached.version == version:
+        if cached is not None and cached.version == table.version:
             return cached
         self._vectors.pop(table.name, None)
-        if table.count_rows() >= self.vector_index_min_rows:
-            return None
         cached = self._vectors[table.name] = ExactVectors(table, spec.id_field)
         return cached
+
+
+def _passes(row: dict, filters: dict[str, list]) -> bool:
+    """A row against typed filters (a list field: holds one of the values)."""
+    for name, values in filters.items():
+        value, wanted = row.get(name), {str(v) for v in values}  # "2023" and 2023 alike, as the engine casts
+        held = {str(v) for v in value} if isinstance(value, list) else {str(value)}
+        if not held & wanted:
+            return False
+    return True
 
 
 def _takes_limit(db) -> bool:

@@ -1,0 +1,96 @@
+"""A published index N times larger, made from a real one, for query latency at scale without new data.
+
+Every document is copied N-1 times under new ids (``<doc_id>~<c>``, its chunk and node ids likewise), text
+kept, vectors perturbed slightly (Gaussian noise of ``NOISE`` per dimension, renormalized) so the copies are
+near but not identical neighbours. The copies keep their company, so a company has N times as many filings,
+as it would over more years. The lexicon is corpus-wide and copied once. The result is a separate embedded
+engine directory; loading it builds the same indexes a publish builds (BM25, scalar, and the ANN index
+where the rows pass ``VECTOR_INDEX_MIN_ROWS``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from kernel.search.base import alias_name
+from kernel.search.embedded import META_KEY, EmbeddedBackend
+from schemas.index import INDEXES
+
+NOISE = 0.01
+ID_COLUMNS = ("doc_id", "chunk_id", "node_id")  # string ids that start with the document's id
+LIST_ID_COLUMNS = ("children",)
+
+
+def _renamed(table: pa.Table, copy: int, rng: np.random.Generator) -> pa.Table:
+    """One copy of a table's rows: ids suffixed, vectors perturbed."""
+    if copy == 0:
+        return table
+    docs = table.column("doc_id").to_pylist()
+    for name in ID_COLUMNS:
+        if name in table.column_names:
+            values = [v.replace(d, f"{d}~{copy}", 1) if v else v for v, d in zip(table.column(name).to_pylist(),
+                                                                                  docs, strict=True)]
+            table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, pa.string()))
+    for name in LIST_ID_COLUMNS:
+        if name in table.column_names:
+            values = [[x.replace(d, f"{d}~{copy}", 1) for x in v] if v else v
+                      for v, d in zip(table.column(name).to_pylist(), docs, strict=True)]
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pa.array(values, table.schema.field(name).type))
+    if "source_name" in table.column_names:
+        names = [f"{n}~{copy}" if n else n for n in table.column("source_name").to_pylist()]
+        table = table.set_column(table.schema.get_field_index("source_name"), "source_name", pa.array(names))
+    if "vector" in table.column_names:
+        field = table.schema.field("vector")
+        flat = table.column("vector").combine_chunks()
+        matrix = flat.values.to_numpy(zero_copy_only=False).reshape(len(flat), -1).astype(np.float32)
+        matrix = matrix + rng.normal(0, NOISE, matrix.shape).astype(np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        vectors = pa.FixedSizeListArray.from_arrays(pa.array(matrix.ravel(), pa.float32()), matrix.shape[1])
+        table = table.set_column(table.schema.get_field_index("vector"), field, vectors.cast(field.type))
+    return table
+
+
+def build_scaled(source: EmbeddedBackend, root: Path, n: int, min_rows: int, seed: int = 7) -> dict:
+    """``root`` (replaced) holds every index of ``source`` times ``n``. Returns build seconds, rows, disk MB."""
+    shutil.rmtree(root, ignore_errors=True)
+    dest = EmbeddedBackend(root, source.prefix, vector_index_min_rows=min_rows)
+    rng = np.random.default_rng(seed)
+    started = time.perf_counter()
+    rows = {}
+    for spec in INDEXES.values():
+        live = source.alias_target(alias_name(source.prefix, spec.name))
+        if live is None:
+            continue
+        table = _with_all_columns(source._table(live).to_arrow(), spec)
+        meta = {k: v for k, v in _meta(table).items() if k not in ("index", "created")}
+        version = dest.create_version(spec, meta.get("dims"), meta)
+        copies = n if spec.doc_field else 1
+        batches = (b for c in range(copies) for b in _renamed(table, c, rng).to_batches(max_chunksize=20_000))
+        rows[spec.name] = dest.load(version, spec, batches)
+        dest.swap_alias(alias_name(dest.prefix, spec.name), version)
+    seconds = time.perf_counter() - started
+    disk = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    return {"scale": n, "rows": rows, "build_s": round(seconds, 1), "disk_mb": round(disk / 2**20, 1)}
+
+
+def _with_all_columns(table: pa.Table, spec) -> pa.Table:
+    """Columns the schema gained since the source was published, as nulls (defaults for booleans)."""
+    from schemas.base import arrow_schema
+
+    for field in arrow_schema(spec.model):
+        if field.name not in table.column_names:
+            fill = False if pa.types.is_boolean(field.type) else None
+            table = table.append_column(field.name, pa.array([fill] * table.num_rows, field.type))
+    return table
+
+
+def _meta(table: pa.Table) -> dict:
+    import json
+
+    return json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
