@@ -82,6 +82,7 @@ bench: install
 	  $(BIN)/python -m bench.query --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl \
 	    --scale $(or $(BENCH_SCALES),1,5,25); \
 	else echo "BENCH_FB_LAKE not set: skipping the int8-vs-fp32 quality and the query-at-scale benchmarks"; fi
+	$(BIN)/python -m bench.capacity
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -104,8 +104,9 @@ class CrawlWork(StageReport):
 
 
 def crawl_work(lake: Lake, options: CrawlOptions) -> CrawlWork:
-    """One submissions request per company, nothing downloaded: the companies with filings of the configured
-    forms in the window that the lake does not hold complete. A quiet day (or a window crawled before) then
+    """One submissions request per company (for a historical window, per company the quarterly form index
+    lists as filing in it), nothing downloaded: the companies with filings of the configured forms in the
+    window that the lake does not hold complete. A quiet day (or a window crawled before) then
     needs no crawl at all. A ticker SEC does not know, or a company whose submissions could not be read, is
     kept, so that its crawl reports why (in its task log and the crawl run report). Share classes of one
     company (GOOGL, GOOG) come back as one ticker."""

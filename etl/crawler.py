@@ -22,12 +22,14 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from etl import full_index
 from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
 from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
+from kernel.rules import historical_window
 from kernel.settings import Settings
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
@@ -48,6 +50,7 @@ class CrawlReport(StageReport):
     records: list[FilingRecord] = field(default_factory=list, metadata=DETAIL)  # the manifest holds them
     planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
     undiscovered: list[str] = field(default_factory=list)  # tickers whose submissions could not be read
+    index_filings: int | None = None  # filings the full index listed for a historical window (None: not used)
     http: dict = field(default_factory=dict)  # request statistics of the run's EDGAR client
     dry_run: bool = False  # discovery only: nothing fetched, nothing recorded
 
@@ -116,10 +119,15 @@ class Crawler:
         self.http = http or build_http(settings)
         self._progress = progress or (lambda it, desc, total: it)
         self._lock = threading.Lock()
+        self.today = dt.datetime.now(dt.UTC).date()  # the full index is history only a week after the fact
 
     # -- discovery ---------------------------------------------------------------------------
     def discover(self, companies: list[Company], report: CrawlReport) -> list[tuple[Company, FilingRef]]:
+        """Every company's filings in the window, from its submissions JSON; for a historical window only
+        the companies EDGAR's quarterly full index says filed in it are asked."""
         s = self.settings
+        if historical_window(s.filed_from, s.filed_to, self.today):
+            companies = self._filers(companies, report)
         found: list[tuple[Company, FilingRef]] = []
 
         def one(company: Company) -> list[FilingRef]:
@@ -142,6 +150,22 @@ class Crawler:
                     log.error("%s: %s", company.ticker, exc)
         found.sort(key=lambda pair: (pair[0].ticker, pair[1].filing_date, pair[1].accession))
         return found
+
+    def _filers(self, companies: list[Company], report: CrawlReport) -> list[Company]:
+        """The companies with filings of the selected forms in the window, by the full index (one request
+        per quarter, finished quarters kept in the lake); all of them when the index cannot be read."""
+        s = self.settings
+        try:
+            found = full_index.filers(self.lake, self.http, s.edgar_www_url, {c.cik for c in companies}, s.forms,
+                                      s.include_amendments, s.filed_from, s.filed_to)
+        except full_index.FullIndexError as exc:
+            report.problems.append(f"{exc}: every company's submissions are read instead")
+            log.error("%s: every company's submissions are read instead", exc)
+            return companies
+        report.index_filings = sum(len(v) for v in found.values())
+        log.info("full index: %d of %d companies filed %d filing(s) in the window", len(found), len(companies),
+                 report.index_filings)
+        return [c for c in companies if c.cik in found]
 
     # -- download ------------------------------------------------------------------------------
     def fetch(self, company: Company, ref: FilingRef) -> tuple[str, FilingRecord]:

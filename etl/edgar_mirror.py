@@ -12,6 +12,8 @@ Paths are ``/<host>/<path on that host>``, so the crawler's base URLs become
   reset, or a truncated body (cut short of its Content-Length, or a "lying" short body whose
   Content-Length matches the cut).
 * Every request is logged with its server-side arrival time, for rate-limit checks.
+* ``Archives/edgar/full-index/<year>/QTR<q>/form.idx``: EDGAR's quarterly form index, generated from the
+  mirror's submissions JSONs in EDGAR's layout (``etl.full_index.render``), cut at ``as_of``.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from pathlib import Path
 HOSTS = ("www.sec.gov", "data.sec.gov")
 FAULT_KINDS = ("429", "503", "reset", "truncate", "short", "slow")
 _ARCHIVE_RE = re.compile(r"^/www\.sec\.gov/Archives/edgar/data/(\d+)/(\d{18})/")
+_FULL_INDEX_RE = re.compile(r"^/www\.sec\.gov/Archives/edgar/full-index/(\d{4})/QTR([1-4])/form\.idx$")
+_PAGE_RE = re.compile(r"^CIK(\d{10})-submissions-\d+\.json$")
 
 
 @dataclass
@@ -86,6 +90,41 @@ def _filing_dates(root: Path) -> dict[str, dt.date]:
             with contextlib.suppress(TypeError, ValueError, AttributeError):
                 dates[acc.replace("-", "")] = dt.date.fromisoformat(day)
     return dates
+
+
+def _form_index(root: Path, year: int, quarter: int, as_of: dt.date | None) -> bytes | None:
+    """The quarter's ``form.idx`` in EDGAR's layout: every filing of every submissions JSON (recent block and
+    older pages) filed in the quarter (and on or before ``as_of``); None for a quarter after ``as_of``."""
+    from etl.full_index import IndexEntry, quarter_end, render
+
+    first, last = dt.date(year, 3 * quarter - 2, 1), quarter_end(year, quarter)
+    if as_of is not None:
+        if as_of < first:
+            return None
+        last = min(last, as_of)
+    names: dict[int, str] = {}
+    blocks: list[tuple[int, dict]] = []
+    for path in sorted((root / "data.sec.gov" / "submissions").glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        page = _PAGE_RE.match(path.name)
+        if page:
+            blocks.append((int(page.group(1)), data))
+        elif isinstance(data, dict) and str(data.get("cik", "")).isdigit():
+            cik = int(data["cik"])
+            names[cik] = str(data.get("name") or "")
+            blocks.append((cik, (data.get("filings") or {}).get("recent") or {}))
+    entries = []
+    for cik, block in blocks:
+        for acc, day, form in zip(block.get("accessionNumber", []), block.get("filingDate", []),
+                                  block.get("form", []), strict=False):
+            with contextlib.suppress(TypeError, ValueError):
+                filed = dt.date.fromisoformat(str(day)[:10])
+                if first <= filed <= last:
+                    entries.append(IndexEntry(str(form), names.get(cik, "").upper(), cik, filed, str(acc)))
+    return render(entries, last).encode()
 
 
 def _filter_block(block: dict, as_of: dt.date) -> dict:
@@ -155,6 +194,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if day is None or day > st.as_of:
                     return 404, b"not found\n", "text/plain", {}
         file = st.root / parts[0] / parts[1]
+        index = _FULL_INDEX_RE.match(path)
+        if index and not file.is_file():  # EDGAR's quarterly form index, made from the submissions JSONs
+            body = _form_index(st.root, int(index.group(1)), int(index.group(2)), st.as_of)
+            return (200, body, "text/plain", {}) if body is not None else (404, b"not found\n", "text/plain", {})
         if file.is_file():
             body = file.read_bytes()
             if st.as_of is not None and parts[0] == "data.sec.gov" and file.suffix == ".json":

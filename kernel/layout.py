@@ -3,6 +3,7 @@
 ::
 
     raw/edgar/<cik>/<accession-no-dashes>/          a crawled filing (primary document, index.json, filing.json)
+    raw/full-index/<year>/QTR<q>/form.idx           EDGAR's form index of a finished quarter (historical windows)
     manifests/filings.parquet                       every filing record, rebuilt after a crawl
     pdf/<cik>/<accession-no-dashes>.pdf             the paged PDF (pdf/external/<name>.pdf for arriving PDFs)
     datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, items, chunks
@@ -110,6 +111,11 @@ def part_of(key: str) -> str:
 def dataset_parts(lake: Lake, dataset: str) -> list[str]:
     """The part names a dataset holds, sorted."""
     return sorted(part_of(k) for k in lake.list(dataset_prefix(dataset)) if k.endswith(".parquet"))
+
+
+def full_index_key(year: int, quarter: int) -> str:
+    """EDGAR's form index of a finished quarter, as read (``etl.full_index``): it never changes."""
+    return f"raw/full-index/{year}/QTR{quarter}/form.idx"
 
 
 # --- state, quarantine, run reports --------------------------------------------------------------------

@@ -56,6 +56,16 @@ def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None
     return (filed_from is None or day >= filed_from) and (filed_to is None or day <= filed_to)
 
 
+# EDGAR's full index of the current quarter grows daily: a window whose last day is at least this old is
+# history, found through the quarterly index (etl.full_index); a newer one through submissions JSONs.
+HISTORY_LAG = dt.timedelta(days=7)
+
+
+def historical_window(filed_from: dt.date | None, filed_to: dt.date | None, today: dt.date) -> bool:
+    """Whether a closed filing-date window lies far enough in the past for the quarterly full index."""
+    return filed_from is not None and filed_to is not None and filed_to <= today - HISTORY_LAG
+
+
 def normalize_ticker(ticker: str) -> str:
     """SEC's spelling: upper case, class separator as a dash (BRK.B -> BRK-B)."""
     return ticker.strip().upper().replace(".", "-").replace("/", "-")

@@ -97,7 +97,9 @@ class Settings(BaseSettings):
     spark_shuffle_partitions: int = Field(4, ge=1, description="spark.sql.shuffle.partitions")
     embedding_batch_size: int = Field(32, ge=1, le=1024, description="Texts per model call")
     embedding_backend: str = Field(
-        "torch", pattern="^(torch|onnx-int8)$", description="torch (fp32) or onnx-int8 (exported locally, quantized)"
+        "onnx-int8", pattern="^(torch|onnx-int8)$",
+        description="onnx-int8 (exported locally, quantized: FinanceBench dev scores equal fp32's, 2.3x faster) "
+                    "or torch (fp32)"
     )
 
     # --- Optional LLM (OpenAI-compatible endpoint); every stage works without it ------------------
