@@ -13,11 +13,11 @@ import os
 
 import numpy as np
 
-from kernel.models import ModelError, offline, resolve_model
+from kernel.models import DEFAULT_EMBEDDING_BACKEND, ModelError, offline, resolve_model
 
 
 @functools.lru_cache(maxsize=2)
-def load_model(name_or_path: str | None, backend: str = "torch", threads: int | None = None):
+def load_model(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND, threads: int | None = None):
     """The SentenceTransformer for a configured model (cached per process)."""
     offline()
     import torch
@@ -97,8 +97,8 @@ class OnnxEmbedder:
         return out
 
 
-def embed_texts(texts: list[str], name_or_path: str | None, backend: str = "torch", batch_size: int = 32,
-                threads: int | None = None) -> np.ndarray:
+def embed_texts(texts: list[str], name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND,
+                batch_size: int = 32, threads: int | None = None) -> np.ndarray:
     """Unit-length float32 vectors, one row per text."""
     model = load_model(name_or_path, backend, threads)
     if not texts:
@@ -108,7 +108,7 @@ def embed_texts(texts: list[str], name_or_path: str | None, backend: str = "torc
     return vectors.astype(np.float32, copy=False)
 
 
-def dimension(name_or_path: str | None, backend: str = "torch") -> int:
+def dimension(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND) -> int:
     return load_model(name_or_path, backend).get_sentence_embedding_dimension()
 
 
