@@ -44,11 +44,11 @@ DOC_TERMS = "doc_terms"  # the full-text index holding each row's document id as
 LOAD_ROWS = 250_000  # rows per write when loading a version (one fragment each)
 EXACT_MAX_ROWS = 200_000  # a filtered kNN over at most this many rows is exact, from memory; beyond, the ANN
 ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-ranked exactly: recall@50 1.0 at 936k rows (bench.query --scale)
-POST_FILTER_WINDOW = 2_000
+POST_FILTER_WINDOW = 2_000  # rows a document-restricted BM25 reads before its other filters apply
 # Up to this many documents a BM25 restricted to documents is a MUST clause of document terms (its cost: the
 # documents' postings); beyond, a prefilter (its cost: a pass over the table's document column), cheaper
 # for many documents of a small table such as the documents index
-MUST_MAX_DOCS = 16  # rows a document-restricted BM25 reads before its other filters apply
+MUST_MAX_DOCS = 16
 KEEP_TABLE_VERSIONS_FOR = dt.timedelta(minutes=10)
 
 
@@ -69,7 +69,7 @@ class EmbeddedBackend(SearchBackend):
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
         self._vectors: dict[str, ExactVectors] = {}
-        self._doc_terms: dict[tuple, bool] = {}
+        self._doc_terms: dict[str, tuple[int, bool]] = {}  # table -> (version, has the document-term index)
 
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
@@ -163,6 +163,7 @@ class EmbeddedBackend(SearchBackend):
     def drop(self, physical: str) -> None:
         self._tables.pop(physical, None)
         self._vectors.pop(physical, None)
+        self._doc_terms.pop(physical, None)
         self._db.drop_table(physical)
 
     def _table(self, target: str):
@@ -300,8 +301,8 @@ class EmbeddedBackend(SearchBackend):
             return []
         table = self._table(target)
         # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
-        match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f)))
-                              for f in (fields or spec.text_fields)])
+        should = [(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f))) for f in (fields or spec.text_fields)]
+        match = BooleanQuery(should)
         checked = check_filters(spec, filters)
         docs = checked.pop(spec.doc_field, None) if spec.doc_field else None
         if docs and len(docs) <= MUST_MAX_DOCS and self._has_doc_terms(table):
@@ -309,8 +310,7 @@ class EmbeddedBackend(SearchBackend):
             # so the engine reads the documents' postings instead of filtering the whole table first.
             clause = MatchQuery(docs[0], spec.doc_field, boost=0.0) if len(docs) == 1 else BooleanQuery(
                 [(Occur.SHOULD, MatchQuery(d, spec.doc_field, boost=0.0)) for d in docs])
-            match = BooleanQuery([(Occur.MUST, clause), *match.queries]) if hasattr(match, "queries") else \
-                BooleanQuery([(Occur.MUST, clause), (Occur.SHOULD, match)])
+            match = BooleanQuery([(Occur.MUST, clause), *should])
             if not checked:
                 rows = (table.search(match, query_type="fts").select([*_columns(table), "_score"]).limit(k)
                         .to_arrow().to_pylist())
@@ -333,10 +333,10 @@ class EmbeddedBackend(SearchBackend):
 
     def _has_doc_terms(self, table) -> bool:
         """Whether this table version has the document-term index (versions published before it do not)."""
-        key = (table.name, table.version)
-        known = self._doc_terms.get(key)
-        if known is None:
-            known = self._doc_terms[key] = any(i.name == DOC_TERMS for i in table.list_indices())
+        version, known = self._doc_terms.get(table.name, (None, False))
+        if version != table.version:  # one entry per table, as the vector cache keeps
+            known = any(i.name == DOC_TERMS for i in table.list_indices())
+            self._doc_terms[table.name] = (table.version, known)
         return known
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
