@@ -112,5 +112,7 @@ def app_from_environment() -> FastAPI:
     from kernel.settings import load_settings
 
     settings = load_settings()
-    return create_app(Retriever(settings), settings.api_key_list())
+    retriever = Retriever(settings)
+    retriever.warm()
+    return create_app(retriever, settings.api_key_list())
 

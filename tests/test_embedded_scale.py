@@ -1,14 +1,21 @@
 """The embedded engine's document-restricted searches: what makes hierarchical retrieval cost the chosen
 documents' rows instead of the corpus (latency at scale: ``python -m bench.query --scale``). Here, that
-they answer exactly as the whole-table paths do."""
+they answer exactly as written-out definitions do, and that a new version never stalls a warmed engine."""
 
 from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import Counter
 
 import numpy as np
 import pytest
 
+from kernel.search import embedded
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
+from kernel.search.term_index import TermIndex, analyzer
 from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.index_records import DIMS, passages, vector
@@ -29,18 +36,65 @@ def engine(tmp_path):
     return be, alias_name("t", "passages"), spec, rows
 
 
+def _reference_bm25(rows: list[dict], spec, text: str, filters: dict, k: int) -> list[tuple[str, float]]:
+    """Okapi BM25 written out plainly over every row (the whole table's statistics), then filtered: what the
+    engine's in-memory postings must reproduce."""
+    analyze = analyzer().analyze
+    query = set(analyze(text))
+    totals = {r["chunk_id"]: 0.0 for r in rows}
+    for field in spec.text_fields:
+        tokens = {r["chunk_id"]: analyze(r[field] or "") for r in rows}
+        average = sum(map(len, tokens.values())) / len(rows)
+        df = Counter(t for toks in tokens.values() for t in set(toks))
+        for cid, toks in tokens.items():
+            tf = Counter(toks)
+            for t in query & set(toks):
+                idf = math.log(1 + (len(rows) - df[t] + 0.5) / (df[t] + 0.5))
+                norm = 1.2 * (1 - 0.75 + 0.75 * len(toks) / average)
+                totals[cid] += spec.boost(field) * idf * tf[t] * 2.2 / (tf[t] + norm)
+    wanted = {name: {str(v) for v in (vals if isinstance(vals, list) else [vals])} for name, vals in filters.items()}
+    passing = [r for r in rows if all(str(r[n]) in vals for n, vals in wanted.items()) and totals[r["chunk_id"]] > 0]
+    best = sorted(passing, key=lambda r: (-totals[r["chunk_id"]], r["chunk_id"]))[:k]
+    return [(r["chunk_id"], round(totals[r["chunk_id"]], 4)) for r in best]
+
+
 @pytest.mark.parametrize("filters", [
     {"doc_id": "PEP_2023_10K"}, {"doc_id": ["PEP_2023_10K", "KO_2023_10K"]}, {"doc_id": LONG},
     {"doc_id": "PEP_2023_10K", "item": ["7", "8"]}, {"doc_id": ["KO_2023_10K", LONG], "page_start": [16, 17, 28]},
 ])
-def test_bm25_within_documents_equals_the_prefiltered_search(engine, filters, monkeypatch):
-    be, alias, spec, _ = engine
-    text = "revenues pricing income gross profit risk"
-    fast = be.bm25(alias, spec, text, filters, k=8)
-    monkeypatch.setattr(EmbeddedBackend, "_has_doc_terms", lambda self, table: False)  # the prefilter path
-    slow = be.bm25(alias, spec, text, filters, k=8)
-    assert fast and [(h.id, round(h.score, 5)) for h in fast] == [(h.id, round(h.score, 5)) for h in slow]
-    assert [h.source for h in fast] == [h.source for h in slow]
+def test_bm25_within_documents_is_okapi_bm25_over_the_whole_table(engine, filters):
+    be, alias, spec, rows = engine
+    text = "Revenues pricing income gross-profit risk, Coca-Cola"
+    hits = be.bm25(alias, spec, text, filters, k=8)
+    assert hits and [(h.id, round(h.score, 4)) for h in hits] == _reference_bm25(rows, spec, text, filters, 8)
+    by_id = {r["chunk_id"]: r for r in rows}
+    assert all(h.source["text"] == by_id[h.id]["text"] and "vector" not in h.source for h in hits)
+
+
+def test_a_new_version_never_stalls_a_warmed_engine(engine, monkeypatch):
+    """After warm(), a version whose postings are still building is searched with Lance's full-text index
+    (same documents, no wait); once built, the postings serve, and they hold the upserted text."""
+    be, alias, spec, rows = engine
+    be.warm(alias, spec)
+    release, built = threading.Event(), []
+
+    class SlowTermIndex(TermIndex):
+        def __init__(self, *args):
+            release.wait(30)
+            super().__init__(*args)
+            built.append(self.version)
+
+    monkeypatch.setattr(embedded, "TermIndex", SlowTermIndex)
+    row = {**rows[0], "text": "A zeppelin hangar lease was signed."}
+    be.upsert(alias, spec, to_table(spec.model, [row]).to_batches())
+    started = time.perf_counter()
+    during = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
+    assert time.perf_counter() - started < 5 and [h.id for h in during] == [row["chunk_id"]] and not built
+    release.set()
+    be._building[be.alias_target(alias)][1].join(30)
+    after = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
+    assert built and [h.id for h in after] == [row["chunk_id"]]
+    assert after[0].score != during[0].score  # the postings' score, not the full-text index's
 
 
 def test_knn_and_get_read_only_the_rows_they_return(engine):

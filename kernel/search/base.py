@@ -181,6 +181,9 @@ class SearchBackend(ABC):
         """A context manager: one publisher at a time (loads, upserts, alias swaps, retention). A second
         caller gets :class:`PublisherBusy` at once; a lock whose holder died is taken over."""
 
+    def warm(self, target: str, spec: IndexSpec) -> None:  # noqa: B027 - optional hook
+        """Load what searches of ``target`` keep in memory before the first query (a server engine: nothing)."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
 

@@ -14,8 +14,10 @@ import contextlib
 import datetime as dt
 import fcntl
 import json
+import logging
 import os
 import tempfile
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,19 +38,19 @@ from kernel.search.base import (
     version_name,
 )
 from kernel.search.exact_vectors import ExactVectors
+from kernel.search.term_index import MAX_TOKEN, TermIndex
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
+log = logging.getLogger(__name__)
 META_KEY = b"secplat.meta"
-DOC_TERMS = "doc_terms"  # the full-text index holding each row's document id as one term
 LOAD_ROWS = 250_000  # rows per write when loading a version (one fragment each)
 EXACT_MAX_ROWS = 200_000  # a filtered kNN over at most this many rows is exact, from memory; beyond, the ANN
 ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-ranked exactly: recall@50 1.0 at 936k rows (bench.query --scale)
-POST_FILTER_WINDOW = 2_000  # rows a document-restricted BM25 reads before its other filters apply
-# Up to this many documents a BM25 restricted to documents is a MUST clause of document terms (its cost: the
-# documents' postings); beyond, a prefilter (its cost: a pass over the table's document column), cheaper
-# for many documents of a small table such as the documents index
-MUST_MAX_DOCS = 16
+# A BM25 restricted to documents holding at most this many rows scores them from memory (term_index); beyond,
+# Lance's full-text search with a prefilter
+TERM_MAX_ROWS = 100_000
+SERVING_WAIT_S = 0.2  # a warmed engine's wait for a new version's postings before searching with Lance
 KEEP_TABLE_VERSIONS_FOR = dt.timedelta(minutes=10)
 
 
@@ -69,7 +71,10 @@ class EmbeddedBackend(SearchBackend):
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
         self._vectors: dict[str, ExactVectors] = {}
-        self._doc_terms: dict[str, tuple[int, bool]] = {}  # table -> (version, has the document-term index)
+        self._terms: dict[str, TermIndex] = {}  # table -> postings of its latest version built
+        self._building: dict[str, tuple[int, threading.Thread]] = {}  # table -> (version, builder)
+        self._terms_lock = threading.Lock()
+        self.term_wait: float | None = None  # seconds a query waits for a version's postings (None: until built)
 
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
@@ -163,7 +168,8 @@ class EmbeddedBackend(SearchBackend):
     def drop(self, physical: str) -> None:
         self._tables.pop(physical, None)
         self._vectors.pop(physical, None)
-        self._doc_terms.pop(physical, None)
+        self._terms.pop(physical, None)
+        self._building.pop(physical, None)
         self._db.drop_table(physical)
 
     def _table(self, target: str):
@@ -205,13 +211,9 @@ class EmbeddedBackend(SearchBackend):
     def _build_indexes(self, table, spec: IndexSpec) -> None:
         for field in spec.text_fields:
             table.create_fts_index(field, replace=True, with_position=False, stem=True, remove_stop_words=True,
-                                   ascii_folding=True)
+                                   ascii_folding=True, max_token_length=MAX_TOKEN)  # as term_index tokenizes
         for field in {spec.id_field, spec.doc_field} - {None}:
             table.create_scalar_index(field, replace=True)
-        if spec.doc_field:  # the document as a term: BM25 restricted to documents intersects postings
-            table.create_fts_index(spec.doc_field, replace=True, name=DOC_TERMS, base_tokenizer="raw",
-                                   lower_case=False, stem=False, remove_stop_words=False, ascii_folding=False,
-                                   with_position=False, max_token_length=None)
         rows = table.count_rows()
         if spec.has_vector and rows >= self.vector_index_min_rows:
             table.create_index(metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ",
@@ -300,30 +302,19 @@ class EmbeddedBackend(SearchBackend):
         if not text.strip():
             return []
         table = self._table(target)
-        # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
-        should = [(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f))) for f in (fields or spec.text_fields)]
-        match = BooleanQuery(should)
+        fields = tuple(fields or spec.text_fields)
         checked = check_filters(spec, filters)
-        docs = checked.pop(spec.doc_field, None) if spec.doc_field else None
-        if docs and len(docs) <= MUST_MAX_DOCS and self._has_doc_terms(table):
-            # Restricted to documents: the documents as a MUST clause (boost 0: scores are the text's alone),
-            # so the engine reads the documents' postings instead of filtering the whole table first.
-            clause = MatchQuery(docs[0], spec.doc_field, boost=0.0) if len(docs) == 1 else BooleanQuery(
-                [(Occur.SHOULD, MatchQuery(d, spec.doc_field, boost=0.0)) for d in docs])
-            match = BooleanQuery([(Occur.MUST, clause), *should])
-            if not checked:
-                rows = (table.search(match, query_type="fts").select([*_columns(table), "_score"]).limit(k)
-                        .to_arrow().to_pylist())
-                return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows if r["_score"] > 0]
-            # other filters (a page, an Item) apply to the documents' best rows, read narrow, then the
-            # passing rows are taken whole
-            head = (table.search(match, query_type="fts").with_row_id(True)
-                    .select([spec.id_field, *checked, "_score"]).limit(max(k, POST_FILTER_WINDOW))
-                    .to_arrow().to_pylist())
-            head = [r for r in head if r["_score"] > 0 and _passes(r, checked)][:k]
-            full = {r[spec.id_field]: r for r in self._take(table, [r["_rowid"] for r in head])}
-            return [Hit(r[spec.id_field], float(r["_score"]), full[r[spec.id_field]]) for r in head
-                    if r[spec.id_field] in full]
+        if spec.doc_field in checked and spec.has_vector:  # within documents: their rows, not the corpus
+            exact = self._exact_vectors(table, spec)
+            rows = exact.candidates(checked)
+            terms = self._term_index(table, spec, exact) if len(rows) <= TERM_MAX_ROWS else None
+            if terms is not None:
+                found = terms.search(text, {f: spec.boost(f) for f in fields}, rows, k)
+                taken = {r[spec.id_field]: r for r in self._take(table, [int(exact.row_ids[p]) for p, _ in found])}
+                ids = [str(exact.ids[p]) for p, _ in found]
+                return [Hit(i, score, taken[i]) for i, (_, score) in zip(ids, found, strict=True) if i in taken]
+        # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
+        match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f))) for f in fields])
         query = table.search(match, query_type="fts")
         where = self._where(spec, filters)
         if where is not None:
@@ -331,13 +322,49 @@ class EmbeddedBackend(SearchBackend):
         rows = query.select([*_columns(table), "_score"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows]
 
-    def _has_doc_terms(self, table) -> bool:
-        """Whether this table version has the document-term index (versions published before it do not)."""
-        version, known = self._doc_terms.get(table.name, (None, False))
-        if version != table.version:  # one entry per table, as the vector cache keeps
-            known = any(i.name == DOC_TERMS for i in table.list_indices())
-            self._doc_terms[table.name] = (table.version, known)
-        return known
+    def _term_index(self, table, spec: IndexSpec, exact: ExactVectors) -> TermIndex | None:
+        """The row-term postings of the table's current version, built once per version on a background
+        thread. The caller waits ``term_wait`` seconds for them (None: until built); None when they are not
+        ready by then, and the caller searches with Lance meanwhile: a new version never stalls a server."""
+        cached = self._terms.get(table.name)
+        if cached is not None and cached.version == exact.version:
+            return cached
+        with self._terms_lock:
+            version, thread = self._building.get(table.name, (None, None))
+            if version != exact.version or thread is None:
+                thread = threading.Thread(target=self._build_terms, args=(table, spec, exact), daemon=True,
+                                          name=f"term-index {table.name}")
+                self._building[table.name] = (exact.version, thread)
+                thread.start()
+        thread.join(self.term_wait)
+        cached = self._terms.get(table.name)
+        return cached if cached is not None and cached.version == exact.version else None
+
+    def _build_terms(self, table, spec: IndexSpec, exact: ExactVectors) -> None:
+        try:
+            built = TermIndex(table, exact, spec.text_fields)
+        except Exception as exc:  # the Lance path keeps serving; the next query tries again
+            log.warning("%s: row-term postings not built (%s); full-text search serves", table.name, exc)
+            with self._terms_lock:
+                self._building.pop(table.name, None)
+            return
+        with self._terms_lock:
+            if self._building.get(table.name, (None,))[0] == built.version:
+                self._terms[table.name] = built
+
+    def warm(self, target: str, spec: IndexSpec) -> None:
+        """Load what document-restricted searches of ``target`` read from memory (vectors, row-term
+        postings), waiting until done: a server calls it before taking traffic, a benchmark before timing.
+        From then on a newer version's postings are built in the background while Lance serves (a query
+        waits at most ``SERVING_WAIT_S`` for them), so a nightly publish never stalls a server."""
+        if not spec.has_vector:
+            return
+        table = self._table(target)
+        exact = self._exact_vectors(table, spec)
+        if spec.doc_field:
+            self.term_wait = None
+            self._term_index(table, spec, exact)
+        self.term_wait = SERVING_WAIT_S
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
@@ -364,16 +391,6 @@ class EmbeddedBackend(SearchBackend):
         self._vectors.pop(table.name, None)
         cached = self._vectors[table.name] = ExactVectors(table, spec.id_field)
         return cached
-
-
-def _passes(row: dict, filters: dict[str, list]) -> bool:
-    """A row against typed filters (a list field: holds one of the values)."""
-    for name, values in filters.items():
-        value, wanted = row.get(name), {str(v) for v in values}  # "2023" and 2023 alike, as the engine casts
-        held = {str(v) for v in value} if isinstance(value, list) else {str(value)}
-        if not held & wanted:
-            return False
-    return True
 
 
 def _takes_limit(db) -> bool:

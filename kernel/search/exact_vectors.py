@@ -27,11 +27,21 @@ class ExactVectors:
         self.ids = np.asarray(data.column(id_field).to_pylist(), dtype=object)
         self.row_ids = data.column("_rowid").to_numpy()
         self._row = {i: n for n, i in enumerate(self.ids)}
-        vectors = data.column("vector").combine_chunks()
-        matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(self.ids), -1)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        self.matrix = matrix / np.where(norms == 0, 1.0, norms)
+        column = data.column("vector")
+        matrix = np.empty((len(self.ids), column.type.list_size), dtype=np.float32)
+        at = 0
+        for chunk in column.chunks:  # chunk by chunk: one copy of the vectors besides Arrow's, never three
+            matrix[at:at + len(chunk)] = chunk.flatten().to_numpy(zero_copy_only=False).reshape(len(chunk), -1)
+            at += len(chunk)
+        del data, column
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]  # no temporary the size of the matrix
+        matrix /= np.where(norms == 0, 1.0, norms)  # in place: no third copy
+        self.matrix = matrix
         self._postings: dict[str, dict] = {}
+
+    def row_of(self, id_: str) -> int | None:
+        """The position of an id in this version's rows (None: not in it)."""
+        return self._row.get(id_)
 
     def rows_of(self, ids: Sequence[str]) -> list[int]:
         """Lance row ids of these ids (unknown ids left out), for a take that reads only those rows."""
