@@ -1,4 +1,4 @@
-"""Nightly refresh of the SEC filings corpus: crawl, convert, segment, index.
+"""Nightly refresh of the SEC filings corpus: crawl, convert, segment (both in batches of companies), index.
 
 Each run covers its data interval: the filings dated on the interval's day (a cron schedule with data
 intervals, so `airflow backfill create` replays history day by day). ``companies`` checks each company's
@@ -51,15 +51,20 @@ def secplat_nightly():
         return tasks.crawl_company(plan, ticker)
 
     # One company's failure does not stop the rest; no company to crawl (nothing mapped) skips the rest.
-    # Each lake-writing stage runs once at a time across all runs (backfills included): the stages are
-    # incremental read-modify-write over the lake's state.
     @task(trigger_rule=TriggerRule.ALL_DONE_MIN_ONE_SUCCESS, max_active_tis_per_dag=1)
-    def convert(plan: dict) -> dict:
-        return tasks.convert_new(plan)
+    def batches(plan: dict) -> list[list[int]]:
+        return tasks.stage_batches(plan)
 
-    @task(max_active_tis_per_dag=1)
-    def segment(plan: dict) -> dict:
-        return tasks.segment_new(plan)
+    # Conversion and segmentation are mapped over batches of companies (STAGE_BATCHES): any worker runs any
+    # batch, at most STAGE_PARALLEL_TASKS at once across runs and backfills; a retried batch redoes only what
+    # its killed try had not finished.
+    @task(map_index_template="{{ task.op_kwargs['batch'][0] }}", max_active_tis_per_dag=tasks.STAGE_PARALLEL_TASKS)
+    def convert(plan: dict, batch: list[int]) -> dict:
+        return tasks.convert_new(plan, batch)
+
+    @task(map_index_template="{{ task.op_kwargs['batch'][0] }}", max_active_tis_per_dag=tasks.STAGE_PARALLEL_TASKS)
+    def segment(plan: dict, batch: list[int]) -> dict:
+        return tasks.segment_new(plan, batch)
 
     @task(max_active_tis_per_dag=1)
     def index(plan: dict) -> dict:
@@ -75,9 +80,10 @@ def secplat_nightly():
 
     run = plan()
     crawled = crawl.partial(plan=run).expand(ticker=companies(run))
-    converted = convert(run)
-    crawled >> converted
-    segmented = segment(run)
+    parts = batches(run)
+    crawled >> parts
+    converted = convert.partial(plan=run).expand(batch=parts)
+    segmented = segment.partial(plan=run).expand(batch=parts)
     converted >> segmented
     indexed = index(run)
     segmented >> indexed

@@ -44,7 +44,7 @@ from kernel.layout import dataset_key, dataset_parts, external_part, filing_part
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import base_form
+from kernel.rules import base_form, check_batch, in_batch
 from kernel.settings import Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
@@ -68,14 +68,16 @@ class ConvertOptions:
     summarizer: TextModel | None = None  # optional LLM adding to the deterministic cover summary
     pdf_dirs: tuple[Path, ...] = ()  # folders of PDFs that arrive as PDFs (converted besides the crawled filings)
     progress: Callable[[Iterable, str, int], Iterable] | None = None
+    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (kernel.rules)
 
     @classmethod
-    def from_settings(cls, settings: Settings, pdf_dirs: Iterable[str | Path] = (), progress=None) -> ConvertOptions:
+    def from_settings(cls, settings: Settings, pdf_dirs: Iterable[str | Path] = (), progress=None,
+                      batch: tuple[int, int] | None = None) -> ConvertOptions:
         return cls(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
                    workers=settings.convert_workers, max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024),
                    find_tables=settings.pdf_find_tables,
                    summarizer=llm.from_settings(settings) if settings.cover_summary_llm else None,
-                   pdf_dirs=tuple(Path(d) for d in pdf_dirs), progress=progress)
+                   pdf_dirs=tuple(Path(d) for d in pdf_dirs), progress=progress, batch=check_batch(batch))
 
 
 @dataclass
@@ -299,12 +301,14 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
     report = ConvertReport()
     jobs: list[tuple[str, str, str, Callable[[], tuple[DocumentRecord, PagedPdf]]]] = []
     for rec in read_records(lake):
-        if rec.status != "ok" or not rec.primary_key:
+        if rec.status != "ok" or not rec.primary_key or not in_batch(rec.cik, rec.ticker or "", options.batch):
             continue
         key = filing_part(rec.cik, rec.accession)
         jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options)))
     for folder in options.pdf_dirs:
         for path in sorted(Path(folder).glob("*.pdf")):
+            if not in_batch(None, path.stem, options.batch):
+                continue
             with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
                 sha = hashlib.file_digest(fh, "sha256").hexdigest()
             jobs.append((external_part(path.stem), path.stem, sha,

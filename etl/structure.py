@@ -26,6 +26,7 @@ from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, datas
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
+from kernel.rules import check_batch, in_batch
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
@@ -46,9 +47,10 @@ class SegmentOptions:
     model: str  # the tokenizer's model: part of every chunk fingerprint
     workers: int = 1
     progress: Callable[[Iterable, str, int], Iterable] | None = None
+    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (kernel.rules)
 
     @classmethod
-    def from_settings(cls, settings: Settings, progress=None) -> SegmentOptions:
+    def from_settings(cls, settings: Settings, progress=None, batch: tuple[int, int] | None = None) -> SegmentOptions:
         """Refuses (ConfigError) a model without a tokenizer or chunk sizes beyond the model's limit."""
         try:
             model = settings.embedding().model
@@ -57,7 +59,7 @@ class SegmentOptions:
             chunk.check(counter)
         except (ModelError, ChunkConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        return cls(counter, chunk, model, settings.segment_workers, progress)
+        return cls(counter, chunk, model, settings.segment_workers, progress, check_batch(batch))
 
 
 @dataclass
@@ -151,6 +153,8 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
     todo = []
     for part in dataset_parts(lake, "documents"):
         doc = read_parquet(lake, dataset_key("documents", part)).to_pylist()[0]
+        if not in_batch(doc.get("cik"), doc["doc_id"], options.batch):
+            continue
         fp = chunks_fingerprint(doc, options.chunk, options.model)
         if chunk_fingerprint(lake, part) == fp:
             report.skipped += 1

@@ -11,12 +11,16 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kernel.layout import PART_PATTERN, PARTITION_COLUMN, dataset_key, spark_uri
 from kernel.models import EmbeddingSpec
 from kernel.settings import Settings
 from kernel.storage import Lake
 from schemas.base import spark_schema
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+EXECUTOR_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "SENTENCE_TRANSFORMERS_HOME")
 
 
 @dataclass(frozen=True)
@@ -53,12 +57,26 @@ def spark_session(options: IndexOptions, app: str = "secplat-indexing"):
         .config("spark.ui.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    if not options.spark_master.startswith("local"):
+        builder = _for_cluster(builder)
     if options.s3_endpoint_url:
         builder = (builder.config("spark.hadoop.fs.s3a.endpoint", options.s3_endpoint_url)
                    .config("spark.hadoop.fs.s3a.path.style.access", "true"))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+def _for_cluster(builder):
+    """Executors on a cluster run this interpreter (the same path on every worker: an image or a venv laid out
+    alike) with the project importable and the model hub switched off as here."""
+    builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+    path = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    builder = builder.config("spark.executorEnv.PYTHONPATH", path)
+    for name in EXECUTOR_ENV:
+        if name in os.environ:
+            builder = builder.config(f"spark.executorEnv.{name}", os.environ[name])
+    return builder
 
 
 def read_parts(spark, lake: Lake, dataset: str, parts: list[str], model):

@@ -6,6 +6,7 @@ and discovery filters with them, so a value the settings accept is one every run
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -81,3 +82,33 @@ def normalize_tickers(tickers: Iterable[str]) -> list[str] | None:
     if bad:
         raise ValueError(f"not a ticker: {', '.join(bad)}")
     return list(dict.fromkeys(t.upper() for t in raw))
+
+
+def batch_of(company: str, batches: int) -> int:
+    """Which of ``batches`` batches (0-based) a company's documents are converted and segmented in. Every
+    document of a company falls in one batch, so the ids its filings share a name over are settled in one
+    place (etl.identity) while batches run at once; stable across runs and machines (not Python's hash)."""
+    if batches < 1:
+        raise ValueError(f"batches must be at least 1, not {batches}")
+    return int.from_bytes(hashlib.sha256(company.encode()).digest()[:8], "big") % batches
+
+
+def check_batch(batch: tuple[int, int] | None) -> tuple[int, int] | None:
+    """A batch as (index, count), index in 0..count-1; raises ValueError naming what is wrong."""
+    if batch is None:
+        return None
+    index, count = (int(v) for v in batch)
+    if count < 1 or not 0 <= index < count:
+        raise ValueError(f"batch {index} of {count}: the index must be in 0..{count - 1}")
+    return index, count
+
+
+def company_key(cik: str | int | None, name: str) -> str:
+    """The company a document is batched by: its CIK, else the ticker its LOFin name starts with (a PDF)."""
+    return str(int(cik)) if cik not in (None, "") else name.split("_")[0]
+
+
+def in_batch(cik: str | int | None, name: str, batch: tuple[int, int] | None) -> bool:
+    """Whether a document belongs to ``batch`` (every document does without one)."""
+    return batch is None or batch_of(company_key(cik, name), batch[1]) == batch[0]
+

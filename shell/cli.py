@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from kernel.rules import check_batch
 from kernel.settings import ConfigError, Settings, load_settings, settings_help
 from shell.runner import run_nightly, run_stage
 
@@ -74,9 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert", help="render crawled filings to paged PDFs; extract pages and cover metadata")
     _add_common(p)
     p.add_argument("--pdf-dir", action="append", default=[], help="also ingest the PDFs in this folder (repeatable)")
+    _add_batch(p)
 
     p = sub.add_parser("segment", help="split converted documents into SEC Items and token-sized chunks")
     _add_common(p)
+    _add_batch(p)
 
     p = sub.add_parser("index", help="Spark jobs: embeddings and the financial lexicon statistics (FLAM)")
     _add_common(p)
@@ -152,16 +155,30 @@ def _finish(report) -> int:
     return EXIT_PROBLEMS if report.problems else 0
 
 
+def _batch(text: str) -> tuple[int, int]:
+    """``I/N``: batch I (0-based) of N."""
+    try:
+        index, count = (int(v) for v in text.split("/"))
+        return check_batch((index, count))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a batch I/N with 0 <= I < N ({exc})") from None
+
+
+def _add_batch(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch", type=_batch, help="only the companies of batch I/N (I from 0): batches run at once on "
+                   "any machines sharing the lake, every company's documents in one batch")
+
+
 def cmd_crawl(args: argparse.Namespace) -> int:
     return _finish(run_stage("crawl", _settings(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    return _finish(run_stage("convert", _settings(args), pdf_dirs=args.pdf_dir, progress=progress))
+    return _finish(run_stage("convert", _settings(args), pdf_dirs=args.pdf_dir, progress=progress, batch=args.batch))
 
 
 def cmd_segment(args: argparse.Namespace) -> int:
-    return _finish(run_stage("segment", _settings(args), progress=progress))
+    return _finish(run_stage("segment", _settings(args), progress=progress, batch=args.batch))
 
 
 def cmd_index(args: argparse.Namespace) -> int:

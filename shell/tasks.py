@@ -27,6 +27,9 @@ FORM_CHOICES, TICKER_PATTERN = rules.FORM_CHOICES, rules.TICKER_PATTERN  # what 
 # and one pre-check (``companies``), so the sum never passes EDGAR_RATE_LIMIT.
 EDGAR_SHARES = 4
 CRAWL_PARALLEL_TASKS = EDGAR_SHARES - 1
+# Conversion and segmentation batches running at once, across all runs and backfills (CPU-bound: about one
+# per worker core of the deployment)
+STAGE_PARALLEL_TASKS = 4
 # Exceptions worth a retry: the network and the storage being briefly away. Anything else (bad config, a
 # quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
 # Airflow's retry policy when it evaluates a failure.
@@ -147,18 +150,34 @@ def _stage_result(report) -> dict:
     return {"summary": report.summary(), "problems": list(report.problems)}
 
 
-def convert_new(plan: dict) -> dict:
-    """Convert every crawled filing not converted yet (bad ones are quarantined with the reason)."""
+def stage_batches(plan: dict) -> list[list[int]]:
+    """The batches conversion and segmentation are mapped over (``STAGE_BATCHES``), each ``[index, count]``:
+    a company's documents fall in one batch (``kernel.rules.batch_of``), so batches run at once on any
+    workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest; it is rebuilt here once."""
     from etl.crawler import write_manifest
 
     settings = RunPlan.model_validate(plan).settings()
-    # The mapped crawl tasks each rewrote the manifest; rebuild it once from the filing records.
     write_manifest(settings.open_lake())
-    return _stage_result(run_stage("convert", settings))
+    return [[i, settings.stage_batches] for i in range(settings.stage_batches)]
 
 
-def segment_new(plan: dict) -> dict:
-    return _stage_result(run_stage("segment", RunPlan.model_validate(plan).settings()))
+def _batch(batch: list[int] | None) -> tuple[int, int] | None:
+    return rules.check_batch(tuple(batch)) if batch else None
+
+
+def convert_new(plan: dict, batch: list[int] | None = None) -> dict:
+    """Convert the crawled filings not converted yet, of one batch's companies or of all (bad ones are
+    quarantined with the reason). Retry-safe: every output is written whole, then renamed."""
+    settings = RunPlan.model_validate(plan).settings()
+    if batch is None:  # called alone, without stage_batches before it
+        from etl.crawler import write_manifest
+
+        write_manifest(settings.open_lake())
+    return _stage_result(run_stage("convert", settings, batch=_batch(batch)))
+
+
+def segment_new(plan: dict, batch: list[int] | None = None) -> dict:
+    return _stage_result(run_stage("segment", RunPlan.model_validate(plan).settings(), batch=_batch(batch)))
 
 
 def index_new(plan: dict) -> dict:

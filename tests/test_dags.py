@@ -19,8 +19,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from kernel.rules import batch_of
 from kernel.settings import ConfigError, load_settings
-from shell.tasks import CRAWL_PARALLEL_TASKS, EDGAR_SHARES, TRANSIENT_ERRORS, RunPlan, plan_run
+from shell.tasks import (
+    CRAWL_PARALLEL_TASKS,
+    EDGAR_SHARES,
+    STAGE_PARALLEL_TASKS,
+    TRANSIENT_ERRORS,
+    RunPlan,
+    plan_run,
+)
 from tests.conftest import ROOT, free_port
 
 DAGS = ROOT / "dags"
@@ -97,11 +105,14 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
     # the SEC limit's shares: at most 3 crawl tasks and 1 pre-check at once, across runs and backfills
     assert crawl["max_active_tis_per_dag"] == CRAWL_PARALLEL_TASKS == EDGAR_SHARES - 1
     assert nightly["tasks"]["companies"]["max_active_tis_per_dag"] == 1
-    assert nightly["tasks"]["convert"]["trigger_rule"] == "all_done_min_one_success"
+    assert nightly["tasks"]["batches"]["trigger_rule"] == "all_done_min_one_success"
     assert nightly["tasks"]["announce"]["outlets"] == ["secplat_index_ready"]
     assert [t for t, v in nightly["tasks"].items() if v["outlets"]] == ["announce"]
-    for task_id in ("convert", "segment", "index"):  # one lake writer per stage, across runs and backfills
+    for task_id in ("batches", "index"):  # one at a time, across runs and backfills
         assert nightly["tasks"][task_id]["max_active_tis_per_dag"] == 1, task_id
+    for task_id in ("convert", "segment"):  # mapped over batches of companies, several at once
+        assert nightly["tasks"][task_id]["max_active_tis_per_dag"] == STAGE_PARALLEL_TASKS > 1, task_id
+        assert nightly["tasks"][task_id]["map_index_template"] == "{{ task.op_kwargs['batch'][0] }}"
 
 
 def test_retry_policy_retries_only_transient_errors():
@@ -281,7 +292,7 @@ def test_nightly_then_publish_as_of_two_dates_answers_about_the_new_filing(edgar
     states = _task_states(home, "secplat_nightly")
     run = [k for k in states if k.endswith(":announce")][-1].rsplit(":", 1)[0]
     assert states[f"{run}:companies"] == "success"
-    for task_id in ("crawl", "convert", "segment", "index", "index_changed", "announce"):
+    for task_id in ("crawl", "batches", "convert", "segment", "index", "index_changed", "announce"):
         assert states[f"{run}:{task_id}"] == "skipped", task_id
     assert _asset_events(home) == 2
 
@@ -356,11 +367,12 @@ def _runs(home: Path) -> tuple[list[tuple[str, str, str]], int]:
 
 @pytest.mark.shared
 def test_a_task_killed_mid_run_and_retried_produces_the_same_outputs(edgar_mirror, universe_csv, tmp_path):
-    """The convert task killed (SIGKILL) after its first document, then retried, leaves the same pages and
-    documents as an uninterrupted run, and no temp files."""
+    """A convert batch killed (SIGKILL) after its first document, then retried, leaves the same pages and
+    documents as an uninterrupted unbatched run, and no temp files."""
     plan = RunPlan(filed_from=dt.date(2019, 1, 1), filed_to=dt.date(2025, 8, 1), tickers=["AAPL"],
                    forms=["10-Q", "8-K"]).model_dump(mode="json")
     env = {**os.environ, "EDGAR_MIRROR": str(edgar_mirror), "UNIVERSE_CSV": universe_csv, "CONVERT_WORKERS": "1"}
+    batch = [batch_of("320193", 3), 3]  # Apple's batch of three
 
     def run_task(lake: Path, call: str, wait: bool = True):
         code = f"import json, sys; from shell import tasks; plan = json.loads(sys.argv[1]); tasks.{call}"
@@ -374,7 +386,8 @@ def test_a_task_killed_mid_run_and_retried_produces_the_same_outputs(edgar_mirro
     for lake in (clean, killed):
         run_task(lake, "crawl_company(plan, 'AAPL')")
     run_task(clean, "convert_new(plan)")
-    proc = run_task(killed, "convert_new(plan)", wait=False)
+    run_task(killed, "stage_batches(plan)")
+    proc = run_task(killed, f"convert_new(plan, {batch})", wait=False)
     docs = killed / "datasets" / "documents"
     deadline = time.time() + 300
     while time.time() < deadline and not (docs.is_dir() and any(docs.glob("*.parquet"))) and proc.poll() is None:
@@ -383,7 +396,8 @@ def test_a_task_killed_mid_run_and_retried_produces_the_same_outputs(edgar_mirro
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert len(list(docs.glob("*.parquet"))) < len(list((clean / "datasets" / "documents").glob("*.parquet")))
-    run_task(killed, "convert_new(plan)")  # the retry
+    for other in range(3):  # the retry, and the other batches (no Apple filing in them)
+        run_task(killed, f"convert_new(plan, {[other, 3]})")
     for dataset, cols in (("documents", ["doc_id", "page_count", "form", "fiscal_year"]),
                           ("pages", ["doc_id", "page", "text"])):
         a = {f.name: pq.read_table(f, columns=cols).to_pylist() for f in (clean / "datasets" / dataset).glob("*")}

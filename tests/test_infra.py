@@ -17,7 +17,7 @@ COMPOSE = ROOT / "infra" / "docker-compose.yml"
 def test_compose_services_settings_and_ports():
     compose = yaml.safe_load(COMPOSE.read_text())
     services = compose["services"]
-    assert {"postgres", "airflow-apiserver", "airflow-scheduler", "airflow-dag-processor", "spark-master",
+    assert {"postgres", "redis", "airflow-apiserver", "airflow-scheduler", "airflow-dag-processor", "airflow-worker", "spark-master",
             "spark-worker", "elasticsearch", "minio"} <= set(services)
     platform_keys = set()
     for name, service in services.items():
