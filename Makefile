@@ -70,6 +70,7 @@ SHARED ?= $(or $(SECPLAT_SHARED),../shared)
 
 bench: install
 	$(BIN)/python -m bench.crawl
+	$(BIN)/python -m bench.discovery
 	$(BIN)/python -m bench.convert
 	$(BIN)/python -m bench.segment $(if $(BENCH_LAKE),--lake $(BENCH_LAKE))
 	@if [ -n "$(BENCH_LAKE)" ]; then \

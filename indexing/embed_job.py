@@ -23,7 +23,6 @@ from kernel.layout import (
     dataset_key,
     dataset_parts,
     fingerprint,
-    spark_uri,
     state_key,
 )
 from kernel.models import EmbeddingSpec
@@ -116,12 +115,12 @@ def run_embeddings(lake: Lake, options: IndexOptions, spark=None) -> EmbedReport
     passage_schema = spark_schema(PassageRecord).add("doc_part", "string")
     passages = passages_in.repartition(n_parts, "chunk_id").mapInPandas(  # balanced across workers
         embed_batches(options.embedding, threads, "embed_text", ["embed_text"]), schema=passage_schema)
-    write_partitions(passages, spark_uri(lake, INDEX_DATASETS["passages"]), "doc_part")
+    write_partitions(passages, lake, INDEX_DATASETS["passages"], "doc_part")
     doc_cols = [f for f in DocumentIndexRecord.model_fields if f not in ("vector", "model")]
     doc_schema = spark_schema(DocumentIndexRecord).add("doc_part", "string")
     documents = docs.select(*doc_cols, "doc_part", F.col("cover_summary").alias("embed_text")).mapInPandas(
         embed_batches(options.embedding, threads, "embed_text", ["embed_text"]), schema=doc_schema)
-    write_partitions(documents, spark_uri(lake, INDEX_DATASETS["documents"]), "doc_part")
+    write_partitions(documents, lake, INDEX_DATASETS["documents"], "doc_part")
     report.documents = len(parts)
     report.passages = sum(read_parquet_footer(lake, dataset_key("chunks", p)).num_rows for p in parts)
     state.update(todo)

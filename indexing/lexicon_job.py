@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, spark_uri, state_key
+from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
+from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, state_key
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
 from kernel.storage import Lake, read_json, read_parquet, write_parquet
@@ -121,7 +121,7 @@ def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
     if changed:
         _mine_concepts(spark, lake, changed, report)
-    concepts = (spark.read.parquet(spark_uri(lake, CONCEPTS))
+    concepts = (read_dataset(spark, lake, CONCEPTS)
                 if next(iter(lake.list(CONCEPTS + "/")), None) is not None else None)  # PDF-only lakes have none
     # 2. The lexicon now: curated plus concept terms used by at least two documents.
     curated = curated_terms()
@@ -163,18 +163,15 @@ def _mine_concepts(spark, lake: Lake, docs: list[str], report: LexiconReport) ->
         if not lake.exists(doc["source_key"]):
             report.problems.append(f"{doc['doc_id']}: raw document {doc['source_key']} is gone; no concepts mined")
             continue
-        rows.append((p, spark_uri(lake, doc["source_key"])))
+        rows.append((p, doc["source_key"]))
     if not rows:
         return
-    paths = spark.createDataFrame(rows, "doc_part string, path string")
-    text = (spark.read.option("wholetext", "true").text([r[1] for r in rows])
-            .withColumn("path", F.input_file_name()))
-    names = (text.join(F.broadcast(paths), "path")
+    names = (read_texts(spark, lake, rows)
              .select("doc_part", F.explode(F.regexp_extract_all("value", F.lit(r'name="us-gaap:([A-Za-z]+)"'), 1))
                      .alias("concept")).distinct())
     term = F.udf(lambda concept: concept_term(concept), StringType())
     write_partitions(names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
-                     .select("doc_part", "concept", "term").distinct(), spark_uri(lake, CONCEPTS), "doc_part")
+                     .select("doc_part", "concept", "term").distinct(), lake, CONCEPTS, "doc_part")
 
 
 def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
@@ -189,7 +186,7 @@ def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], wr
         F.split(F.trim(F.regexp_replace(F.lower("text"), "[^a-z0-9]+", " ")), " ").alias("tokens"))
     if write_tokens:
         write_partitions(tokens.groupBy("doc_part", "doc_id", "form", "item")
-                         .agg(F.sum(F.size("tokens")).alias("tokens")), spark_uri(lake, TOKENS), "doc_part")
+                         .agg(F.sum(F.size("tokens")).alias("tokens")), lake, TOKENS, "doc_part")
     grams = F.flatten(F.array(*[
         F.expr(f"IF(size(tokens) >= {n}, transform(sequence(0, size(tokens) - {n}), "
                f"i -> array_join(slice(tokens, i + 1, {n}), ' ')), array())")
@@ -198,7 +195,7 @@ def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], wr
     terms = spark.createDataFrame([(t, b) for b, ts in batches.items() for t in ts], "term string, batch string")
     write_partitions(ngrams.join(F.broadcast(terms), "term")
                      .groupBy("doc_part", "batch", "doc_id", "form", "item", "term").count(),
-                     spark_uri(lake, COUNTS), "doc_part", "batch")
+                     lake, COUNTS, "doc_part", "batch")
 
 
 def _publish_lexicon(spark, lake: Lake, lexicon: dict[str, tuple[str, str]], embedding: EmbeddingSpec) -> None:
@@ -207,8 +204,8 @@ def _publish_lexicon(spark, lake: Lake, lexicon: dict[str, tuple[str, str]], emb
 
     # The cover (contents, cover page) and unrecognized text are not Items: no weight goes to them.
     not_items = ["cover", "unknown"]
-    counts = spark.read.parquet(spark_uri(lake, COUNTS)).where(F.col("term").isin(list(lexicon)))
-    tokens = (spark.read.parquet(spark_uri(lake, TOKENS)).where(~F.col("item").isin(not_items))
+    counts = read_dataset(spark, lake, COUNTS).where(F.col("term").isin(list(lexicon)))
+    tokens = (read_dataset(spark, lake, TOKENS).where(~F.col("item").isin(not_items))
               .groupBy("form", "item").agg(F.sum("tokens").alias("item_tokens")))
     per_item = (counts.where(~F.col("item").isin(not_items))
                 .groupBy("form", "item", "term").agg(F.sum("count").alias("n"))

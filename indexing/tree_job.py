@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from indexing.embed_job import STATE_KEY as EMBED_STATE_KEY
 from indexing.embed_job import embed_batches
 from indexing.lexicon_job import curated_terms, normalize_term
-from indexing.spark import IndexOptions, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, spark_uri, state_key
+from indexing.spark import IndexOptions, read_dataset, spark_session, write_partitions
+from kernel.layout import INDEX_DATASETS, state_key
 from kernel.reports import StageReport
 from kernel.storage import Lake, read_json
 from schemas.base import spark_schema
@@ -145,7 +145,7 @@ def run_trees(lake: Lake, options: IndexOptions, spark=None) -> TreeReport:
     import pandas as pd
     from pyspark.sql import functions as F
 
-    passages = spark.read.parquet(spark_uri(lake, INDEX_DATASETS["passages"])).where(F.col("doc_part").isin(todo))
+    passages = read_dataset(spark, lake, INDEX_DATASETS["passages"], todo)
     node_fields = [f for f in TreeNodeRecord.model_fields if f not in ("vector", "model")]
     schema = spark_schema(TreeNodeRecord)
     node_schema = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in schema.fields if f.name in node_fields)
@@ -160,9 +160,8 @@ def run_trees(lake: Lake, options: IndexOptions, spark=None) -> TreeReport:
              .groupBy("doc_id", "item").applyInPandas(grouped, f"{node_schema}, doc_part string"))
     embedded_nodes = nodes.mapInPandas(
         embed_batches(options.embedding, None, "text", []), schema=schema.add("doc_part", "string"))
-    nodes_uri = spark_uri(lake, INDEX_DATASETS["tree_nodes"])
-    write_partitions(embedded_nodes, nodes_uri, "doc_part")
-    count = spark.read.parquet(nodes_uri).where(F.col("doc_part").isin(todo)).count()
+    write_partitions(embedded_nodes, lake, INDEX_DATASETS["tree_nodes"], "doc_part")
+    count = read_dataset(spark, lake, INDEX_DATASETS["tree_nodes"], todo).count()
     state.update({p: embedded[p] for p in todo})
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return TreeReport(documents=len(todo), nodes=count)

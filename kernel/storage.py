@@ -147,6 +147,7 @@ class S3Lake:
         self.bucket = parsed.netloc
         self.prefix = parsed.path.strip("/")
         self.root = uri.rstrip("/")
+        self.endpoint_url, self.region = endpoint_url, region  # to open the same lake elsewhere (executors)
         self.client = boto3.client(
             "s3",
             endpoint_url=endpoint_url,
