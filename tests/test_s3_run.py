@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from kernel.layout import INDEX_DATASETS
 from kernel.storage import dataset_partitions, open_lake, read_partition
+from tests.compare import assert_same_rows
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 SECPLAT = str(Path(sys.executable).with_name("secplat"))
@@ -47,14 +47,8 @@ def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, edgar_m
     local = open_lake(str(tmp_path / "local"))
     assert not list((s3_server["dir"] / "lake").rglob("*.tmp*"))
     for name, sort in KEYS.items():
-        a, b = _dataset(s3, INDEX_DATASETS[name], sort), _dataset(local, INDEX_DATASETS[name], sort)
-        assert a.num_rows > 0 and a.num_rows == b.num_rows, name
-        columns = [c for c in b.column_names if c != "vector"]
-        assert a.select(columns).to_pylist() == b.select(columns).to_pylist(), name
-        if "vector" in b.column_names:
-            va = np.stack(a.column("vector").to_numpy(zero_copy_only=False))
-            vb = np.stack(b.column("vector").to_numpy(zero_copy_only=False))
-            assert np.allclose(va, vb, atol=1e-6), f"{name}: vectors differ by {np.abs(va - vb).max()}"
+        assert_same_rows(_dataset(s3, INDEX_DATASETS[name], sort), _dataset(local, INDEX_DATASETS[name], sort),
+                         name, atol=1e-6)
     lexicon = [lake.read_bytes(INDEX_DATASETS["lexicon"]) for lake in (s3, local)]
     assert len(lexicon[0]) > 0
     # what was published from each lake answers alike

@@ -10,11 +10,11 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
 from kernel.layout import INDEX_DATASETS
+from tests.compare import assert_same_rows
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,11 +70,4 @@ def test_index_on_a_standalone_cluster_equals_local(cluster, edgar_mirror, unive
     assert any(state.glob("work-*/app-*/*/stderr")), "no executor ran on the standalone workers"
 
     for name in ("passages", "documents", "tree_nodes", "lexicon"):
-        local, remote = _dataset(lake, name), _dataset(other, name)
-        assert local.num_rows > 0 and local.num_rows == remote.num_rows, name
-        columns = [c for c in local.column_names if c != "vector"]
-        assert local.select(columns).to_pylist() == remote.select(columns).to_pylist(), name
-        if "vector" in local.column_names:
-            a = np.stack(local.column("vector").to_numpy(zero_copy_only=False))
-            b = np.stack(remote.column("vector").to_numpy(zero_copy_only=False))
-            assert np.allclose(a, b, atol=1e-5), f"{name}: vectors differ by {np.abs(a - b).max()}"
+        assert_same_rows(_dataset(other, name), _dataset(lake, name), name, atol=1e-5)
