@@ -4,7 +4,8 @@
 
 The mirror is crawled into a temporary lake first (not timed). Each run happens in a fresh process so
 peak RSS is the run's own: ``self`` is the Python process (PyMuPDF paging), ``children`` the largest
-wkhtmltopdf. Writes bench/results/convert.json and prints a table. Not a test: numbers depend on the machine.
+wkhtmltopdf. The iXBRL facts column is the fact extraction's time and its share of the rest of conversion
+(with 2 workers its threads also wait on each other's GIL, so the 1-worker share is the cost per filing). Writes bench/results/convert.json and prints a table. Not a test: numbers depend on the machine.
 """
 
 from __future__ import annotations
@@ -75,13 +76,15 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as lake_dir:
             rows.append(in_child(lake_dir, 2, args.pdf_dir))
     print(f"{'source':>6} {'workers':>7} {'docs':>5} {'pages':>6} {'wall s':>7} {'render med/p95 s':>17} "
-          f"{'extract med/p95 s':>18} {'pages/s render':>14} {'pages/s extract':>15} {'RSS MB self/child':>17}")
+          f"{'extract med/p95 s':>18} {'pages/s render':>14} {'pages/s extract':>15} {'RSS MB self/child':>17} "
+          f"{'iXBRL facts s (share)':>21}")
     for r in rows:
-        rs, ex = r.get("render_s", {}), r.get("extract_s", {})
+        rs, ex, fx = r.get("render_s", {}), r.get("extract_s", {}), r.get("facts_s", {})
         print(f"{r['source']:>6} {r['workers']:>7} {r['converted']:>5} {r.get('pages', 0):>6} {r['wall_s']:>7} "
               f"{rs.get('median', 0):>8}/{rs.get('p95', 0):<8} {ex.get('median', 0):>9}/{ex.get('p95', 0):<8} "
               f"{r.get('pages_per_s_render') or '-':>14} {r.get('pages_per_s_extract') or '-':>15} "
-              f"{r['peak_rss_mb_self']:>8}/{r['peak_rss_mb_children']:<8}")
+              f"{r['peak_rss_mb_self']:>8}/{r['peak_rss_mb_children']:<8} "
+              f"{fx.get('total', 0):>12} ({fx.get('share') or 0:.1%})")
     save_results("convert", rows)
 
 

@@ -4,6 +4,7 @@ Per document it writes, atomically and in this order (keys from ``kernel.layout`
 
     pdf/<key>.pdf                          the paged PDF (page i = EDGAR page i)
     datasets/pages/<part>.parquet          PageRecord rows
+    datasets/facts/<part>.parquet          FactRecord rows: the inline XBRL facts with their pages (etl.ixbrl)
     datasets/documents/<part>.parquet      one DocumentRecord (written last: it marks the document done)
 
 A document whose ``documents`` part holds the same source sha256 is skipped, so reruns are idempotent and
@@ -32,11 +33,11 @@ from etl.cover import (
     document_id,
     facts_from_ixbrl,
     facts_from_text,
-    fiscal_period_of,
 )
 from etl.crawler import read_records, utc_now
 from etl.html_prepare import HtmlError, prepare_html
 from etl.identity import Identity, amendment_links, assign_ids
+from etl.ixbrl import Fact
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
 from kernel import llm
@@ -44,11 +45,12 @@ from kernel.layout import dataset_key, dataset_parts, external_part, filing_part
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import base_form, check_batch, in_batch
+from kernel.rules import base_form, check_batch, fiscal_period_of, in_batch
 from kernel.settings import Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord
+from schemas.facts import FactRecord
 from schemas.filings import FilingRecord
 
 log = logging.getLogger(__name__)
@@ -89,8 +91,10 @@ class ConvertReport(StageReport):
     warnings: int = 0
     content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where text may be missing
     shared_names: list[str] = field(default_factory=list)  # filings whose LOFin name another filing holds
-    # doc_id, pages, render, extract seconds; the run report carries their statistics (details())
-    timings: list[tuple[str, int, float, float]] = field(default_factory=list, metadata=DETAIL)
+    # doc_id, pages, render, extract, iXBRL facts seconds; the run report carries their statistics (details())
+    timings: list[tuple[str, int, float, float, float]] = field(default_factory=list, metadata=DETAIL)
+    facts: int = 0  # iXBRL facts extracted
+    fact_problems: list[str] = field(default_factory=list)  # "<doc_id>: n numeric fact(s) without a value"
 
     def summary(self) -> str:
         return (f"{self.converted} converted, {self.skipped} unchanged, {self.quarantined} quarantined, "
@@ -105,6 +109,7 @@ class ConvertReport(StageReport):
             return {}
         pages = sum(t[1] for t in self.timings)
         render, extract = sorted(t[2] for t in self.timings), sorted(t[3] for t in self.timings)
+        facts = sum(t[4] for t in self.timings)
 
         def pct(values: list[float], q: float) -> float:
             return round(values[min(len(values) - 1, round(q * (len(values) - 1)))], 3)
@@ -113,7 +118,9 @@ class ConvertReport(StageReport):
                 "render_s": {"median": pct(render, 0.5), "p95": pct(render, 0.95), "total": round(sum(render), 1)},
                 "extract_s": {"median": pct(extract, 0.5), "p95": pct(extract, 0.95), "total": round(sum(extract), 1)},
                 "pages_per_s_render": round(pages / sum(render), 1) if sum(render) else None,
-                "pages_per_s_extract": round(pages / sum(extract), 1) if sum(extract) else None}
+                "pages_per_s_extract": round(pages / sum(extract), 1) if sum(extract) else None,
+                "facts_s": {"total": round(facts, 1),  # iXBRL extraction, part of render_s (same parse)
+                            "share": round(facts / (sum(render) + sum(extract) - facts), 3) if sum(render) else None}}
 
 
 def _converted(lake: Lake) -> dict[str, tuple[Identity, str]]:
@@ -144,6 +151,7 @@ def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str
         if doc_id != converted[part].doc_id:
             shared.append(f"{converted[part].doc_name} is also another filing's name: this one is {doc_id}")
             _set_columns(lake, "pages", part, doc_id=doc_id)
+            _set_columns(lake, "facts", part, doc_id=doc_id)
             _set_columns(lake, "documents", part, doc_id=doc_id)
     current = {**before, **{p: replace(i, doc_id=ids[p]) for p, i in new.items()}}
     for part, amends in amendment_links(current).items():
@@ -163,9 +171,21 @@ def _set_columns(lake: Lake, dataset: str, part: str, **values) -> None:
     write_parquet(lake, key, table)
 
 
-def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -> None:
+@dataclass
+class Converted:
+    """One converted document: its record, its pages and its iXBRL facts (none for PDFs)."""
+
+    doc: DocumentRecord
+    paged: PagedPdf
+    facts: list[Fact] = field(default_factory=list)
+    facts_seconds: float = 0.0  # the iXBRL extraction's share of render_seconds
+
+
+def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, facts: list[Fact]) -> None:
     name = part_name(key)
     lake.write_bytes(doc.pdf_key, paged.pdf)
+    write_parquet(lake, dataset_key("facts", name),
+                  to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
     pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                         rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
     write_parquet(lake, dataset_key("pages", name), to_table(PageRecord, pages))
@@ -173,15 +193,15 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord) -
     release(lake, STAGE, key)
 
 
-def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
-    """Render, page and describe one crawled filing (raises HtmlError/RenderError/PdfError)."""
+def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> Converted:
+    """Render, page and describe one crawled filing, with its iXBRL facts (raises HtmlError/RenderError/PdfError)."""
     raw = lake.read_bytes(rec.primary_key)
     cap = options.max_html_bytes
     if len(raw) > cap:
         raise HtmlError(f"primary document is {len(raw) / 1e6:.1f} MB, over the {cap / 1e6:.1f} MB cap "
                         "(CONVERT_MAX_HTML_MB)")
     started = time.perf_counter()
-    prepared = prepare_html(raw)
+    prepared = prepare_html(raw, rec.fiscal_year_end)
     with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
         rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
     render_s = time.perf_counter() - started
@@ -209,7 +229,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
     first = paged.pages[0].text if paged.pages else ""
     summary = cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first)
     summary, summary_source = _with_llm_summary(options.summarizer, summary, first, warnings)
-    return DocumentRecord(
+    return Converted(DocumentRecord(
         doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
         period_end=period_end, filing_date=rec.filing_date, trading_symbols=cover.trading_symbols,
@@ -220,7 +240,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> tu
         source_key=rec.primary_key,
         source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=round(extract_s, 3), processed_at=utc_now(),
-    ), paged
+    ), paged, prepared.facts, prepared.facts_seconds)
 
 
 def conservation(visible_chars: int, paged: PagedPdf) -> str | None:
@@ -267,8 +287,8 @@ def facts_from_source_name(name: str) -> CoverFacts:
                       fiscal_period=period, period_end=event, source="name")
 
 
-def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions) -> tuple[DocumentRecord, PagedPdf]:
-    """A PDF that arrives as a PDF: pages as they are; its file name is kept as ``source_name``."""
+def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions) -> Converted:
+    """A PDF that arrives as a PDF: pages as they are (no iXBRL facts); its file name is kept as ``source_name``."""
     started = time.perf_counter()
     paged = page_pdf(data, find_tables=options.find_tables)
     extract_s = time.perf_counter() - started
@@ -286,20 +306,20 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
     summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, period_end,
                             from_text, texts[0] if texts else "")
     summary, summary_source = _with_llm_summary(options.summarizer, summary, texts[0] if texts else "", warnings)
-    return DocumentRecord(
+    return Converted(DocumentRecord(
         doc_id=name, doc_name=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
         fiscal_period=fiscal_period, period_end=period_end, metadata_source=from_text.source,
         page_count=len(paged.pages), page_basis="pdf", rendered_page_count=paged.rendered_page_count,
         cover_summary=summary, summary_source=summary_source, pdf_key=pdf_key(key), source_key=str(path),
         source_sha256=sha, warnings=warnings, extract_seconds=round(extract_s, 3), processed_at=utc_now(),
-    ), paged
+    ), paged)
 
 
 def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
     """Convert every crawled filing with an ``ok`` record, plus every PDF under ``options.pdf_dirs``."""
     progress = options.progress or (lambda it, desc, total: it)
     report = ConvertReport()
-    jobs: list[tuple[str, str, str, Callable[[], tuple[DocumentRecord, PagedPdf]]]] = []
+    jobs: list[tuple[str, str, str, Callable[[], Converted]]] = []
     for rec in read_records(lake):
         if rec.status != "ok" or not rec.primary_key or not in_batch(rec.cik, rec.ticker or "", options.batch):
             continue
@@ -323,27 +343,34 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
             todo.append(job)
     converted: dict[str, DocumentRecord] = {}
 
-    def one(job) -> DocumentRecord:
+    def one(job) -> Converted:
         key, document, _, work = job
-        doc, paged = work()
-        _write_outputs(lake, key, paged, doc)
-        return doc
+        done = work()
+        _write_outputs(lake, key, done.paged, done.doc, done.facts)
+        return done
 
     with ThreadPoolExecutor(max_workers=options.workers) as pool:
         futures = {pool.submit(one, job): job for job in todo}
         for fut in progress(as_completed(futures), "convert", len(futures)):
             key, document, _, _ = futures[fut]
             try:
-                doc = fut.result()
+                done = fut.result()
             except (HtmlError, RenderError, PdfError, OSError, ValueError) as exc:
                 quarantine(lake, STAGE, document, key, f"{type(exc).__name__}: {exc}", key)
                 report.quarantined += 1
                 report.problems.append(f"{document}: quarantined: {exc}")
                 continue
+            doc, facts = done.doc, done.facts
             converted[part_name(key)] = doc
             report.converted += 1
             report.warnings += bool(doc.warnings)
             report.content_warnings += [f"{doc.doc_id}: {w}" for w in doc.warnings if w.startswith("content ")]
-            report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds))
+            report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds,
+                                   done.facts_seconds))
+            report.facts += len(facts)
+            missing = sum(f.kind == "numeric" and f.value is None and not f.nil for f in facts)
+            if missing:
+                report.fact_problems.append(f"{doc.doc_id}: {missing} numeric fact(s) without a value "
+                                            f"(first: {next(f.problem for f in facts if f.problem)})")
     report.shared_names = settle_identity(lake, {p: i for p, (i, _) in before.items()}, converted)
     return report

@@ -6,13 +6,14 @@ Also the document id in the LOFin convention (``TICKER_YYYY_10K``, ``TICKER_YYYY
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import html as htmllib
 import re
 from dataclasses import dataclass, field
 
 from dateutil import parser as dateparser
+
+from kernel.rules import fiscal_period_of
 
 _DEI_START_RE = re.compile(r"<ix:(nonNumeric|nonFraction)\b([^>]*?\bname=\"dei:(\w+)\"[^>]*)>", re.I)
 _IX_TAG_RE = re.compile(r"<(/?)ix:(?:nonNumeric|nonFraction)\b[^>]*>", re.I)
@@ -137,21 +138,6 @@ def facts_from_text(page_texts: list[str]) -> CoverFacts:
     if cover.form in ("10-K", "10-Q") and cover.period_end:
         cover.fiscal_year, cover.fiscal_period = fiscal_period_of(cover.period_end, cover.form, None)
     return cover
-
-
-def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None) -> tuple[int, str]:
-    """(fiscal year, FY or Qn) of a period from the company's fiscal year end (MMDD), for filings whose
-    cover does not say (no iXBRL). The fiscal year is the calendar year its fiscal year ends in, as in
-    ``dei:DocumentFiscalYearFocus``; 52/53-week years may end up to two weeks off the nominal date."""
-    month, day = (int(fiscal_year_end[:2]), int(fiscal_year_end[2:])) if fiscal_year_end else (12, 31)
-    day = min(day, calendar.monthrange(period_end.year, month)[1])
-    end = dt.date(period_end.year, month, day)
-    if end < period_end - dt.timedelta(days=15):
-        end = dt.date(end.year + 1, month, min(day, calendar.monthrange(end.year + 1, month)[1]))
-    if form == "10-K":
-        return end.year, "FY"
-    quarter = 4 - round((end - period_end).days / 91.3)
-    return end.year, f"Q{min(4, max(1, quarter))}"
 
 
 def document_id(ticker: str, form: str, fiscal_year: int | None, fiscal_period: str | None,

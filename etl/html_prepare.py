@@ -14,10 +14,12 @@ EDGAR page even when a long EDGAR page spills onto two PDF pages.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 from lxml import etree, html
 
+from etl import ixbrl
 from etl.html_tables import tables_by_page
 from etl.page_markers import marker_text, strip_markers
 
@@ -57,6 +59,8 @@ class PreparedHtml:
     visible_chars: int  # non-space characters of the document's text, for the conservation check
     tables: dict[int, list[str]]  # EDGAR page -> its data tables as header + rows (etl.html_tables)
     removed: int  # elements or URLs removed by sanitizing
+    facts: list[ixbrl.Fact]  # inline XBRL facts with their pages (etl.ixbrl); empty for plain HTML
+    facts_seconds: float  # what reading them took
 
 
 def decode_html(raw: bytes) -> tuple[str, str]:
@@ -126,8 +130,9 @@ def _unhang_tables(root) -> None:
             el.set("style", _PADDING_LEFT_RE.sub("padding-left:0", style))
 
 
-def prepare_html(raw: bytes) -> PreparedHtml:
-    """Decode, sanitize and page-mark a filing's primary document."""
+def prepare_html(raw: bytes, fiscal_year_end: str | None = None) -> PreparedHtml:
+    """Decode, sanitize and page-mark a filing's primary document, and read its iXBRL facts (their fiscal
+    periods from the company's fiscal year end, MMDD)."""
     text, encoding = decode_html(raw)
     if not _looks_like_html(text):
         raise HtmlError("no HTML markup found")
@@ -191,6 +196,9 @@ def prepare_html(raw: bytes) -> PreparedHtml:
                 marker.tail, el.text = el.text, None
                 el.insert(0, marker)
     tables = tables_by_page(root)
+    started = time.perf_counter()
+    facts = ixbrl.extract(root, fiscal_year_end)
+    facts_seconds = time.perf_counter() - started
     visible = visible_chars(root)
     head = root.find("head")
     if head is None:
@@ -201,7 +209,8 @@ def prepare_html(raw: bytes) -> PreparedHtml:
     head.insert(0, meta)
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
     return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, visible_chars=visible,
-                        tables=tables, removed=removed)
+                        tables=tables, removed=removed, facts=facts,
+                        facts_seconds=facts_seconds)
 
 
 def visible_chars(root) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.page_markers import marker_number
+from etl.page_markers import paged_elements
 
 CELL_SEP = " | "
 HEADER_ROW_SEP = " / "
@@ -35,7 +35,7 @@ class _Row:
     cells: list[str]
 
 
-def _cell_text(el) -> str:
+def cell_text(el) -> str:
     return _WS_RE.sub(" ", el.text_content().replace("\u200b", "")).strip()
 
 
@@ -59,7 +59,7 @@ def _fold(cells: list[str]) -> list[str]:
     return out
 
 
-def _is_figure(cell: str) -> bool:
+def is_figure(cell: str) -> bool:
     return bool(_FIGURE_RE.match(cell)) and not _YEAR_RE.match(cell.strip()) or cell.strip() in _DASHES
 
 
@@ -75,7 +75,7 @@ def _table_rows(table, page_of: dict) -> list[_Row]:
     for tr in table.iter("tr"):
         if any(anc is not table and anc.tag == "table" for anc in tr.iterancestors("table")):
             continue  # a nested table's rows belong to that table
-        cells = [_cell_text(td) for td in tr if isinstance(td.tag, str) and td.tag in ("td", "th")]
+        cells = [cell_text(td) for td in tr if isinstance(td.tag, str) and td.tag in ("td", "th")]
         folded = _fold(cells)
         if folded:
             rows.append(_Row(page_of.get(tr, 0), folded[:MAX_CELLS]))
@@ -86,7 +86,7 @@ def _split_header(rows: list[_Row]) -> tuple[list[str], list[_Row]]:
     """Leading rows without figures are the header; several such rows are joined into one line."""
     head: list[_Row] = []
     for r in rows:
-        if any(_is_figure(c) for c in r.cells[1:]) or (len(r.cells) > 1 and _is_figure(r.cells[0])):
+        if any(is_figure(c) for c in r.cells[1:]) or (len(r.cells) > 1 and is_figure(r.cells[0])):
             break
         head.append(r)
         if len(head) == 3:
@@ -101,15 +101,9 @@ def _split_header(rows: list[_Row]) -> tuple[list[str], list[_Row]]:
 
 def tables_by_page(root) -> dict[int, list[str]]:
     """EDGAR page (0-based) -> the data tables that sit on it, as header + rows text."""
-    page = 0
     page_of: dict = {}
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        n = marker_number(el.text) if el.tag == "span" else None
-        if n is not None:
-            page = n
-        elif el.tag in ("td", "th"):  # a row's page is where its first cell starts (a break marker
+    for el, page in paged_elements(root):
+        if el.tag in ("td", "th"):  # a row's page is where its first cell starts (a break marker
             page_of.setdefault(el.getparent(), page)  # of the row itself sits inside it, before the cells)
     for br in root.iter("br"):  # a line break inside a cell separates words
         br.tail = " " + (br.tail or "")

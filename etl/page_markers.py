@@ -25,3 +25,16 @@ def marker_number(text: str | None) -> int | None:
 
 def strip_markers(text: str) -> str:
     return MARKER_RE.sub("", text)
+
+
+def paged_elements(root):
+    """(element, EDGAR page) for every element of a page-marked DOM in document order: the one walk that
+    tells the table reader and the iXBRL reader which page a thing starts on."""
+    page = 0
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        n = marker_number(el.text) if el.tag == "span" else None
+        if n is not None:
+            page = n
+        yield el, page

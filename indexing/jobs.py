@@ -1,8 +1,8 @@
 """The index stage: ``run(lake, IndexOptions) -> IndexReport`` runs the Spark jobs that have work.
 
 Embeddings for new or changed documents (``embed_job``), their Item trees (``tree_job``), the FLAM
-statistics (``lexicon_job``). Whether there is work is read from the lake's state without Spark, so a night
-with nothing new never starts a JVM.
+statistics (``lexicon_job``), the iXBRL facts, concepts and time series (``facts_job``). Whether there is
+work is read from the lake's state without Spark, so a night with nothing new never starts a JVM.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from indexing import embed_job, lexicon_job, tree_job
+from indexing import embed_job, facts_job, lexicon_job, tree_job
 from indexing.embed_job import EmbedReport
+from indexing.facts_job import FactsReport
 from indexing.lexicon_job import LexiconReport
 from indexing.spark import IndexOptions
 from indexing.tree_job import TreeReport
@@ -19,7 +20,8 @@ from kernel.reports import StageReport
 from kernel.storage import Lake
 
 # The jobs in the order they run: trees read the passages the embeddings wrote.
-JOBS = (("embeddings", embed_job.run_embeddings), ("trees", tree_job.run_trees), ("lexicon", lexicon_job.run_lexicon))
+JOBS = (("embeddings", embed_job.run_embeddings), ("trees", tree_job.run_trees), ("lexicon", lexicon_job.run_lexicon),
+        ("facts", facts_job.run_facts))
 
 
 @dataclass
@@ -28,6 +30,7 @@ class IndexReport(StageReport):
     embeddings: EmbedReport = field(default_factory=EmbedReport)
     trees: TreeReport = field(default_factory=TreeReport)
     lexicon: LexiconReport = field(default_factory=LexiconReport)
+    facts: FactsReport = field(default_factory=FactsReport)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per job
     jobs: list[str] = field(default_factory=list)  # the jobs that had work when the stage started
 
@@ -44,7 +47,8 @@ class IndexReport(StageReport):
         if not self.jobs:
             return "index up to date: no new or changed documents"
         took = ", ".join(f"{job} {s:.0f}s" for job, s in self.seconds.items())
-        return f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()} ({took})"
+        return (f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()}; "
+                f"{self.facts.summary()} ({took})")
 
 
 def pending(lake: Lake, options: IndexOptions) -> list[str]:
@@ -56,6 +60,8 @@ def pending(lake: Lake, options: IndexOptions) -> list[str]:
         jobs.append("trees")
     if lexicon_job.pending(lake):
         jobs.append("lexicon")
+    if facts_job.pending(lake):
+        jobs.append("facts")
     return jobs
 
 

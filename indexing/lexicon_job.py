@@ -29,6 +29,7 @@ from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, s
 from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, state_key
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
+from kernel.rules import split_concept
 from kernel.storage import Lake, read_json, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord
@@ -78,7 +79,7 @@ def curated_terms() -> dict[str, str]:
 
 def concept_term(concept: str) -> str | None:
     """``OperatingIncomeLoss`` -> "operating income"; None for names that make no useful term."""
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", concept)).lower()
+    words = split_concept(concept).lower()
     for _ in range(3):
         words = _GENERIC_TAIL.sub("", words)
     words = normalize_term(words)

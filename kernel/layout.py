@@ -6,9 +6,10 @@
     raw/full-index/<year>/QTR<q>/form.idx           EDGAR's form index of a finished quarter (historical windows)
     manifests/filings.parquet                       every filing record, rebuilt after a crawl
     pdf/<cik>/<accession-no-dashes>.pdf             the paged PDF (pdf/external/<name>.pdf for arriving PDFs)
-    datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, items, chunks
+    datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, facts, items, chunks
     index/<name>                                    Spark outputs: passages, documents, tree_nodes (partitioned
-                                                    by ``doc_part``), lexicon.parquet, lexicon_counts, ...
+                                                    by ``doc_part``), facts, concepts.parquet,
+                                                    fact_series.parquet, lexicon.parquet, lexicon_counts, ...
     index/state/<job>.json                          what each incremental job last did
     quarantine/<stage>/<part>.json                  a document a stage could not process, with the reason
     runs/<stage>/<UTC stamp>.json                   a stage's run report
@@ -33,7 +34,7 @@ MANIFEST_KEY = "manifests/filings.parquet"
 SEARCH_DIR = "search"
 
 # Per-document datasets (one Parquet part per document) and the Spark-written index datasets.
-DATASETS = ("pages", "documents", "items", "chunks")
+DATASETS = ("pages", "documents", "facts", "items", "chunks")
 INDEX_DATASETS = {
     "passages": "index/passages",
     "documents": "index/documents",
@@ -42,6 +43,9 @@ INDEX_DATASETS = {
     "lexicon_counts": "index/lexicon_counts",
     "item_tokens": "index/item_tokens",
     "xbrl_concepts": "index/xbrl_concepts",
+    "facts": "index/facts",
+    "concepts": "index/concepts.parquet",
+    "fact_series": "index/fact_series.parquet",
 }
 PARTITION_COLUMN = "doc_part"  # the column index datasets are partitioned by: the document's part name
 

@@ -1,10 +1,11 @@
 """The domain rules every layer shares: which forms exist, what a filing-date window is, how a ticker is
-spelled. The settings model validates with them, the Airflow run plan and DAG params are derived from them,
-and discovery filters with them, so a value the settings accept is one every run accepts.
+spelled, which fiscal period a date falls in. The settings model validates with them, the Airflow run plan
+and DAG params are derived from them, and discovery filters with them, so a value the settings accept is one every run accepts.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import hashlib
 import re
@@ -112,3 +113,47 @@ def in_batch(cik: str | int | None, name: str, batch: tuple[int, int] | None) ->
     """Whether a document belongs to ``batch`` (every document does without one)."""
     return batch is None or batch_of(company_key(cik, name), batch[1]) == batch[0]
 
+
+# --- fiscal periods -------------------------------------------------------------------------------------
+def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None) -> tuple[int, str]:
+    """(fiscal year, FY or Qn) of a period from the company's fiscal year end (MMDD), for filings whose
+    cover does not say (no iXBRL). The fiscal year is the calendar year its fiscal year ends in, as in
+    ``dei:DocumentFiscalYearFocus``; 52/53-week years may end up to two weeks off the nominal date."""
+    month, day = (int(fiscal_year_end[:2]), int(fiscal_year_end[2:])) if fiscal_year_end else (12, 31)
+    day = min(day, calendar.monthrange(period_end.year, month)[1])
+    end = dt.date(period_end.year, month, day)
+    if end < period_end - dt.timedelta(days=15):
+        end = dt.date(end.year + 1, month, min(day, calendar.monthrange(end.year + 1, month)[1]))
+    if form == "10-K":
+        return end.year, "FY"
+    quarter = 4 - round((end - period_end).days / 91.3)
+    return end.year, f"Q{min(4, max(1, quarter))}"
+
+
+def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None) -> tuple[int, str]:
+    """(fiscal year, period) of an XBRL context: durations of about a year are ``FY``, a quarter ``Q1``..``Q4``,
+    six and nine months ``H1`` and ``9M`` (year to date), other lengths ``<n>M``; an instant is ``FY`` at the
+    fiscal year's end and ``Q1``..``Q3`` at a quarter's end (a balance sheet date). The fiscal year is the
+    one the period ends in (``fiscal_period_of``)."""
+    year, quarter = fiscal_period_of(end, "10-Q", fiscal_year_end)
+    if start is None:
+        return year, "FY" if quarter == "Q4" else quarter
+    months = round((end - start).days / 30.44)
+    if 11 <= months <= 13:
+        return year, "FY"
+    if months == 3:
+        return year, quarter
+    if (months, quarter) in ((6, "Q2"), (9, "Q3")):
+        return year, "H1" if months == 6 else "9M"
+    return year, f"{months}M"
+
+
+# --- XBRL concept names ------------------------------------------------------------------------------------
+def split_concept(name: str) -> str:
+    """``OperatingIncomeLoss`` -> "Operating Income Loss", ``EBITDAMargin`` -> "EBITDA Margin" (a local name)."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name))
+
+
+def concept_words(concept: str) -> str:
+    """``us-gaap:GrossProfit`` -> "gross profit": what a concept's name says, lower case, as search words."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", split_concept(concept.rsplit(":", 1)[-1]).lower()).split())

@@ -104,6 +104,9 @@ def derive_frames(tables: dict[str, pa.Table]) -> dict:
         core = set(CORE_10K_ITEMS)
         docs["core_items_ok"] = [form != "10-K" or core <= items.get(d, set())
                                  for d, form in zip(docs["doc_id"], docs["form"], strict=True)]
+    facts = frames.get("facts")
+    if facts is not None:
+        _fact_columns(facts, docs)
     nodes = frames.get("tree_nodes")
     if nodes is not None:
         known = set(passages["chunk_id"]) if passages is not None else set()
@@ -113,6 +116,22 @@ def derive_frames(tables: dict[str, pa.Table]) -> dict:
     if lexicon is not None:
         lexicon["weights_ok"] = lexicon["item_weights"].map(_weights_ok)
     return frames
+
+
+def _fact_columns(facts, docs) -> None:
+    """A numeric fact has a finite value unless nil (its display was checked when extracted); a period has
+    its end (an instant's date) and starts no later; pages lie within the document."""
+    import pandas as pd
+
+    numeric = facts["kind"] == "numeric"
+    values = pd.to_numeric(facts["value"], errors="coerce")
+    facts["value_ok"] = ~numeric | facts["nil"] | (values.notna() & np.isfinite(values.fillna(0.0)))
+    kinds = facts["period_type"].isin(["instant", "duration", "forever"])
+    dated = facts["period_end"].notna() | (facts["period_type"] == "forever")
+    ordered = facts["period_start"].isna() | (facts["period_start"] <= facts["period_end"])
+    facts["period_ok"] = kinds & dated & ordered & ((facts["period_type"] != "duration") | facts["period_start"].notna())
+    pages = docs.drop_duplicates("doc_id").set_index("doc_id")["page_count"] if docs is not None else {}
+    facts["page_count"] = facts["doc_id"].map(pages).fillna(-1).astype("int64")
 
 
 def _weights_ok(weights) -> bool:

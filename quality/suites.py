@@ -69,6 +69,19 @@ def build_suites(dims: int) -> list[SuiteSpec]:
             gxe.ExpectColumnValuesToBeBetween(column="chunk_id_count", min_value=1),
             gxe.ExpectColumnValuesToBeInSet(column="leaves_known", value_set=[True]),
         ]),
+        SuiteSpec("facts", "fact_id", [
+            *ids("fact_id"),
+            gxe.ExpectColumnValuesToNotBeNull(column="concept"),
+            gxe.ExpectColumnValuesToBeInSet(column="value_ok", value_set=[True]),  # numeric: a finite value
+            gxe.ExpectColumnValuesToBeInSet(column="period_ok", value_set=[True]),  # a dated, ordered period
+            gxe.ExpectColumnValuesToBeBetween(column="page", min_value=0),
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="end_page", column_B="page", or_equal=True),
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(column_A="page_count", column_B="end_page"),
+        ]),
+        SuiteSpec("concepts", "concept", [
+            *ids("concept"),
+            gxe.ExpectColumnValuesToBeBetween(column="fact_count", min_value=1),
+        ]),
         SuiteSpec("lexicon", "term", [
             *ids("term"),
             gxe.ExpectColumnValuesToBeBetween(column="total_count", min_value=0),

@@ -7,9 +7,11 @@ the backend, catalog and model loaded between questions.
 from __future__ import annotations
 
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
+from query.facts import Fact, FactsError, FactsRequest
 from query.retrieve import Retriever
 
-__all__ = ["MODES", "Evidence", "RetrievalOptions", "Retriever", "SearchResult", "search"]
+__all__ = ["MODES", "Evidence", "Fact", "FactsError", "FactsRequest", "RetrievalOptions", "Retriever", "SearchResult",
+           "facts", "search"]
 
 _default: Retriever | None = None
 
@@ -25,3 +27,18 @@ def search(question: str, k: int = 5, filters: dict | None = None, settings=None
 
         _default = Retriever(load_settings())
     return _default.search(question, k, filters).evidence
+
+
+def facts(concept: str, ticker: str | None = None, fiscal_year: int | None = None, fiscal_period: str | None = None,
+          settings=None, **more) -> list[Fact]:
+    """Reported figures: ``facts("gross profit", "KO", 2023)`` -> value, unit, period, document and page."""
+    global _default
+    request = FactsRequest(concept=concept, ticker=ticker, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
+                           **more)
+    if settings is not None:
+        return Retriever(settings).facts(request)
+    if _default is None:
+        from kernel.settings import load_settings
+
+        _default = Retriever(load_settings())
+    return _default.facts(request)

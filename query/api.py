@@ -28,6 +28,7 @@ class RetrievalOptions:
     flam: bool = False  # weight passages by the Items the question's lexicon terms point to
     trees: bool = False  # boost chunks under the best-matching tree nodes
     statements: bool = True  # metric questions: the statements' own pages first (query.statements)
+    facts: bool = True  # metric questions over iXBRL filings: the pages printing the named facts first (query.facts)
     curate: bool = True
     max_iterations: int = 3
     max_passages: int = 10

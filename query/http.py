@@ -26,6 +26,7 @@ from kernel.models import ModelMismatch
 from kernel.search import BackendError
 from kernel.settings import ConfigError
 from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
+from query.facts import Fact, FactsError, FactsRequest
 from query.retrieve import Retriever
 
 SWAGGER_ASSETS = "/static/swagger"
@@ -102,6 +103,15 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
             raise HTTPException(503, str(exc)) from exc
         return SearchResponse(question=result.question, evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
+
+    @app.post("/facts", response_model=list[Fact], dependencies=[Depends(_access(api_keys or []))])
+    def facts(req: FactsRequest) -> list[Fact]:
+        try:
+            return retriever.facts(req)
+        except FactsError as exc:
+            raise HTTPException(404, str(exc)) from exc
+        except BackendError as exc:
+            raise HTTPException(400, str(exc)) from exc
 
     return app
 

@@ -34,6 +34,16 @@ from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
 from query.concepts import concept_map
 from query.curate import Searcher, curate
+from query.facts import (
+    Fact,
+    FactsError,
+    FactsRequest,
+    describe,
+    fact_pages,
+    find_facts,
+    question_facts,
+    synonym_concepts,
+)
 from query.plan import QueryPlan, make_plan
 from query.scoring import ScoredDoc
 from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
@@ -54,6 +64,7 @@ class Retriever:
         self.options = options or RetrievalOptions()
         self.catalog = Catalog(self.backend, settings.universe_csv)
         self._lexicon: list[dict] | None = None
+        self._has_facts: bool | None = None
 
     def alias(self, index: str) -> str:
         return alias_name(self.backend.prefix, index)
@@ -78,6 +89,14 @@ class Retriever:
                                 "an index built with the configured model)")
 
     # -- public
+    def facts(self, request: FactsRequest) -> list[Fact]:
+        """Reported figures by company, concept (or words) and fiscal period, with their pages (query.facts)."""
+        for name in ("facts", "concepts"):
+            if not self.backend.alias_target(self.alias(name)):
+                raise FactsError(f"no {name} index is published ({self.alias(name)}): run `secplat index` and "
+                                 "`secplat publish` over a lake with iXBRL filings")
+        return find_facts(self.backend, self.backend.prefix, request)
+
     def search(self, question: str, k: int = 5, filters: Filters | None = None,
                options: RetrievalOptions | None = None) -> SearchResult:
         opts = options or self.options
@@ -190,6 +209,9 @@ class Retriever:
             with timing.stage("statements"):
                 pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
             rescored = pinned + rescored
+        if opts.facts:
+            with timing.stage("facts"):
+                rescored = self.fact_pins(plan, docs, filters, rescored[0].score if rescored else 1.0) + rescored
         return scoring.pages(rescored, self.catalog, "hybrid match in a selected document", opts.page_coverage)
 
     def statement_pages(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None,
@@ -229,6 +251,34 @@ class Retriever:
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "the cover page (registered securities)")
         return pinned
+
+    def fact_pins(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None, top: float) -> list[Hit]:
+        """Metric questions over iXBRL filings: in the best document of each company (two at most), the pages
+        that print the facts the question names, pinned first with the facts as the reason. Documents without
+        facts (PDFs, filings before iXBRL) pin nothing: the statements' pages and the search stand."""
+        if not self._facts_published():
+            return []
+        best: dict[str | None, DocInfo] = {}
+        for d, _, _ in docs:
+            best.setdefault(d.entity, d)
+        names = [e.name for e in plan.analysis.entities] + [n for d in best.values() for n in (d.company, d.ticker)]
+        metric = plan.figure or bool(synonym_concepts(plan.core))
+        pins: list[Hit] = []
+        for d in list(best.values())[:2] if metric else []:
+            found = question_facts(self.backend, self.backend.prefix, plan.core, names, d.doc_id)
+            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
+                scope = {**(filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
+                hits = [h for h in self._bm25_passages(plan.lexical, scope, 20)
+                        if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
+                if hits:
+                    pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
+                                    {**hits[0].source, "_page": page, "_reason": f"reports {describe(facts)}"}))
+        return pins
+
+    def _facts_published(self) -> bool:
+        if self._has_facts is None:
+            self._has_facts = all(self.backend.alias_target(self.alias(n)) for n in ("facts", "concepts"))
+        return self._has_facts
 
     def _bm25_passages(self, text: str, scope: Filters, k: int) -> list[Hit]:
         return self.backend.bm25(self.alias("passages"), INDEXES["passages"], text, scope, k)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from schemas.facts import ConceptRecord, FactIndexRecord
+
 
 class DocumentMeta(BaseModel):
     """The document metadata every index record carries, so each index filters by company, form and period."""
@@ -113,4 +115,6 @@ INDEXES: dict[str, IndexSpec] = {spec.name: spec for spec in (
     IndexSpec("passages", PassageRecord, "chunk_id", ("text", "item_title", "company"), boosts=(("company", 3.0),)),
     IndexSpec("tree_nodes", TreeNodeRecord, "node_id", ("text",)),
     IndexSpec("lexicon", LexiconRecord, "term", ("term",), doc_field=None),
+    IndexSpec("facts", FactIndexRecord, "fact_id", ("label", "company")),
+    IndexSpec("concepts", ConceptRecord, "concept", ("label",), doc_field=None),
 )}

@@ -106,6 +106,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--explain", action="store_true", help="also show documents, filters, curation rounds and ms per stage")
 
+    p = sub.add_parser("facts", help="reported iXBRL figures with their pages: company, concept or words, period")
+    _add_common(p)
+    p.add_argument("--concept", required=True, help='QName (us-gaap:GrossProfit) or words ("gross profit", "capex")')
+    p.add_argument("--ticker")
+    p.add_argument("--fiscal-year", type=int)
+    p.add_argument("--fiscal-period", help="FY, Q1..Q4, H1, 9M")
+    p.add_argument("--form", help="10-K or 10-Q: only figures reported in that form")
+    p.add_argument("--dimension", action="append", default=None, metavar="AXIS=MEMBER",
+                   help="repeatable; without it only consolidated figures")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
     p = sub.add_parser("eval", help="retrieval metrics over a QA jsonl (FinanceBench or LOFin format)")
     _add_common(p)
     p.add_argument("qa", help="QA jsonl with gold (document, 0-based page) evidence")
@@ -256,6 +268,32 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_facts(args: argparse.Namespace) -> int:
+    from query import FactsRequest, Retriever
+
+    request = FactsRequest(concept=args.concept, ticker=args.ticker, fiscal_year=args.fiscal_year,
+                           fiscal_period=args.fiscal_period, form=args.form, dimensions=args.dimension,
+                           limit=args.limit)
+    found = Retriever(_settings(args)).facts(request)
+    if args.json:
+        print(json.dumps([f.model_dump() for f in found], indent=1, default=str))
+        return 0
+    if not found:
+        print("no facts found")
+    for f in found:
+        period = f"{f.fiscal_period or ''}{f.fiscal_year or ''}"
+        span = f"{f.period_start}..{f.period_end}" if f.period_start else f"at {f.period_end}"
+        scale = f" (x10^{f.scale})" if f.scale else ""
+        value = f"{f.value:,.{0 if f.value is not None and f.value == int(f.value) else 2}f}" if f.value is not None \
+            else "-"
+        dims = f"  [{', '.join(f.dimensions)}]" if f.dimensions else ""
+        print(f"{f.concept}  {period} ({span})  {f.display}{scale} {f.unit or ''} = {value}{dims}")
+        where = f"Item {f.item}" if f.item else "no Item"
+        print(f"    {f.doc_id}  page {f.page}  {where}  row: {f.row_label or '-'}  column: {f.column_header or '-'}"
+              f"  ({f.reason})")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from query import MODES, Retriever
     from query.evaluate import evaluate, read_qa, table
@@ -320,7 +358,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
 
 COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
             "index": cmd_index, "publish": cmd_publish, "rollback": cmd_rollback,
-            "list-versions": cmd_list_versions, "query": cmd_query, "eval": cmd_eval, "serve": cmd_serve,
+            "list-versions": cmd_list_versions, "query": cmd_query, "facts": cmd_facts, "eval": cmd_eval, "serve": cmd_serve,
             "run": cmd_run, "mirror": cmd_mirror}
 
 
@@ -336,10 +374,11 @@ def main(argv: list[str] | None = None) -> int:
     from kernel.models import ModelError
     from kernel.search.base import BackendError
     from kernel.storage import StorageError
+    from query.facts import FactsError
 
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, ModelError) as exc:
+    except (ConfigError, ModelError, FactsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError) as exc:

@@ -1,0 +1,176 @@
+"""Spark job: the published facts, the concepts that find them, and each company's time series.
+
+* ``index/facts`` (partitioned by ``doc_part``): every iXBRL fact of a segmented document with its company,
+  form, filing date, the Item of its page, its concept's words and its row label (``FactIndexRecord``).
+  Incremental: a document is redone when its chunks' fingerprint (what segmentation made it from) changes.
+* ``index/concepts.parquet`` (whole corpus): per concept its words, the row labels it is printed under (most
+  frequent first) and how many facts and documents use it; what turns "gross profit" into a concept.
+* ``index/fact_series.parquet`` (whole corpus): per company, concept and fiscal period (FY, Q1..Q4) the value
+  of the latest filing reporting it, from consolidated (dimensionless) duration facts; a missing Q4 is
+  derived as FY minus 9M (or minus Q1, Q2 and Q3) and marked ``derived``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
+from kernel.layout import (
+    INDEX_DATASETS,
+    chunk_fingerprint,
+    dataset_key,
+    dataset_parts,
+    fingerprint,
+    state_key,
+)
+from kernel.reports import StageReport
+from kernel.rules import concept_words
+from kernel.storage import Lake, read_json, read_parquet_footer, write_parquet
+from schemas.base import arrow_schema, to_table
+from schemas.chunks import ItemRecord
+from schemas.documents import DocumentRecord
+from schemas.facts import ConceptRecord, FactIndexRecord, FactRecord, FactSeriesRecord
+
+log = logging.getLogger(__name__)
+
+STATE_KEY = state_key("facts")
+FACTS, CONCEPTS, SERIES = INDEX_DATASETS["facts"], INDEX_DATASETS["concepts"], INDEX_DATASETS["fact_series"]
+ROW_LABELS = 8  # row labels kept per concept
+SERIES_PERIODS = ("FY", "Q1", "Q2", "Q3", "Q4")
+_SERIES_KEY = ["ticker", "concept", "unit", "fiscal_year"]
+
+
+@dataclass
+class FactsReport(StageReport):
+    stage = "facts"
+    documents: int = 0
+    facts: int = 0
+    concepts: int = 0
+    series: int = 0
+    derived: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.facts} facts of {self.documents} documents indexed; {self.concepts} concepts; "
+                f"{self.series} series values ({self.derived} Q4 derived)")
+
+
+def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
+    """(changed, state, parts): documents with facts and chunks whose facts are not indexed as they are now."""
+    state = read_json(lake, STATE_KEY, {"docs": {}})
+    parts = {}
+    for part in dataset_parts(lake, "facts"):
+        chunks = chunk_fingerprint(lake, part)
+        if chunks is not None and read_parquet_footer(lake, dataset_key("facts", part)).num_rows:
+            # segmented (its Items are known) and with facts (a PDF or pre-2019 filing has none)
+            parts[part] = fingerprint(chunks, json.dumps(sorted(FactIndexRecord.model_fields)))
+    return sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp), state, parts
+
+
+def pending(lake: Lake) -> bool:
+    changed, state, parts = plan(lake)
+    return bool(changed) or set(state["docs"]) != set(parts)
+
+
+def run_facts(lake: Lake, options: IndexOptions, spark=None) -> FactsReport:
+    changed, state, parts = plan(lake)
+    report = FactsReport(documents=len(changed))
+    if not pending(lake):
+        return report
+    spark = spark or spark_session(options)
+    if changed:
+        report.facts = _index_facts(spark, lake, changed)
+    if parts:  # every document in it has facts, so every partition read exists
+        facts = read_dataset(spark, lake, FACTS, sorted(parts))
+        report.concepts = _concepts(facts, lake)
+        report.series, report.derived = _series(facts, lake)
+    lake.write_bytes(STATE_KEY, json.dumps({"docs": parts}, indent=1, sort_keys=True).encode())
+    return report
+
+
+def _index_facts(spark, lake: Lake, docs: list[str]) -> int:
+    """index/facts for these documents: facts joined with their document and the Item of their page."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    # A numeric fact whose display did not read stays in the dataset with its reason (and in the convert
+    # report); it is not published: the index holds figures only.
+    facts = read_parts(spark, lake, "facts", docs, FactRecord).where(
+        (F.col("kind") != "numeric") | F.col("problem").isNull())
+    meta = read_parts(spark, lake, "documents", docs, DocumentRecord).select(
+        "doc_id", "ticker", "company", "form", "filing_date")
+    items = (read_parts(spark, lake, "items", docs, ItemRecord)
+             .where(F.col("page_start").isNotNull() & (F.col("order") >= 0))
+             .select("doc_id", "item", "order", F.col("page_start").alias("i_start"),
+                     F.col("page_end").alias("i_end")))
+    # The Item of a page: the latest-starting Item whose pages hold it (a page two Items share goes to the
+    # one that starts on it, as a reader would file a figure printed under the new heading).
+    placed = facts.join(items, (facts.doc_id == items.doc_id) & (facts.page >= items.i_start)
+                        & (facts.page <= items.i_end), "left").drop(items.doc_id)
+    best = Window.partitionBy("doc_part", "seq").orderBy(F.col("i_start").desc_nulls_last(),
+                                                         F.col("order").desc_nulls_last())
+    placed = placed.withColumn("_rank", F.row_number().over(best)).where("_rank = 1")
+    words = F.udf(concept_words, StringType())
+    out = (placed.join(F.broadcast(meta), "doc_id", "left")
+           .withColumn("fact_id", F.concat_ws("#", "doc_id", F.col("seq").cast("string")))
+           .withColumn("label", F.concat_ws(" ", words("concept"), F.lower(F.coalesce("row_label", F.lit("")))))
+           .withColumn("dimensional", F.size("dimensions") > 0))
+    columns = [*arrow_schema(FactIndexRecord).names, "doc_part"]
+    write_partitions(out.select(*columns), lake, FACTS, "doc_part")
+    return facts.count()
+
+
+def _concepts(facts, lake: Lake) -> int:
+    """index/concepts.parquet from every indexed fact."""
+    from pyspark.sql import functions as F
+
+    labels = (facts.where(F.col("row_label").isNotNull())
+              .groupBy("concept", F.lower(F.trim("row_label")).alias("row")).count().collect())
+    by_concept: dict[str, list[tuple[int, str]]] = {}
+    for r in labels:
+        by_concept.setdefault(r.concept, []).append((-r["count"], r.row))
+    stats = facts.groupBy("concept").agg(F.first("kind").alias("kind"), F.count("*").alias("facts"),
+                                         F.countDistinct("doc_id").alias("docs")).collect()
+    records = []
+    for r in sorted(stats, key=lambda r: r.concept):
+        rows = [row for _, row in sorted(by_concept.get(r.concept, []))[:ROW_LABELS]]
+        words = concept_words(r.concept)
+        records.append(ConceptRecord(concept=r.concept, label=" ".join([words, *rows]), words=words,
+                                     row_labels=rows, kind=r.kind, fact_count=r.facts, doc_count=r.docs))
+    write_parquet(lake, CONCEPTS, to_table(ConceptRecord, records))
+    return len(records)
+
+
+def _series(facts, lake: Lake) -> tuple[int, int]:
+    """index/fact_series.parquet: reported FY and quarters from the latest filing, and derived Q4s."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    flows = facts.where((F.col("kind") == "numeric") & ~F.col("dimensional") & F.col("value").isNotNull()
+                        & (F.col("period_type") == "duration") & F.col("ticker").isNotNull()
+                        & F.col("fiscal_period").isin(*SERIES_PERIODS, "9M"))
+    latest = Window.partitionBy(*_SERIES_KEY, "fiscal_period").orderBy(F.col("filing_date").desc_nulls_last(),
+                                                                        F.col("doc_id").desc())
+    best = flows.withColumn("_rank", F.row_number().over(latest)).where("_rank = 1").select(
+        *_SERIES_KEY, "fiscal_period", "value", "period_start", "period_end", "doc_id", "page")
+    reported = best.where(F.col("fiscal_period").isin(*SERIES_PERIODS)).withColumn("derived", F.lit(False))
+    fy = best.where("fiscal_period = 'FY'").alias("fy")
+    nine = best.where("fiscal_period = '9M'").select(*_SERIES_KEY, F.col("value").alias("ytd"),
+                                                     F.col("period_end").alias("ytd_end"))
+    quarters = (best.where(F.col("fiscal_period").isin("Q1", "Q2", "Q3")).groupBy(*_SERIES_KEY)
+                .agg(F.sum("value").alias("q123"), F.count("*").alias("n"), F.max("period_end").alias("q3_end"))
+                .where("n = 3"))
+    derived = (fy.join(nine, _SERIES_KEY, "left").join(quarters, _SERIES_KEY, "left")
+               .where(F.col("ytd").isNotNull() | F.col("q123").isNotNull())
+               .select(*_SERIES_KEY, F.lit("Q4").alias("fiscal_period"),
+                       (F.col("value") - F.coalesce("ytd", "q123")).alias("value"),
+                       F.date_add(F.coalesce("ytd_end", "q3_end"), 1).alias("period_start"), "period_end",
+                       "doc_id", "page", F.lit(True).alias("derived"))
+               .join(reported.where("fiscal_period = 'Q4'").select(*_SERIES_KEY), _SERIES_KEY, "left_anti"))
+    rows = reported.unionByName(derived).collect()
+    records = [FactSeriesRecord(**r.asDict()) for r in rows]
+    records.sort(key=lambda r: (r.ticker, r.concept, r.fiscal_year, r.fiscal_period, r.unit or ""))
+    write_parquet(lake, SERIES, to_table(FactSeriesRecord, records))
+    return len(records), sum(r.derived for r in records)

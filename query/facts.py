@@ -1,0 +1,220 @@
+"""Facts lookup: company, concept or words, fiscal period, dimensions -> reported figures with their page.
+
+Words reach concepts two ways: the reviewed synonyms (``fact_synonyms.yaml``: analyst terms such as "capex"
+that no concept name or row label spells), and BM25 over the ``concepts`` index (each concept's words and the
+row labels it is printed under across the corpus). The ``facts`` index is then filtered by those concepts
+and by the caller's company, fiscal year and period; without dimensions only consolidated figures count.
+A QName (``us-gaap:GrossProfit``) skips the word step.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, Field
+
+from kernel.rules import concept_words
+from kernel.search import SearchBackend
+from kernel.search.base import alias_name
+from schemas.index import INDEXES
+
+SYNONYMS_FILE = Path(__file__).with_name("fact_synonyms.yaml")
+CONCEPT_CANDIDATES = 8
+CONCEPT_FLOOR = 0.6  # of the best concept's BM25 score
+MAX_FACTS = 500
+
+
+class FactsError(ValueError):
+    """A facts request that cannot be answered as asked (the message says why)."""
+
+
+class Fact(BaseModel):
+    """One reported figure (or text fact) and where it is printed."""
+
+    concept: str
+    value: float | None
+    display: str
+    unit: str | None
+    scale: int
+    decimals: str | None
+    fiscal_year: int | None
+    fiscal_period: str | None
+    period_start: dt.date | None
+    period_end: dt.date | None
+    dimensions: list[str]
+    doc_id: str
+    ticker: str | None
+    form: str | None
+    page: int = Field(description="0-based page of the document's PDF")
+    item: str | None
+    row_label: str | None
+    column_header: str | None
+    reason: str = Field("", description="How the concept was found: synonym, words or name")
+
+
+class FactsRequest(BaseModel):
+    concept: str = Field(min_length=1, max_length=200, description="QName (us-gaap:GrossProfit) or words")
+    ticker: str | None = None
+    fiscal_year: int | None = None
+    fiscal_period: str | None = Field(None, description="FY, Q1..Q4, H1, 9M")
+    form: str | None = None
+    doc_id: str | None = None
+    dimensions: list[str] | None = Field(None, description="'axis=member' each; none: consolidated figures only")
+    limit: int = Field(20, ge=1, le=MAX_FACTS)
+
+
+@dataclass(frozen=True)
+class ConceptMatch:
+    concept: str
+    score: float
+    reason: str
+
+    @property
+    def words(self) -> str:
+        return concept_words(self.concept)
+
+
+@functools.cache
+def synonyms() -> dict[str, tuple[str, ...]]:
+    """Analyst term (lower case) -> concepts, from the reviewed file."""
+    data = yaml.safe_load(SYNONYMS_FILE.read_text()) or {}
+    out = {}
+    for term, concepts in data.items():
+        if not isinstance(concepts, list) or not all(isinstance(c, str) and ":" in c for c in concepts):
+            raise FactsError(f"{SYNONYMS_FILE.name}: {term!r} must list concept QNames")
+        out[str(term).lower()] = tuple(concepts)
+    return out
+
+
+def synonym_concepts(text: str) -> list[ConceptMatch]:
+    """Concepts of the synonyms the text names (longest terms first, each word in one term, each concept once)."""
+    lowered = f" {re.sub(r'[^a-z0-9&]+', ' ', text.lower())} "
+    found: dict[str, ConceptMatch] = {}
+    for term in sorted(synonyms(), key=len, reverse=True):
+        if f" {term} " in lowered:
+            lowered = lowered.replace(f" {term} ", " | ")  # "operating cash flow" is not also "cash"
+            for rank, concept in enumerate(synonyms()[term]):
+                found.setdefault(concept, ConceptMatch(concept, 100.0 - rank, f"synonym '{term}'"))
+    return list(found.values())
+
+
+def resolve_concepts(backend: SearchBackend, prefix: str, words: str) -> list[ConceptMatch]:
+    """The concepts words name: a QName as given, else synonyms, then the concepts index's best matches."""
+    if re.fullmatch(r"[A-Za-z][\w-]*:[A-Za-z]\w*", words.strip()):
+        return [ConceptMatch(words.strip(), 1.0, "concept name")]
+    matches = synonym_concepts(words)
+    spec = INDEXES["concepts"]
+    hits = backend.bm25(alias_name(prefix, "concepts"), spec, words, None, CONCEPT_CANDIDATES)
+    best = hits[0].score if hits else 0.0
+    known = {m.concept for m in matches}
+    matches += [ConceptMatch(h.id, h.score, f"words '{words}'") for h in hits
+                if h.score >= CONCEPT_FLOOR * best and h.id not in known]
+    return matches
+
+
+PERIOD_ORDER = ("FY", "Q4", "9M", "Q3", "H1", "Q2", "Q1")  # the whole year first, then the latest part of it
+
+
+def _period_order(period: str | None) -> int:
+    return PERIOD_ORDER.index(period) if period in PERIOD_ORDER else len(PERIOD_ORDER)
+
+
+STATEMENT_ITEMS = ("8", "part1item1")  # where the primary statements sit in a 10-K / 10-Q
+QUESTION_CONCEPTS = 2  # concepts a question's words may add (beyond its synonyms) ...
+QUESTION_FLOOR = 0.8  # ... each within this share of the best one's BM25 score
+
+
+def metric_words(text: str, names: list[str]) -> str:
+    """A question's words without its companies' names, years and quarters: what the concepts index should
+    match (a company's name also appears in row labels such as "equity income from Coca-Cola FEMSA")."""
+    drop = {w for n in names for w in re.findall(r"[a-z0-9]+", (n or "").lower())}
+    words = [w for w in re.findall(r"[a-z0-9&]+", text.lower().replace("'s", " "))
+             if w not in drop and not w.isdigit() and not re.fullmatch(r"(fy|q[1-4]|h[12])\d*", w)]
+    return " ".join(words)
+
+
+def question_facts(backend: SearchBackend, prefix: str, question: str, names: list[str], doc_id: str) -> list[dict]:
+    """One document's consolidated numeric facts of the concepts a metric question names: its synonyms when it
+    has any (reviewed, so they decide), else the concepts whose facts in this document best match its words
+    (the best and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a
+    company's own extension concepts compete only with what that company reports."""
+    facts = INDEXES["facts"]
+    scope = {"doc_id": doc_id, "dimensional": False, "kind": "numeric"}
+    concepts = [m.concept for m in synonym_concepts(question)]
+    if not concepts:
+        words = metric_words(question, names)
+        hits = backend.bm25(alias_name(prefix, "facts"), facts, words, scope, 50) if words else []
+        best: dict[str, float] = {}
+        for h in hits:
+            best.setdefault(h.source["concept"], h.score)
+        top = max(best.values(), default=0.0)
+        concepts = [c for c, score in best.items() if score >= QUESTION_FLOOR * top][:QUESTION_CONCEPTS]
+    if not concepts:
+        return []
+    text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
+    return [h.source for h in backend.bm25(alias_name(prefix, "facts"), facts, text, {**scope, "concept": concepts},
+                                           300)]
+
+
+def fact_pages(facts: list[dict], year: int | None, limit: int = 2) -> list[tuple[int, list[dict]]]:
+    """The pages that print the wanted concepts for the year (any year when none is known), best first: most
+    concepts of the year, then most figures of those concepts over all periods (a statement prints each year
+    side by side, a discussion one figure), then the statements' Items, then the earlier page. Each page
+    comes with its facts of the year."""
+    by_page: dict[int, list[dict]] = {}
+    for f in facts:
+        by_page.setdefault(int(f["page"]), []).append(f)
+
+    def of_year(rows: list[dict]) -> list[dict]:
+        return [f for f in rows if year is None or f.get("fiscal_year") == year]
+
+    ranked = sorted(((p, rows) for p, rows in by_page.items() if of_year(rows)),
+                    key=lambda kv: (-len({f["concept"] for f in of_year(kv[1])}), -len(kv[1]),
+                                    not any(f.get("item") in STATEMENT_ITEMS for f in kv[1]), kv[0]))
+    return [(p, of_year(rows)) for p, rows in ranked[:limit]]
+
+
+def describe(facts: list[dict], most: int = 3) -> str:
+    """``us-gaap:GrossProfit FY2023 = 27,234 (x10^6 USD)``, for the evidence's reason."""
+    seen, parts = set(), []
+    for f in facts:
+        key = (f["concept"], f.get("fiscal_year"), f.get("fiscal_period"))
+        if key in seen:
+            continue
+        seen.add(key)
+        scale = f" x10^{f['scale']}" if f.get("scale") else ""
+        parts.append(f"{f['concept']} {f.get('fiscal_period') or ''}{f.get('fiscal_year') or ''} = {f['display']}"
+                     f" ({(scale + ' ' + (f.get('unit') or '')).strip()})")
+    return "; ".join(parts[:most]) + (f"; +{len(parts) - most} more" if len(parts) > most else "")
+
+
+def find_facts(backend: SearchBackend, prefix: str, request: FactsRequest) -> list[Fact]:
+    """Facts of the resolved concepts under the request's filters: concept order first (synonyms, then by
+    score), then the latest period, then the page (a figure printed twice is listed at each page)."""
+    matches = resolve_concepts(backend, prefix, request.concept)
+    if not matches:
+        return []
+    rank = {m.concept: (i, m.reason) for i, m in enumerate(matches)}
+    filters: dict = {"concept": list(rank)}
+    for name in ("ticker", "fiscal_year", "fiscal_period", "form", "doc_id"):
+        value = getattr(request, name)
+        if value is not None:
+            filters[name] = value.upper() if name in ("ticker", "fiscal_period", "form") else value
+    if not request.dimensions:
+        filters["dimensional"] = False
+    # Every fact's label holds its concept's words, so these words reach every fact the filters allow.
+    words = " ".join(dict.fromkeys(w for m in matches for w in m.words.split()))
+    hits = backend.bm25(alias_name(prefix, "facts"), INDEXES["facts"], words, filters, MAX_FACTS)
+    rows = [h.source for h in hits]
+    if request.dimensions:
+        wanted = set(request.dimensions)
+        rows = [r for r in rows if wanted <= set(r.get("dimensions") or [])]
+    rows.sort(key=lambda r: (rank[r["concept"]][0], -(r.get("fiscal_year") or 0), _period_order(r.get("fiscal_period")),
+                             r.get("form") != "10-K", r["doc_id"], r["page"]))
+    return [Fact(**{k: r.get(k) for k in Fact.model_fields if k != "reason"}, reason=rank[r["concept"]][1])
+            for r in rows[:request.limit]]

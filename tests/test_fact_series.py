@@ -1,0 +1,68 @@
+"""The facts time series (indexing.facts_job._series) on a real local Spark: the latest filing wins, a
+missing Q4 is derived as FY - 9M (or FY - Q1 - Q2 - Q3), a reported Q4 is never replaced, dimensional and
+instant facts stay out."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from indexing.facts_job import _series
+from indexing.spark import IndexOptions, spark_session
+from kernel.storage import LocalLake, read_parquet
+from schemas.base import spark_schema
+from schemas.facts import FactIndexRecord
+
+D = dt.date
+
+
+def _fact(n, ticker, concept, year, period, value, start, end, doc, filed, dims=(), kind="duration"):
+    return FactIndexRecord(
+        fact_id=f"{doc}#{n}", doc_id=doc, ticker=ticker, form="10-K", filing_date=filed, concept=concept,
+        label=concept, kind="numeric", value=value, display=str(value), unit="USD", period_type=kind,
+        period_start=start if kind == "duration" else None, period_end=end, fiscal_year=year, fiscal_period=period,
+        dimensions=list(dims), dimensional=bool(dims), page=n, end_page=n).model_dump()
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = spark_session(IndexOptions(spark_master="local[1]", shuffle_partitions=1))
+    yield session
+
+
+def test_series_latest_filing_and_derived_q4(spark, tmp_path):
+    rows = [
+        # A: FY and 9M reported -> Q4 = 100 - 70; the later 10-K restates FY2023 to 110 -> Q4 = 40
+        _fact(1, "A", "us-gaap:Revenues", 2023, "FY", 100.0, D(2023, 1, 1), D(2023, 12, 31), "A_2023_10K", D(2024, 2, 1)),
+        _fact(2, "A", "us-gaap:Revenues", 2023, "FY", 110.0, D(2023, 1, 1), D(2023, 12, 31), "A_2024_10K", D(2025, 2, 1)),
+        _fact(3, "A", "us-gaap:Revenues", 2023, "9M", 70.0, D(2023, 1, 1), D(2023, 9, 30), "A_2023Q3_10Q", D(2023, 11, 1)),
+        _fact(4, "A", "us-gaap:Revenues", 2023, "Q3", 25.0, D(2023, 7, 1), D(2023, 9, 30), "A_2023Q3_10Q", D(2023, 11, 1)),
+        # B: quarters only -> Q4 = FY - (Q1 + Q2 + Q3)
+        *[_fact(10 + q, "B", "us-gaap:Revenues", 2023, f"Q{q}", 10.0 * q, D(2023, 3 * q - 2, 1),
+                D(2023, 3 * q, 28), f"B_2023Q{q}_10Q", D(2023, 3 * q + 1, 15)) for q in (1, 2, 3)],
+        _fact(14, "B", "us-gaap:Revenues", 2023, "FY", 100.0, D(2023, 1, 1), D(2023, 12, 31), "B_2023_10K", D(2024, 2, 1)),
+        # C: Q4 reported: kept, not derived; a segment's figure and a balance sheet instant stay out
+        _fact(20, "C", "us-gaap:Revenues", 2023, "FY", 50.0, D(2023, 1, 1), D(2023, 12, 31), "C_2023_10K", D(2024, 2, 1)),
+        _fact(21, "C", "us-gaap:Revenues", 2023, "9M", 30.0, D(2023, 1, 1), D(2023, 9, 30), "C_2023Q3_10Q", D(2023, 11, 1)),
+        _fact(22, "C", "us-gaap:Revenues", 2023, "Q4", 21.0, D(2023, 10, 1), D(2023, 12, 31), "C_2023_10K", D(2024, 2, 1)),
+        _fact(23, "C", "us-gaap:Revenues", 2023, "FY", 9.0, D(2023, 1, 1), D(2023, 12, 31), "C_2023_10K", D(2024, 2, 1),
+              dims=["srt:ProductOrServiceAxis=x:Member"]),
+        _fact(24, "C", "us-gaap:Assets", 2023, "FY", 500.0, None, D(2023, 12, 31), "C_2023_10K", D(2024, 2, 1),
+              kind="instant"),
+    ]
+    df = spark.createDataFrame(rows, spark_schema(FactIndexRecord))
+    lake = LocalLake(tmp_path)
+    count, derived = _series(df, lake)
+    table = read_parquet(lake, "index/fact_series.parquet").to_pylist()
+    got = {(r["ticker"], r["fiscal_period"]): (r["value"], r["derived"], r["doc_id"]) for r in table}
+    assert got[("A", "FY")] == (110.0, False, "A_2024_10K")
+    assert got[("A", "Q4")] == (40.0, True, "A_2024_10K")
+    assert got[("A", "Q3")] == (25.0, False, "A_2023Q3_10Q")
+    assert got[("B", "Q4")] == (40.0, True, "B_2023_10K")
+    assert got[("C", "Q4")] == (21.0, False, "C_2023_10K")
+    assert got[("C", "FY")] == (50.0, False, "C_2023_10K")
+    assert not any(r["concept"] == "us-gaap:Assets" for r in table)
+    assert ("A", "9M") not in got and derived == 2 and count == len(table)
+    q4 = next(r for r in table if (r["ticker"], r["fiscal_period"]) == ("A", "Q4"))
+    assert (q4["period_start"], q4["period_end"]) == (D(2023, 10, 1), D(2023, 12, 31))
