@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from kernel.layout import INDEX_DATASETS
 from schemas.base import to_table
+from schemas.facts import ConceptRecord, FactIndexRecord
 from schemas.index import DocumentIndexRecord, LexiconRecord, PassageRecord, TreeNodeRecord
 
 DIMS = 16
@@ -93,9 +94,33 @@ def lexicon() -> list[dict]:
             for t, c, n, w in [("net revenues", 0, 12, 0.1), ("risk factors", 1, 8, 0.9)]]
 
 
+FACTS = [("us-gaap:GrossProfit", "gross profit", 27_234.0, 60), ("us-gaap:Revenues", "revenues", 45_754.0, 60),
+         ("us-gaap:EarningsPerShareDiluted", "earnings per share diluted", 2.47, 61)]
+
+
+def facts() -> list[dict]:
+    rows = []
+    for doc_id, (company, ticker, _) in DOCS.items():
+        for seq, (concept, words, value, page) in enumerate(FACTS):
+            rows.append(FactIndexRecord(
+                fact_id=f"{doc_id}#{seq}", doc_id=doc_id, ticker=ticker, company=company, form="10-K",
+                filing_date=dt.date(2024, 2, 20), concept=concept, label=f"{words} {words}", kind="numeric",
+                value=value * 1e6, display=f"{value:,}", unit="USD", decimals="-6", scale=6, period_type="duration",
+                period_start=dt.date(2023, 1, 1), period_end=dt.date(2023, 12, 31), fiscal_year=2023,
+                fiscal_period="FY", dimensions=[], dimensional=False, page=page, end_page=page, item="8",
+                row_label=words.title(), column_header="2023").model_dump())
+    return rows
+
+
+def concepts() -> list[dict]:
+    return [ConceptRecord(concept=c, label=f"{w} {w}", words=w, row_labels=[w], kind="numeric",
+                          fact_count=len(DOCS), doc_count=len(DOCS)).model_dump() for c, w, _, _ in FACTS]
+
+
 def records(tag: str = "v1") -> dict[str, list[dict]]:
     p = passages(tag)
-    return {"documents": documents(tag), "passages": p, "tree_nodes": tree_nodes(p), "lexicon": lexicon()}
+    return {"documents": documents(tag), "passages": p, "tree_nodes": tree_nodes(p), "lexicon": lexicon(),
+            "facts": facts(), "concepts": concepts()}
 
 
 def write_index_lake(lake: Path, data: dict[str, list[dict]]) -> None:

@@ -30,12 +30,12 @@ def lake_facts(converted_mirror):
 
 
 def test_every_ixbrl_filing_has_facts(lake_facts, edgar_mirror, mirror_manifest):
-    by_name = {doc.get("doc_name") or d: facts for d, (doc, facts, _) in lake_facts.items()}
+    by_accession = {doc["accession"]: facts for doc, facts, _ in lake_facts.values()}
     for row in mirror_manifest:
         with gzip.open(edgar_mirror / row["mirror_path"]) as fh:
             html = fh.read().lower()
-        has_ixbrl = b"<ix:nonfraction" in html
-        assert bool(by_name[row["lofin_doc_name"]]) == has_ixbrl, row["lofin_doc_name"]
+        has_ixbrl = b"<ix:nonfraction" in html or b"<ix:nonnumeric" in html
+        assert bool(by_accession[row["accession"]]) == has_ixbrl, row["accession"]
     assert sum(len(f) for _, f, _ in lake_facts.values()) > 150_000
 
 

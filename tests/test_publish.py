@@ -70,6 +70,7 @@ def test_publish_then_upsert_then_rebuild(lake):
     data["passages"] = [p for p in data["passages"] if p["doc_id"] == "KO_2023_10K"]
     data["documents"] = [d for d in data["documents"] if d["doc_id"] == "KO_2023_10K"]
     data["tree_nodes"] = [n for n in data["tree_nodes"] if n["doc_id"] == "KO_2023_10K"]
+    data["facts"] = [f for f in data["facts"] if f["doc_id"] == "KO_2023_10K"]
     write_index_lake(lake, data)
     report = publish(settings)
     assert next(o for o in report.indexes if o.index == "passages").deleted_documents == 1

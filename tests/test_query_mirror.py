@@ -31,7 +31,7 @@ def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory)
     for r in mirror_manifest:
         if (r["ticker"], r["form"], r["fiscal_year"]) in WANTED:
             part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
-            for ds in ("documents", "pages"):
+            for ds in ("documents", "pages", "facts"):
                 (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
                 shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
     run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
@@ -141,3 +141,55 @@ def test_needs_of_a_two_year_question():
 
     a = QueryAnalysis("q", [Entity("ko", "KO")], [2022, 2023])
     assert [n.label for n in needs_of(a)] == ["KO fiscal 2022", "KO fiscal 2023"]
+
+
+# --- iXBRL facts ------------------------------------------------------------------------------------------
+
+def test_secplat_facts_prints_the_figure_and_its_page(published, capsys, monkeypatch):
+    monkeypatch.setenv("LAKE_ROOT", published.lake_root)
+    assert main(["facts", "--ticker", "KO", "--concept", "gross profit", "--fiscal-year", "2023"]) == 0
+    first = capsys.readouterr().out.splitlines()[:2]
+    assert first[0].startswith("us-gaap:GrossProfit  FY2023") and "27,234" in first[0], first
+    assert "KO_2023_10K  page 62  Item 8" in first[1], first
+    assert main(["facts", "--ticker", "ko", "--concept", "us-gaap:NoSuchConcept"]) == 0
+    assert capsys.readouterr().out.strip() == "no facts found"
+
+
+@pytest.mark.parametrize("words, concept", [
+    ("capex", "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"),  # a reviewed synonym
+    ("net operating revenues", "us-gaap:Revenues"),
+    ("purchases of property plant and equipment", "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"),  # row label
+])
+def test_words_reach_concepts(retriever, words, concept):
+    from query import FactsRequest
+
+    found = retriever.facts(FactsRequest(concept=words, ticker="KO", fiscal_year=2023, fiscal_period="FY"))
+    assert found and found[0].concept == concept and found[0].doc_id == "KO_2023_10K", found[:2]
+    assert found[0].value is not None and found[0].page > 0 and not found[0].dimensions
+
+
+def test_metric_questions_put_the_page_printing_the_fact_first(retriever):
+    result = retriever.search("What was Coca-Cola's gross profit in fiscal 2023?", k=5)
+    top = result.evidence[0]
+    assert (top.doc_id, top.page) == ("KO_2023_10K", 62)
+    assert "us-gaap:GrossProfit FY2023 = 27,234" in top.reason
+    assert "facts" in result.timings
+    narrative = retriever.search("What risks does Coca-Cola describe about climate change?", k=5)
+    assert not any(e.reason.startswith("reports ") for e in narrative.evidence)
+
+
+def test_facts_over_http_and_the_time_series(published):
+    from fastapi.testclient import TestClient
+
+    from kernel.storage import open_lake, read_parquet
+    from query.http import create_app
+
+    client = TestClient(create_app(Retriever(published)))
+    resp = client.post("/facts", json={"concept": "gross profit", "ticker": "KO", "fiscal_year": 2023})
+    assert resp.status_code == 200 and resp.json()[0]["page"] == 62 and resp.json()[0]["value"] == 27_234e6
+    assert client.post("/facts", json={"concept": ""}).status_code == 422
+    series = read_parquet(open_lake(published.lake_root), "index/fact_series.parquet").to_pylist()
+    ko = {(r["concept"], r["fiscal_year"], r["fiscal_period"]): r for r in series if r["ticker"] == "KO"}
+    revenue = ko[("us-gaap:Revenues", 2023, "FY")]
+    assert (revenue["value"], revenue["doc_id"], revenue["derived"]) == (45_754e6, "KO_2023_10K", False)
+    assert ko[("us-gaap:Revenues", 2021, "FY")]["value"] > 0  # the 10-K's comparative years are in the series
