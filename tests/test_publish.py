@@ -405,3 +405,26 @@ def test_http_api_keys(lake, capsys, monkeypatch):
     monkeypatch.setenv("API_KEYS", "k-secret")
     assert main(["config"]) == 0
     assert "k-secret" not in capsys.readouterr().out
+
+
+def test_facts_gate_holds_back_a_document_with_an_impossible_fact():
+    """Facts are gated like every index: a numeric fact without a finite value, a period that ends before it
+    starts, or a page past the document's end holds that document back (all its rows), not the corpus."""
+    import datetime as dt
+
+    from quality.gates import run_gates
+    from schemas.base import to_table
+
+    data = _corpus(60)  # 3 of 60 held back: within MAX_HELD_BACK
+    base = records("v1")["facts"][0]
+    data["facts"] = [{**base, "doc_id": d["doc_id"], "fact_id": f"{d['doc_id']}#0"} for d in data["documents"]]
+    tables = {name: to_table(INDEXES[name].model, rows) for name, rows in data.items()}
+    assert run_gates(tables, dims=16).passed
+    for i, bad in ((3, {"value": math.inf}), (4, {"period_start": dt.date(2024, 6, 1)}),
+                   (5, {"page": 500, "end_page": 500})):
+        data["facts"][i].update(bad)
+    report = run_gates({name: to_table(INDEXES[name].model, rows) for name, rows in data.items()}, dims=16)
+    assert report.passed and sorted(report.held_back) == ["D03_2023_10K", "D04_2023_10K", "D05_2023_10K"]
+    reasons = {d: " ".join(r) for d, r in report.held_back.items()}
+    assert "value_ok" in reasons["D03_2023_10K"] and "period_ok" in reasons["D04_2023_10K"]
+    assert "page_count" in reasons["D05_2023_10K"]

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from kernel.layout import INDEX_DATASETS
-from kernel.storage import dataset_partitions, open_lake, read_partition
+from kernel.storage import dataset_partitions, open_lake, read_parquet, read_partition
 from tests.compare import assert_same_rows
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 SECPLAT = str(Path(sys.executable).with_name("secplat"))
-KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id"}
+KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", "facts": "fact_id"}
 
 
 def _run(env: dict, cwd: Path) -> str:
@@ -49,6 +49,9 @@ def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, edgar_m
     for name, sort in KEYS.items():
         assert_same_rows(_dataset(s3, INDEX_DATASETS[name], sort), _dataset(local, INDEX_DATASETS[name], sort),
                          name, atol=1e-6)
+    for name in ("concepts", "fact_series"):  # whole-corpus tables the facts job writes
+        tables = [read_parquet(lake, INDEX_DATASETS[name]) for lake in (s3, local)]
+        assert tables[0].num_rows > 0 and tables[0].equals(tables[1]), name
     lexicon = [lake.read_bytes(INDEX_DATASETS["lexicon"]) for lake in (s3, local)]
     assert len(lexicon[0]) > 0
     # what was published from each lake answers alike
