@@ -262,7 +262,7 @@ class Retriever:
         for d, _, _ in docs:
             best.setdefault(d.entity, d)
         names = [e.name for e in plan.analysis.entities] + [n for d in best.values() for n in (d.company, d.ticker)]
-        metric = plan.figure or bool(synonym_concepts(plan.core))
+        metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
         pins: list[Hit] = []
         for d in list(best.values())[:2] if metric else []:
             found = question_facts(self.backend, self.backend.prefix, plan.core, names, d.doc_id)

@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.shared, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 SECPLAT = str(Path(sys.executable).with_name("secplat"))
 SCRIPT = ROOT / "infra" / "spark-standalone.sh"
-KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", "lexicon": "term"}
+KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", "lexicon": "term", "facts": "fact_id",
+        "concepts": "concept"}
 
 
 @pytest.fixture()
@@ -69,5 +70,5 @@ def test_index_on_a_standalone_cluster_equals_local(cluster, edgar_mirror, unive
     # the jobs ran on the cluster's executors, not in the driver
     assert any(state.glob("work-*/app-*/*/stderr")), "no executor ran on the standalone workers"
 
-    for name in ("passages", "documents", "tree_nodes", "lexicon"):
+    for name in KEYS:
         assert_same_rows(_dataset(other, name), _dataset(lake, name), name, atol=1e-5)
