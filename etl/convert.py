@@ -7,7 +7,8 @@ Per document it writes, atomically and in this order (keys from ``kernel.layout`
     datasets/facts/<part>.parquet          FactRecord rows: the inline XBRL facts with their pages (etl.ixbrl)
     datasets/documents/<part>.parquet      one DocumentRecord (written last: it marks the document done)
 
-A document whose ``documents`` part holds the same source sha256 is skipped, so reruns are idempotent and
+A document whose ``documents`` part holds the same source sha256 (and that has its ``facts`` part: a lake converted
+before facts existed gets them on the next run) is skipped, so reruns are idempotent and
 incremental. A document that fails gets ``quarantine/convert/<key>.json`` with the reason; the run goes on.
 """
 
@@ -335,9 +336,10 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
                          lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options)))
 
     before = _converted(lake)
+    with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once
     todo = []
     for job in jobs:
-        if before.get(part_name(job[0]), (None, None))[1] == job[2]:
+        if before.get(part_name(job[0]), (None, None))[1] == job[2] and part_name(job[0]) in with_facts:
             report.skipped += 1
         else:
             todo.append(job)

@@ -167,6 +167,10 @@ def test_stage_quarantines_bad_documents_and_keeps_going(tmp_path):
     assert pages.column("page").to_pylist() == [0, 1]
     again = run_convert(lake, ConvertOptions())
     assert again.converted == 0 and again.skipped == 1 and again.quarantined == 3
+    (facts_part,) = lake.list("datasets/facts")  # plain HTML: an empty facts part, the document is done
+    assert read_parquet(lake, facts_part).num_rows == 0
+    lake.delete(facts_part)  # a lake converted before facts existed: the document is converted once more
+    assert run_convert(lake, ConvertOptions()).converted == 1 and lake.exists(facts_part)
 
 
 TABLE_HTML = b"""<html><body><p>Results of operations</p>
