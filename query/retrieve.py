@@ -64,7 +64,7 @@ class Retriever:
         self.options = options or RetrievalOptions()
         self.catalog = Catalog(self.backend, settings.universe_csv)
         self._lexicon: list[dict] | None = None
-        self._has_facts: bool | None = None
+        self._has_facts = False
 
     def alias(self, index: str) -> str:
         return alias_name(self.backend.prefix, index)
@@ -276,7 +276,8 @@ class Retriever:
         return pins
 
     def _facts_published(self) -> bool:
-        if self._has_facts is None:
+        """Whether facts are served; asked again until they are (a server may outlive the first publish)."""
+        if not self._has_facts:
             self._has_facts = all(self.backend.alias_target(self.alias(n)) for n in ("facts", "concepts"))
         return self._has_facts
 
