@@ -166,6 +166,7 @@ class _Tables:
 
     def __init__(self) -> None:
         self._headers: dict = {}
+        self._rows: dict = {}
 
     @staticmethod
     def _cells(tr) -> list[tuple[int, int, object]]:
@@ -201,9 +202,11 @@ class _Tables:
         table = next(tr.iterancestors("table"), None) if tr is not None else None
         if table is None:
             return None, None
-        cells = self._cells(tr)
-        label = next((t for _, _, c in cells if (t := cell_text(c)) and not is_figure(t) and t not in ("$", "%")),
-                     None)
+        if tr not in self._rows:  # a row holds several facts (one per period column): read it once
+            cells = self._cells(tr)
+            self._rows[tr] = cells, next((t for _, _, c in cells
+                                          if (t := cell_text(c)) and not is_figure(t) and t not in ("$", "%")), None)
+        cells, label = self._rows[tr]
         col = next((a for a, _, c in cells if c is td), None)
         heads = []
         for row in self._header(table):
@@ -213,56 +216,63 @@ class _Tables:
         return (label[:300] if label else None), (" / ".join(heads)[:300] or None)
 
 
+@dataclass
+class _Document:
+    """What one walk over the DOM learns, for every fact to use."""
+
+    contexts: dict[str, Context]
+    units: dict[str, str]
+    fiscal_year_end: str | None
+    page_of: dict = field(default_factory=dict)  # fact or continuation element -> page
+    shown_at: dict[str, int] = field(default_factory=dict)  # hidden fact id -> page of the element showing it
+    continuations: dict[str, object] = field(default_factory=dict)
+    hidden: set = field(default_factory=set)  # facts inside ix:hidden
+    header_page: int = 0
+    tables: _Tables = field(default_factory=_Tables)
+
+
 def extract(root, fiscal_year_end: str | None = None) -> list[Fact]:
     """Every fact of a page-marked iXBRL DOM, in document order (an empty list for plain HTML)."""
     if next(root.iter(*FACT_TAGS), None) is None:
         return []
-    ctxs, unit_names = contexts(root), units(root)
-    page_of: dict = {}
-    shown_at: dict[str, int] = {}
-    continuations: dict[str, object] = {}
-    header_page = 0
+    doc = _Document(contexts(root), units(root), fiscal_year_end)
     for el, page in paged_elements(root):
         tag = el.tag
         if tag in FACT_TAGS:
-            page_of[el] = page
+            doc.page_of[el] = page
         elif tag == "ix:continuation":
-            page_of[el] = page
-            continuations[el.get("id")] = el
+            doc.page_of[el] = page
+            doc.continuations[el.get("id")] = el
         elif tag == "ix:header":
-            header_page = page
+            doc.header_page = page
         style = el.get("style")
         if style and "-sec-ix-hidden" in style:
             for ref in _HIDDEN_RE.findall(style):
-                shown_at.setdefault(ref, page)
-    tables = _Tables()
-    facts = []
-    for seq, el in enumerate(el for el in root.iter(*FACT_TAGS)):
-        facts.append(_fact(seq, el, ctxs, unit_names, page_of, shown_at, continuations, header_page, tables,
-                           fiscal_year_end))
-    return facts
+                doc.shown_at.setdefault(ref, page)
+    for block in root.iter("ix:hidden"):
+        doc.hidden.update(block.iter(*FACT_TAGS))
+    return [_fact(seq, el, doc) for seq, el in enumerate(root.iter(*FACT_TAGS))]
 
 
-def _fact(seq, el, ctxs, unit_names, page_of, shown_at, continuations, header_page, tables,
-          fiscal_year_end) -> Fact:
+def _fact(seq: int, el, doc: _Document) -> Fact:
     numeric = el.tag == "ix:nonfraction"
     ix_id = el.get("id")
-    hidden = any(a.tag == "ix:hidden" for a in el.iterancestors())
-    page = shown_at.get(ix_id, header_page) if hidden else page_of.get(el, 0)
+    hidden = el in doc.hidden
+    page = doc.shown_at.get(ix_id, doc.header_page) if hidden else doc.page_of.get(el, 0)
     text, end_page = el.text_content(), page
     seen = set()
     nxt = el.get("continuedat")
-    while nxt and nxt not in seen and nxt in continuations:  # a cycle or a dangling reference ends the chain
+    while nxt and nxt not in seen and nxt in doc.continuations:  # a cycle or a dangling reference ends the chain
         seen.add(nxt)
-        cont = continuations[nxt]
+        cont = doc.continuations[nxt]
         text += " " + cont.text_content()
-        end_page = max(end_page, page_of.get(cont, end_page))
+        end_page = max(end_page, doc.page_of.get(cont, end_page))
         nxt = cont.get("continuedat")
     display = _fold(text)
-    ctx = ctxs.get(el.get("contextref"), Context("forever", None, None, []))
+    ctx = doc.contexts.get(el.get("contextref"), Context("forever", None, None, []))
     year = period = None
     if ctx.end is not None:
-        year, period = fact_period(ctx.start, ctx.end, fiscal_year_end)
+        year, period = fact_period(ctx.start, ctx.end, doc.fiscal_year_end)
     nil = (el.get("xsi:nil") or "").lower() == "true"
     fmt = el.get("format")
     try:
@@ -276,10 +286,10 @@ def _fact(seq, el, ctxs, unit_names, page_of, shown_at, continuations, header_pa
             value = scaled(number(display, fmt), scale, negated)
         except (FactValueError, InvalidOperation) as exc:
             problem = str(exc)
-    label, header = tables.place(el) if not hidden else (None, None)
+    label, header = doc.tables.place(el) if not hidden else (None, None)
     return Fact(seq=seq, ix_id=ix_id, concept=el.get("name") or "", kind="numeric" if numeric else "text",
                 value=value, display=display[:TEXT_LIMIT], text_chars=len(display),
-                unit=unit_names.get(el.get("unitref")) if numeric else None, decimals=el.get("decimals"),
+                unit=doc.units.get(el.get("unitref")) if numeric else None, decimals=el.get("decimals"),
                 scale=scale, negated=negated, format=fmt, nil=nil, context_id=el.get("contextref") or "",
                 period_type=ctx.period_type, period_start=ctx.start, period_end=ctx.end, fiscal_year=year,
                 fiscal_period=period, dimensions=ctx.dimensions, hidden=hidden, page=page,
