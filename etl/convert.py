@@ -345,34 +345,34 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
             todo.append(job)
     converted: dict[str, DocumentRecord] = {}
 
-    def one(job) -> Converted:
+    def one(job) -> tuple[DocumentRecord, int, str | None, float]:
+        """Convert and write one document; what the report needs is all that is kept (not its PDF or facts:
+        a run over thousands of filings must not hold them)."""
         key, document, _, work = job
         done = work()
         _write_outputs(lake, key, done.paged, done.doc, done.facts)
-        return done
+        missing = [f for f in done.facts if f.kind == "numeric" and f.value is None and not f.nil]
+        problem = (f"{done.doc.doc_id}: {len(missing)} numeric fact(s) without a value (first: {missing[0].problem})"
+                   if missing else None)
+        return done.doc, len(done.facts), problem, done.facts_seconds
 
     with ThreadPoolExecutor(max_workers=options.workers) as pool:
         futures = {pool.submit(one, job): job for job in todo}
         for fut in progress(as_completed(futures), "convert", len(futures)):
-            key, document, _, _ = futures[fut]
+            key, document, _, _ = futures.pop(fut)
             try:
-                done = fut.result()
+                doc, facts, fact_problem, facts_seconds = fut.result()
             except (HtmlError, RenderError, PdfError, OSError, ValueError) as exc:
                 quarantine(lake, STAGE, document, key, f"{type(exc).__name__}: {exc}", key)
                 report.quarantined += 1
                 report.problems.append(f"{document}: quarantined: {exc}")
                 continue
-            doc, facts = done.doc, done.facts
             converted[part_name(key)] = doc
             report.converted += 1
             report.warnings += bool(doc.warnings)
             report.content_warnings += [f"{doc.doc_id}: {w}" for w in doc.warnings if w.startswith("content ")]
-            report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds,
-                                   done.facts_seconds))
-            report.facts += len(facts)
-            missing = sum(f.kind == "numeric" and f.value is None and not f.nil for f in facts)
-            if missing:
-                report.fact_problems.append(f"{doc.doc_id}: {missing} numeric fact(s) without a value "
-                                            f"(first: {next(f.problem for f in facts if f.problem)})")
+            report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds, facts_seconds))
+            report.facts += facts
+            report.fact_problems += [fact_problem] if fact_problem else []
     report.shared_names = settle_identity(lake, {p: i for p, (i, _) in before.items()}, converted)
     return report
