@@ -69,14 +69,18 @@ def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
 
 
 def pending(lake: Lake) -> bool:
-    changed, state, parts = plan(lake)
+    return _has_work(*plan(lake))
+
+
+def _has_work(changed: list[str], state: dict, parts: dict[str, str]) -> bool:
+    """Changed documents, or documents gone since the last run (the corpus tables must be redone)."""
     return bool(changed) or set(state["docs"]) != set(parts)
 
 
 def run_facts(lake: Lake, options: IndexOptions, spark=None) -> FactsReport:
     changed, state, parts = plan(lake)
     report = FactsReport(documents=len(changed))
-    if not pending(lake):
+    if not _has_work(changed, state, parts):  # the plan just made: its footers are not read twice
         return report
     spark = spark or spark_session(options)
     if changed:

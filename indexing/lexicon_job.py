@@ -106,7 +106,10 @@ def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
 
 def pending(lake: Lake) -> bool:
     """Whether a run would change the lexicon: changed documents, or curated terms not yet counted."""
-    changed, state, parts = plan(lake)
+    return _has_work(*plan(lake))
+
+
+def _has_work(changed: list[str], state: dict, parts: dict[str, str]) -> bool:
     known = {t for terms in state["batches"].values() for t in terms}
     return bool(changed) or bool(parts) and not set(curated_terms()) <= known or set(state["docs"]) != set(parts)
 
@@ -114,7 +117,7 @@ def pending(lake: Lake) -> bool:
 def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     changed, state, parts = plan(lake)
     report = LexiconReport(documents=len(changed))
-    if not pending(lake):
+    if not _has_work(changed, state, parts):  # the plan just made: its footers are not read twice
         return report
     spark = spark or spark_session(options)
     from pyspark.sql import functions as F
