@@ -39,8 +39,9 @@ def measure(lake: Path, parts: list[str], backend: str) -> dict:
             for part in parts:
                 shutil.copy(lake / "datasets" / ds / part, Path(tmp) / "datasets" / ds / part)
         code = ("from shell.runner import run_stage; from kernel.settings import load_settings; "
-                f"print(run_stage('index', load_settings(lake_root={tmp!r}, spark_master='local[2]', "
-                f"embedding_backend={backend!r})).embeddings.passages)")
+                "from kernel.resources import Resources; "
+                f"print(run_stage('index', Resources(load_settings(lake_root={tmp!r}, spark_master='local[2]', "
+                f"embedding_backend={backend!r}))).embeddings.passages)")
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ps, peak = psutil.Process(proc.pid), 0

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from bench import save_results
+from kernel.resources import Resources
 from kernel.settings import load_settings, shared_dir
 from query import Retriever
 from query.evaluate import by_group, evaluate, leave_one_group_out, read_qa
@@ -63,7 +64,7 @@ def main() -> None:
     raw = [json.loads(line) for line in args.questions.open(encoding="utf-8") if line.strip()]
     groups = {"type": {str(r["financebench_id"]): r["question_type"] for r in raw},
               "company": {str(r["financebench_id"]): r["company"] for r in raw}}
-    retriever = Retriever(load_settings(lake_root=str(args.lake)))
+    retriever = Retriever(Resources(load_settings(lake_root=str(args.lake))))
     result = {}
     for mode in args.modes.split(","):
         result[mode] = run_grid(retriever, qas, mode, FLAT_GRID if mode != "hierarchical" else HIER_GRID, groups)

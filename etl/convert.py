@@ -41,7 +41,6 @@ from etl.identity import Identity, amendment_links, assign_ids
 from etl.ixbrl import Fact
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
-from kernel import llm
 from kernel.layout import dataset_key, dataset_parts, external_part, filing_part, part_name, pdf_key
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
@@ -68,7 +67,7 @@ class ConvertOptions:
     workers: int = 2
     max_html_bytes: int = 40 * 1024 * 1024  # larger primary documents are quarantined, not rendered
     find_tables: bool = False  # PyMuPDF's table finder for PDFs that arrive as PDFs
-    summarizer: TextModel | None = None  # optional LLM adding to the deterministic cover summary
+    llm_summary: bool = False  # the LLM (passed to run) adds a sentence to the deterministic cover summary
     pdf_dirs: tuple[Path, ...] = ()  # folders of PDFs that arrive as PDFs (converted besides the crawled filings)
     progress: Callable[[Iterable, str, int], Iterable] | None = None
     batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (kernel.rules)
@@ -79,7 +78,7 @@ class ConvertOptions:
         return cls(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
                    workers=settings.convert_workers, max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024),
                    find_tables=settings.pdf_find_tables,
-                   summarizer=llm.from_settings(settings) if settings.cover_summary_llm else None,
+                   llm_summary=settings.cover_summary_llm,
                    pdf_dirs=tuple(Path(d) for d in pdf_dirs), progress=progress, batch=check_batch(batch))
 
 
@@ -194,7 +193,8 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, f
     release(lake, STAGE, key)
 
 
-def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> Converted:
+def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
+                   summarizer: TextModel | None = None) -> Converted:
     """Render, page and describe one crawled filing, with its iXBRL facts (raises HtmlError/RenderError/PdfError)."""
     raw = lake.read_bytes(rec.primary_key)
     cap = options.max_html_bytes
@@ -229,7 +229,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions) -> Co
         warnings.append(f"cover says form {cover.form}, EDGAR says {rec.form}")
     first = paged.pages[0].text if paged.pages else ""
     summary = cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first)
-    summary, summary_source = _with_llm_summary(options.summarizer, summary, first, warnings)
+    summary, summary_source = _with_llm_summary(summarizer, summary, first, warnings)
     return Converted(DocumentRecord(
         doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
@@ -288,7 +288,8 @@ def facts_from_source_name(name: str) -> CoverFacts:
                       fiscal_period=period, period_end=event, source="name")
 
 
-def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions) -> Converted:
+def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions,
+                     summarizer: TextModel | None = None) -> Converted:
     """A PDF that arrives as a PDF: pages as they are (no iXBRL facts); its file name is kept as ``source_name``."""
     started = time.perf_counter()
     paged = page_pdf(data, find_tables=options.find_tables)
@@ -306,7 +307,7 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
     warnings: list[str] = []
     summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, period_end,
                             from_text, texts[0] if texts else "")
-    summary, summary_source = _with_llm_summary(options.summarizer, summary, texts[0] if texts else "", warnings)
+    summary, summary_source = _with_llm_summary(summarizer, summary, texts[0] if texts else "", warnings)
     return Converted(DocumentRecord(
         doc_id=name, doc_name=name, source_name=name, source_kind="pdf", company=company, form=form, fiscal_year=fiscal_year,
         fiscal_period=fiscal_period, period_end=period_end, metadata_source=from_text.source,
@@ -316,16 +317,18 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions)
     ), paged)
 
 
-def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
-    """Convert every crawled filing with an ``ok`` record, plus every PDF under ``options.pdf_dirs``."""
+def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> ConvertReport:
+    """Convert every crawled filing with an ``ok`` record, plus every PDF under ``options.pdf_dirs``; with
+    ``options.llm_summary`` the ``llm`` client adds to each cover summary."""
     progress = options.progress or (lambda it, desc, total: it)
+    summarizer = llm if options.llm_summary else None
     report = ConvertReport()
     jobs: list[tuple[str, str, str, Callable[[], Converted]]] = []
     for rec in read_records(lake):
         if rec.status != "ok" or not rec.primary_key or not in_batch(rec.cik, rec.ticker or "", options.batch):
             continue
         key = filing_part(rec.cik, rec.accession)
-        jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options)))
+        jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options, summarizer)))
     for folder in options.pdf_dirs:
         for path in sorted(Path(folder).glob("*.pdf")):
             if not in_batch(None, path.stem, options.batch):
@@ -333,7 +336,8 @@ def run(lake: Lake, options: ConvertOptions) -> ConvertReport:
             with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
                 sha = hashlib.file_digest(fh, "sha256").hexdigest()
             jobs.append((external_part(path.stem), path.stem, sha,
-                         lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options)))
+                         lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options,
+                                                                      summarizer)))
 
     before = _converted(lake)
     with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once

@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from etl.html_tables import cell_text, is_figure
 from etl.page_markers import paged_elements, strip_markers
 from kernel.rules import fact_period
+from schemas.facts import ExtractedFact as Fact
 
 TEXT_LIMIT = 2000  # characters of a text fact's display kept in the dataset (text_chars has the whole length)
 _WS_RE = re.compile(r"\s+")
@@ -41,36 +42,6 @@ class Context:
     start: dt.date | None
     end: dt.date | None
     dimensions: list[str]
-
-
-@dataclass
-class Fact:
-    seq: int
-    ix_id: str | None
-    concept: str
-    kind: str
-    value: float | None
-    display: str
-    text_chars: int
-    unit: str | None
-    decimals: str | None
-    scale: int
-    negated: bool
-    format: str | None
-    nil: bool
-    context_id: str
-    period_type: str
-    period_start: dt.date | None
-    period_end: dt.date | None
-    fiscal_year: int | None
-    fiscal_period: str | None
-    dimensions: list[str] = field(default_factory=list)
-    hidden: bool = False
-    page: int = 0
-    end_page: int = 0
-    row_label: str | None = None
-    column_header: str | None = None
-    problem: str | None = None
 
 
 class FactValueError(ValueError):

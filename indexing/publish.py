@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from kernel.layout import INDEX_DATASETS, quarantine_prefix, state_key
 from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
-from kernel.search import SearchBackend, VersionInfo, open_backend
+from kernel.search import SearchBackend, VersionInfo
 from kernel.search.base import alias_name
 from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
@@ -53,17 +53,16 @@ class IndexOutcome:
 
 @dataclass
 class PublishOptions:
-    """Where to publish (a search backend) and how: upsert into the live versions, or ``rebuild`` new ones;
-    ``keep_versions`` previous versions stay for rollback."""
+    """How to publish: upsert into the live versions, or ``rebuild`` new ones; ``keep_versions`` previous
+    versions stay for rollback (where: the backend passed to :func:`run`)."""
 
-    backend: SearchBackend
     rebuild: bool = False
     keep_versions: int = 2
     progress: Callable[[Iterable, str, int], Iterable] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, rebuild: bool = False, progress=None) -> PublishOptions:
-        return cls(open_backend(settings), rebuild, settings.search_keep_versions, progress)
+        return cls(rebuild, settings.search_keep_versions, progress)
 
 
 @dataclass
@@ -99,37 +98,44 @@ def _state_key(backend: SearchBackend) -> str:
     return state_key(f"publish_{backend.kind}")
 
 
-def read_index_data(lake: Lake, spec: IndexSpec) -> dict[str, pa.Table]:
-    """part -> rows in the index's column order (one entry, ``""``, for whole-corpus datasets)."""
-    schema = arrow_schema(spec.model)
+def dataset_manifest(lake: Lake, spec: IndexSpec) -> dict[str, list[str]]:
+    """part -> its files, from one listing of the index's dataset (``""``: a whole-corpus dataset's one file)."""
     dataset = INDEX_DATASETS[spec.name]
     if spec.doc_field is None:
-        if not lake.exists(dataset):
-            return {}
-        return {"": read_parquet(lake, dataset).select(schema.names).cast(schema)}
-    return {part: read_partition(lake, keys, schema) for part, keys in dataset_partitions(lake, dataset).items()}
+        return {"": [dataset]} if lake.exists(dataset) else {}
+    return dataset_partitions(lake, dataset)
 
 
-def _fingerprint(lake: Lake, spec: IndexSpec, part: str) -> str:
-    """Spark names each output file uniquely per write, so the file names change when the rows do."""
-    dataset = INDEX_DATASETS[spec.name]
+def read_index_data(lake: Lake, spec: IndexSpec, manifest: dict[str, list[str]] | None = None) -> dict[str, pa.Table]:
+    """part -> rows in the index's column order (one entry, ``""``, for whole-corpus datasets)."""
+    schema = arrow_schema(spec.model)
+    manifest = dataset_manifest(lake, spec) if manifest is None else manifest
+    if spec.doc_field is None:
+        return {part: read_parquet(lake, keys[0]).select(schema.names).cast(schema) for part, keys in manifest.items()}
+    return {part: read_partition(lake, keys, schema) for part, keys in manifest.items()}
+
+
+def fingerprints(lake: Lake, spec: IndexSpec, manifest: dict[str, list[str]]) -> dict[str, str]:
+    """part -> what changes when its rows do: Spark names each output file uniquely per write, so a
+    partition's file names; a whole-corpus dataset's bytes."""
     if not spec.doc_field:
-        return hashlib.sha256(lake.read_bytes(dataset)).hexdigest()
-    return hashlib.sha256("\n".join(dataset_partitions(lake, dataset).get(part, [])).encode()).hexdigest()
+        return {part: hashlib.sha256(lake.read_bytes(keys[0])).hexdigest() for part, keys in manifest.items()}
+    return {part: hashlib.sha256("\n".join(keys).encode()).hexdigest() for part, keys in manifest.items()}
 
 
-def run(lake: Lake, options: PublishOptions) -> PublishReport:
-    """Gate, then publish every index, one publisher at a time (a second one gets PublisherBusy);
-    ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
-    with options.backend.publish_lock():
-        return _publish(lake, options)
+def run(lake: Lake, options: PublishOptions, backend: SearchBackend) -> PublishReport:
+    """Gate, then publish every index to ``backend``, one publisher at a time (a second one gets
+    PublisherBusy); ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
+    with backend.publish_lock():
+        return _publish(lake, options, backend)
 
 
-def _publish(lake: Lake, options: PublishOptions) -> PublishReport:
-    backend, rebuild, progress = options.backend, options.rebuild, options.progress
+def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> PublishReport:
+    rebuild, progress = options.rebuild, options.progress
     say = log.info
+    manifests = {name: dataset_manifest(lake, spec) for name, spec in INDEXES.items()}  # one listing each
     try:
-        data = {name: read_index_data(lake, spec) for name, spec in INDEXES.items()}
+        data = {name: read_index_data(lake, spec, manifests[name]) for name, spec in INDEXES.items()}
     except UnreadableParquet as exc:  # nothing is published; the gate's run report names the part
         gate = GateReport(passed=False, problems=[f"quality gate: unreadable dataset part {exc.uri}"])
         gate.saved_to = lake.uri(write_run_report(lake, gate))
@@ -159,7 +165,8 @@ def _publish(lake: Lake, options: PublishOptions) -> PublishReport:
             continue
         meta = {"model": model, "dims": dims if spec.has_vector else None, "schema": schema_version(spec)}
         index_state = state.get(name, {})
-        outcome = _publish_index(backend, lake, spec, data[name], meta, index_state, rebuild, options.keep_versions,
+        parts = fingerprints(lake, spec, {part: manifests[name][part] for part in data[name]})
+        outcome = _publish_index(backend, spec, data[name], parts, meta, index_state, rebuild, options.keep_versions,
                                  say)
         report.indexes.append(outcome)
         state[name] = index_state
@@ -167,13 +174,12 @@ def _publish(lake: Lake, options: PublishOptions) -> PublishReport:
     return report
 
 
-def _publish_index(backend: SearchBackend, lake: Lake, spec: IndexSpec, parts: dict[str, pa.Table], meta: dict,
-                   index_state: dict, rebuild: bool, keep_versions: int, say) -> IndexOutcome:
+def _publish_index(backend: SearchBackend, spec: IndexSpec, parts: dict[str, pa.Table], fingerprints: dict[str, str],
+                   meta: dict, index_state: dict, rebuild: bool, keep_versions: int, say) -> IndexOutcome:
     alias = alias_name(backend.prefix, spec.name)
     live = backend.alias_target(alias)
-    live_meta = next((v.meta for v in backend.versions(spec) if v.name == live), None) if live else None
+    live_meta = next((v.meta for v in backend.versions(spec, counts=False) if v.name == live), None) if live else None
     same_shape = live_meta is not None and all(live_meta.get(k) == v for k, v in meta.items())
-    fingerprints = {part: _fingerprint(lake, spec, part) for part in parts}
     versions = _versions_state(index_state)
     held = versions.get(live) if live else None  # what the live version holds (after a rollback too)
     if not (same_shape and not rebuild and spec.doc_field is not None and held is not None):
@@ -253,7 +259,7 @@ def drop_orphans(backend: SearchBackend, spec: IndexSpec) -> list[str]:
     """Versions newer than the live one: left by a publisher that died between load and swap (publishing
     is serialized by the lock, so no live publisher owns one). Dropped, so that none is ever taken for the
     previous version."""
-    versions = backend.versions(spec)
+    versions = backend.versions(spec, counts=False)
     live = next((i for i, v in enumerate(versions) if v.live), None)
     if live is None:
         return []
@@ -270,7 +276,7 @@ def _doc_ids(spec: IndexSpec, table: pa.Table) -> list[str]:
 
 def apply_retention(backend: SearchBackend, spec: IndexSpec, keep: int) -> list[str]:
     """Drop versions older than the live one beyond the ``keep`` most recent previous ones."""
-    versions = backend.versions(spec)
+    versions = backend.versions(spec, counts=False)
     live = next((i for i, v in enumerate(versions) if v.live), None)
     if live is None:
         return []
@@ -295,7 +301,7 @@ def _rollback(backend: SearchBackend, index: str | None) -> dict[str, str]:
         if name not in INDEXES:
             raise PublishError(f"unknown index {name!r}; indexes: {', '.join(INDEXES)}")
         spec = INDEXES[name]
-        versions = backend.versions(spec)
+        versions = backend.versions(spec, counts=False)
         live = next((i for i, v in enumerate(versions) if v.live), None)
         if live is None or live == 0:
             if index:

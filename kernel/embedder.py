@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from kernel.models import DEFAULT_EMBEDDING_BACKEND, ModelError, offline, resolve_model
+from kernel.models import DEFAULT_EMBEDDING_BACKEND, EmbeddingSpec, ModelError, offline, resolve_model
 
 
 @functools.lru_cache(maxsize=2)
@@ -106,6 +106,20 @@ def embed_texts(texts: list[str], name_or_path: str | None, backend: str = DEFAU
     vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
                            show_progress_bar=False)
     return vectors.astype(np.float32, copy=False)
+
+
+class Embedder:
+    """One embedding model on one backend, as configured (``Settings.embedding()``): what the query side is
+    handed, so a question is embedded exactly like the passages it is compared with."""
+
+    def __init__(self, spec: EmbeddingSpec):
+        self.spec = spec
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return embed_texts(texts, self.spec.model, self.spec.backend, self.spec.batch_size)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
 
 
 def dimension(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND) -> int:

@@ -1,7 +1,8 @@
 """The publish gate: validate every index dataset with its Great Expectations suite before any swap.
 
 The gate derives the columns the suites check (vector width and finiteness, each passage's document page
-count, chunks per document, 10-K Item coverage, tree leaves, lexicon weight sums), validates each dataset
+count, chunks per document, 10-K Item coverage, tree leaves, lexicon weight sums, fact values, periods and
+pages, concepts), validates each dataset
 in an ephemeral GX context, and reports which expectation failed on which rows (by id). The full GX
 results are saved per run under ``runs/quality/<stamp>.json`` in the lake.
 """

@@ -63,13 +63,13 @@ class Evidence(BaseModel):
 class SearchResult:
     question: str
     evidence: list[Evidence]
-    analysis: dict = field(default_factory=dict)  # the query plan (query.plan.QueryPlan.as_dict)
+    plan: dict = field(default_factory=dict)  # the query plan (query.plan.QueryPlan.as_dict)
     documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
     iterations: list[dict] = field(default_factory=list)  # what each curation round did
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (query.timing)
 
     def as_dict(self) -> dict:
-        return {"question": self.question, "analysis": self.analysis, "documents": self.documents,
+        return {"question": self.question, "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
 

@@ -10,31 +10,26 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
 
 from kernel.search import SearchBackend
 from kernel.search.base import alias_name
-from query.analysis import EntityIndex, squash
-from schemas.index import INDEXES
+from query.analysis import EntityIndex
+from schemas.index import INDEXES, DocumentMeta
 
-FIELDS = ["doc_id", "doc_name", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period",
-          "period_end", "filing_date", "page_count", "is_amendment", "amends"]
 _SOURCE_PREFIX = re.compile(r"^([A-Za-z0-9&]+(?:_[A-Za-z&]+)*?)_(?:\d{4})")
 
 
-@dataclass
-class DocInfo:
-    doc_id: str
-    company: str | None
-    ticker: str | None
-    form: str | None
-    fiscal_year: int | None
-    fiscal_period: str | None
-    entity: str | None  # entity key
-    source_name: str | None = None
+class DocInfo(DocumentMeta):
+    """A published document as retrieval weighs it: the metadata every index record carries (the schema's),
+    the company it belongs to (``entity``: a key of the catalog's names), its length and what it amends."""
+
+    entity: str | None = None
     page_count: int = 0
-    doc_name: str | None = None  # the LOFin-style name (doc_id unless another filing holds it)
     amends: str | None = None  # an amendment: the doc_id it amends
+
+
+# what the catalog reads of each published document
+FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends"]
 
 
 class Catalog:
@@ -69,17 +64,11 @@ class Catalog:
                 names.append(prefix.group(1).replace("_", " "))
             name = r.get("company") or (names[-1] if names else r["doc_id"])
             key = entities.add(name, r.get("ticker"), extra_names=names[1:])
-            docs[r["doc_id"]] = DocInfo(r["doc_id"], r.get("company"), r.get("ticker"), r.get("form"),
-                                        r.get("fiscal_year"), r.get("fiscal_period"), key, r.get("source_name"),
-                                        r.get("page_count") or 0, r.get("doc_name") or r["doc_id"],
-                                        r.get("amends") if r.get("is_amendment") else None)
+            meta = {f: r.get(f) for f in DocumentMeta.model_fields}
+            docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
+                                        page_count=r.get("page_count") or 0,
+                                        amends=r.get("amends") if r.get("is_amendment") else None)
         entities.finish()
         self.docs, self.entities, self._version = docs, entities, version
         self.model = live.meta.get("model") if live else None
         return self
-
-    def docs_of(self, entity_key: str) -> list[DocInfo]:
-        return [d for d in self.docs.values() if d.entity == entity_key]
-
-    def entity_of_name(self, name: str) -> str | None:
-        return self.entities.names.get(squash(name))

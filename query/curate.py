@@ -17,11 +17,13 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kernel import llm
 from query.analysis import Entity, QueryAnalysis
 from query.api import Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog
+from query.plan import QueryPlan
 
 log = logging.getLogger(__name__)
 _TOKENS = re.compile(r"[a-z0-9]+")
@@ -40,12 +42,13 @@ class Need:
 
 @dataclass
 class Searcher:
-    """What curation may ask of retrieval, and nothing more: rank a (rewritten) question's documents, and
-    find its evidence pages in some of them (the retriever binds the question's vector, filters, options)."""
+    """What curation may ask of retrieval, and nothing more: a follow-up question for a company (and year),
+    its ranked documents, and its evidence pages in some of them (``query.retrieve``'s stages 2-4)."""
 
-    rank_documents: Callable[[str, QueryAnalysis], list]
-    find_pages: Callable[[str, QueryAnalysis, list], list[Evidence]]
-    llm: Callable[[], llm.TextModel | None] | None = None  # LLM_CURATION: a model to filter with, or None
+    follow_up: Callable[[Entity | None, int | None], Any]  # -> a query.retrieve.Question
+    rank_documents: Callable[[Any], list]
+    find_pages: Callable[[Any, list], list[Evidence]]
+    llm: llm.TextModel | None = None  # LLM_CURATION: a model to filter with
 
 
 def needs_of(analysis: QueryAnalysis) -> list[Need]:
@@ -84,11 +87,11 @@ def _dedupe(evidence: list, threshold: float = 0.9) -> list:
     return kept
 
 
-def curate(result: SearchResult, analysis: QueryAnalysis, opts: RetrievalOptions, catalog: Catalog,
+def curate(result: SearchResult, plan: QueryPlan, opts: RetrievalOptions, catalog: Catalog,
            search: Searcher) -> None:
     """Rewrite ``result.evidence`` in place and record each round in ``result.iterations``."""
     evidence = _dedupe(_floor(result.evidence, opts.relevance_floor))
-    needs = needs_of(analysis)
+    needs = needs_of(plan.analysis)
     asked: set[Need] = set()
     for round_no in range(1, opts.max_iterations + 1):
         missing = [n for n in needs if not any(_satisfies(e, n, catalog) for e in evidence)]
@@ -100,26 +103,22 @@ def curate(result: SearchResult, analysis: QueryAnalysis, opts: RetrievalOptions
         step["complementary_queries"] = []
         for need in todo:
             asked.add(need)
-            found = _complementary(search, analysis, need, opts)
+            found = _complementary(search, need, opts)
             step["complementary_queries"].append({"for": need.label, "found": len(found)})
             evidence = _dedupe(evidence + found)
     evidence = _requirements_first(evidence, needs, catalog)[: opts.max_passages]
     result.evidence = _llm_filter(search.llm, result.question, evidence)
 
 
-def _complementary(search: Searcher, analysis: QueryAnalysis, need: Need, opts: RetrievalOptions) -> list[Evidence]:
-    """The question again, scoped to the missing company's (and year's) documents."""
-    sub = QueryAnalysis(analysis.question, [need.entity] if need.entity else [], [need.year] if need.year else analysis.years,
-             analysis.quarters, analysis.forms)
-    question = analysis.question
-    if need.entity and need.entity.name.lower() not in question.lower():
-        question = f"{need.entity.name} {question}"
-    docs = search.rank_documents(question, sub)
+def _complementary(search: Searcher, need: Need, opts: RetrievalOptions) -> list[Evidence]:
+    """The question again, scoped to the missing company's (and year's) documents: its best two."""
+    question = search.follow_up(need.entity, need.year)
+    docs = search.rank_documents(question)
     if need.entity:
-        docs = [d for d in docs if d[0].entity == need.entity.key]
+        docs = [d for d in docs if d.doc.entity == need.entity.key]
     if need.year:
-        docs = [d for d in docs if d[0].fiscal_year in (need.year, need.year + 1)] or docs
-    found = search.find_pages(question, sub, docs[:2])
+        docs = [d for d in docs if d.doc.fiscal_year in (need.year, need.year + 1)] or docs
+    found = search.find_pages(question, docs[:2])
     found = _floor(found, opts.relevance_floor)[:2]
     for e in found:
         e.reason = f"complementary query for {need.label}; " + e.reason
@@ -136,11 +135,8 @@ def _requirements_first(evidence: list, needs: list[Need], catalog) -> list:
     return head + [e for e in evidence if e not in head]
 
 
-def _llm_filter(make_model: Callable[[], llm.TextModel | None] | None, question: str, evidence: list) -> list:
-    if make_model is None or not evidence:
-        return evidence
-    model = make_model()
-    if model is None:
+def _llm_filter(model: llm.TextModel | None, question: str, evidence: list) -> list:
+    if model is None or not evidence:
         return evidence
     listing = "\n".join(f"[{i}] ({e.doc_id} p.{e.page}) {e.text[:700]}" for i, e in enumerate(evidence))
     try:
@@ -152,7 +148,5 @@ def _llm_filter(make_model: Callable[[], llm.TextModel | None] | None, question:
     except (llm.LlmError, ValueError, TypeError) as exc:
         log.warning("LLM curation skipped: %s", exc)
         return evidence
-    finally:
-        model.close()
     chosen = [evidence[i] for i in dict.fromkeys(keep) if 0 <= i < len(evidence)]
     return chosen or evidence

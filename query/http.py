@@ -119,10 +119,11 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
 def app_from_environment() -> FastAPI:
     """The app with a retriever from the environment's settings: the factory each uvicorn worker process
     calls (``secplat serve --workers N``), so every worker holds its own model, catalog and engine."""
+    from kernel.resources import Resources
     from kernel.settings import load_settings
 
     settings = load_settings()
-    retriever = Retriever(settings)
+    retriever = Retriever(Resources(settings))
     retriever.warm()
     return create_app(retriever, settings.api_key_list())
 

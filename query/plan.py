@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from query.analysis import QueryAnalysis
+from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
 
@@ -106,11 +106,6 @@ def named_statements(question: str) -> list[str]:
             if title.search(question) or (s in _ALSO_NAMED and _ALSO_NAMED[s].search(question))]
 
 
-def statements_for(question: str) -> list[str]:
-    """The statements a question needs (the plan's, without company or year context)."""
-    return make_plan(QueryAnalysis(question)).statements
-
-
 def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> QueryPlan:
     concepts = concepts or concept_map()
     question = analysis.question
@@ -136,6 +131,14 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     plan.cover = "cover" in evidence
     plan.figure = not plan.narrative and any(c.figure for c in matched)
     return plan
+
+
+def follow_up_plan(parent: QueryPlan, entity: Entity | None, year: int | None) -> QueryPlan:
+    """A curation follow-up's plan: the parent's question narrowed to one company (and one year, else the
+    parent's years), so its target year and document rules are the follow-up's own."""
+    a = parent.analysis
+    return make_plan(QueryAnalysis(a.question, [entity] if entity else [], [year] if year else a.years,
+                                   a.quarters, a.forms))
 
 
 def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:

@@ -1,35 +1,39 @@
-"""Hierarchical retrieval (HiREC): documents first, then pages and passages inside them, then curation.
+"""Hierarchical retrieval (HiREC) as one pipeline of named stages over one query plan.
 
-1. *Analysis*: companies, fiscal years, quarters, forms (``query.analysis``).
-2. *Documents*: hybrid search over cover summaries (k' candidates), restricted to the companies' documents
-   when any were recognized, scored with metadata agreement (year, quarter, form) and passage votes; an
-   optional cross-encoder reranks the candidates; the best ``doc_k`` are kept.
-3. *Passages*: hybrid chunk search restricted to those documents, weighted by the document's rank, and
-   optionally by FLAM Item weights (the question's lexicon terms) and by the Item trees (chunks under the
-   best-matching summary/question nodes); the best chunk of each page stands for the page.
-4. *Curation* (``query.curate``): relevance floor, near-duplicates, answerability, complementary queries.
+``Retriever.search`` runs, each stage a method taking the question (its plan, vector, filters and options:
+:class:`Question`) and what the stage before produced; ``--explain`` books each under its name:
 
-This module orchestrates: what to search, in which order. Scores and page attribution are
-``query.scoring``; the public models are ``query.api``.
+1. ``plan`` (timed as ``analyze`` and ``embed``): companies, years, quarters and forms (``query.analysis``),
+   the plan's concepts, evidence and document rules (``query.plan``), the question's vector; built once.
+2. ``documents``: hybrid search over cover summaries (k' candidates), restricted to the named companies'
+   documents, scored by rank, passage votes and the plan's tiers (``query.scoring``); an optional
+   cross-encoder reranks them; the best ``doc_k`` kept (round-robin over named companies).
+3. ``passages``: hybrid chunk search restricted to those documents, rescored by document weight (and
+   optionally FLAM Item weights and the Item trees).
+4. ``pins`` (timed as ``statements`` and ``facts``): the pages the plan's evidence names (statements,
+   notes, cover) and the pages printing the named iXBRL facts, first; then one evidence item per page.
+5. ``curate`` (``query.curate``): relevance floor, near-duplicates, answerability; each complementary
+   query is a follow-up :class:`Question` whose plan derives from this one's and runs stages 2-4.
 
 Modes for evaluation: ``bm25``, ``dense`` and ``hybrid`` search chunks of the whole corpus in one step;
-``hierarchical`` is the full pipeline above.
+``hierarchical`` is the pipeline above. Scores and page attribution are ``query.scoring``; the public
+models ``query.api``; the clients come in a ``kernel.resources.Resources``.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 
-from kernel import llm
-from kernel.embedder import cross_encoder, embed_texts
+from kernel.embedder import cross_encoder
 from kernel.models import ModelMismatch, same_model
-from kernel.search import Filters, Hit, SearchBackend, open_backend
+from kernel.resources import Resources
+from kernel.search import Filters, Hit
 from kernel.search.base import alias_name
-from kernel.settings import Settings
 from query import scoring, timing
-from query.analysis import QueryAnalysis, analyze
+from query.analysis import Entity, analyze
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
 from query.concepts import concept_map
@@ -44,25 +48,35 @@ from query.facts import (
     question_facts,
     synonym_concepts,
 )
-from query.plan import QueryPlan, make_plan
+from query.plan import QueryPlan, follow_up_plan, make_plan
 from query.scoring import ScoredDoc
 from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
 from schemas.index import INDEXES
 
 log = logging.getLogger(__name__)
-__all__ = ["MODES", "Evidence", "RetrievalOptions", "Retriever", "SearchResult"]
+__all__ = ["MODES", "Evidence", "Question", "RetrievalOptions", "Retriever", "SearchResult"]
+PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+
+
+@dataclass(frozen=True)
+class Question:
+    """What every stage reads: the text searched, its plan, its vector, the caller's filters and options."""
+
+    text: str
+    plan: QueryPlan
+    vector: np.ndarray
+    filters: Filters | None
+    opts: RetrievalOptions
 
 
 class Retriever:
     """Reads only the published indexes, through their aliases. Thread-safe for concurrent queries."""
 
-    def __init__(self, settings: Settings, backend: SearchBackend | None = None,
-                 options: RetrievalOptions | None = None):
-        self.settings = settings
-        self.embedding = settings.embedding()
-        self.backend = timing.instrument(backend or open_backend(settings))
+    def __init__(self, resources: Resources, options: RetrievalOptions | None = None):
+        self.resources = resources
+        self.backend = timing.instrument(resources.backend)
         self.options = options or RetrievalOptions()
-        self.catalog = Catalog(self.backend, settings.universe_csv)
+        self.catalog = Catalog(self.backend, resources.settings.universe_csv)
         self._lexicon: list[dict] | None = None
         self._has_facts = False
 
@@ -70,7 +84,7 @@ class Retriever:
         return alias_name(self.backend.prefix, index)
 
     def embed(self, text: str) -> np.ndarray:
-        return embed_texts([text], self.embedding.model, self.embedding.backend)[0]
+        return self.resources.embedder.embed_one(text)
 
     def warm(self) -> None:
         """Load the engine's in-memory search structures for the published indexes before the first query
@@ -82,10 +96,10 @@ class Retriever:
     def check_model(self, catalog: Catalog) -> None:
         """Questions must be embedded by the model the published vectors came from: comparing vectors of two
         models gives confident nonsense, so a mismatch is refused, naming both."""
-        published = catalog.model
-        if published and not same_model(published, self.embedding.model):
+        published, configured = catalog.model, self.resources.embedder.spec.model
+        if published and not same_model(published, configured):
             raise ModelMismatch(f"the published indexes were embedded with {published!r}, but EMBEDDING_MODEL is "
-                                f"{self.embedding.model!r}: query with EMBEDDING_MODEL={published} (or publish "
+                                f"{configured!r}: query with EMBEDDING_MODEL={published} (or publish "
                                 "an index built with the configured model)")
 
     # -- public
@@ -99,140 +113,148 @@ class Retriever:
 
     def search(self, question: str, k: int = 5, filters: Filters | None = None,
                options: RetrievalOptions | None = None) -> SearchResult:
+        """The pipeline: plan -> documents -> passages -> pins -> curate (module docstring)."""
         opts = options or self.options
         if opts.mode not in MODES:
             raise ValueError(f"unknown mode {opts.mode!r}; modes: {', '.join(MODES)}")
-        question = " ".join(question.split())
-        if not question:
-            return SearchResult(question, [])
+        text = " ".join(question.split())
+        if not text:
+            return SearchResult(text, [])
         with timing.clock() as timings:
-            result = self._search(question, k, filters, opts)
+            q = self.plan(text, filters, opts)
+            if opts.mode != "hierarchical":
+                with timing.stage("flat"):
+                    result = SearchResult(text, self.flat(q, max(k, 10) * 3)[:k], q.plan.as_dict())
+            else:
+                with timing.stage("documents"):
+                    docs = self.documents(q)
+                with timing.stage("passages"):
+                    evidence = self.evidence(q, docs)
+                result = SearchResult(text, evidence, q.plan.as_dict(),
+                                      [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
+                                       for d in docs])
+                if opts.curate:
+                    with timing.stage("curate"):
+                        curate(result, q.plan, opts, self.catalog, self._searcher(q))
+                result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
         result.timings = timings
         return result
 
-    def _search(self, question: str, k: int, filters: Filters | None, opts: RetrievalOptions) -> SearchResult:
+    # -- stage 1: the plan, built once
+    def plan(self, text: str, filters: Filters | None, opts: RetrievalOptions) -> Question:
         with timing.stage("analyze"):
             catalog = self.catalog.refresh()
             self.check_model(catalog)
-            analysis = analyze(question, catalog.entities)
-            plan = make_plan(analysis)
+            plan = make_plan(analyze(text, catalog.entities))
         with timing.stage("embed"):
-            vector = self.embed(question)
-        if opts.mode != "hierarchical":
-            with timing.stage("flat"):
-                hits = self._flat(plan.lexical, vector, filters, opts, max(k, 10) * 3)
-                return SearchResult(question, scoring.pages(hits, catalog, "flat " + opts.mode)[:k], plan.as_dict())
-        with timing.stage("documents"):
-            docs = scoring.diversify(self.rank_documents(question, vector, analysis, filters, opts), analysis,
-                                     opts.doc_k)
-        with timing.stage("passages"):
-            evidence = self.passages(question, vector, analysis, docs, filters, opts)
-        result = SearchResult(question, evidence, plan.as_dict(),
-                              [{"doc_id": d.doc_id, "score": round(s, 4), "reason": r} for d, s, r in docs])
-        if opts.curate:
-            with timing.stage("curate"):
-                curate(result, analysis, opts, catalog, self._searcher(vector, filters, opts))
-        result.evidence = result.evidence[: max(k, 1) if not opts.curate else min(opts.max_passages, max(k, 1))]
-        return result
+            vector = self.embed(text)
+        return Question(text, plan, vector, filters, opts)
 
-    def _searcher(self, vector, filters: Filters | None, opts: RetrievalOptions) -> Searcher:
-        """What curation may ask of this retriever for one question (its vector, filters and options bound)."""
-        return Searcher(
-            rank_documents=lambda q, analysis: self.rank_documents(q, vector, analysis, filters, opts),
-            find_pages=lambda q, analysis, docs: self.passages(q, self.embed(q), analysis, docs, filters, opts),
-            llm=(lambda: llm.from_settings(self.settings)) if self.settings.llm_curation else None)
+    def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
+        """A complementary query for curation: the parent's plan narrowed to one company (and year), its text
+        naming the company when the question does not."""
+        text = parent.text
+        if entity and entity.name.lower() not in text.lower():
+            text = f"{entity.name} {text}"
+        return Question(text, follow_up_plan(parent.plan, entity, year), self.embed(text), parent.filters,
+                        parent.opts)
 
-    # -- steps
-    def _flat(self, question: str, vector, filters, opts: RetrievalOptions, k: int) -> list[Hit]:
-        spec = INDEXES["passages"]
+    def flat(self, q: Question, k: int) -> list[Evidence]:
+        spec, alias, opts = INDEXES["passages"], self.alias("passages"), q.opts
         if opts.mode == "bm25":
-            return self.backend.bm25(self.alias("passages"), spec, question, filters, k)
-        if opts.mode == "dense":
-            return self.backend.knn(self.alias("passages"), spec, vector, filters, k)
-        return self.backend.hybrid(self.alias("passages"), spec, question, vector, filters, k, opts.fusion,
-                                   dense_weight=opts.dense_weight, window=opts.passage_window)
+            hits = self.backend.bm25(alias, spec, q.plan.lexical, q.filters, k)
+        elif opts.mode == "dense":
+            hits = self.backend.knn(alias, spec, q.vector, q.filters, k)
+        else:
+            hits = self.backend.hybrid(alias, spec, q.plan.lexical, q.vector, q.filters, k, opts.fusion,
+                                       dense_weight=opts.dense_weight, window=opts.passage_window)
+        return scoring.pages(hits, self.catalog, "flat " + opts.mode)
 
-    def rank_documents(self, question: str, vector, analysis: QueryAnalysis, filters: Filters | None,
-                       opts: RetrievalOptions) -> list[ScoredDoc]:
-        plan = make_plan(analysis)
-        catalog = self.catalog
-        allowed = scoring.filter_docs(catalog.docs.values(), filters)
-        if analysis.entities:
-            keys = {e.key for e in analysis.entities}
-            scoped = [d for d in allowed if d.entity in keys]
-            allowed = scoped or allowed  # an entity without documents never empties the answer
-        doc_filter = {"doc_id": sorted(d.doc_id for d in allowed)} if len(allowed) < len(catalog.docs) else None
+    # -- stage 2: documents
+    def documents(self, q: Question) -> list[ScoredDoc]:
+        """The best ``doc_k`` documents (round-robin over the named companies)."""
+        return scoring.diversify(self.rank_documents(q), q.plan.analysis, q.opts.doc_k)
+
+    def rank_documents(self, q: Question) -> list[ScoredDoc]:
+        """Every candidate document, scored: the document search's rank, the passage votes, the plan's tiers."""
+        plan, opts = q.plan, q.opts
+        allowed = scoring.filter_docs(self.catalog.docs.values(), q.filters)
+        if plan.analysis.entities:
+            keys = {e.key for e in plan.analysis.entities}
+            allowed = [d for d in allowed if d.entity in keys] or allowed  # never empties the answer
+        doc_filter = {"doc_id": sorted(d.doc_id for d in allowed)} if len(allowed) < len(self.catalog.docs) else None
         if doc_filter is not None and not doc_filter["doc_id"]:
             return []
-        doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], plan.lexical, vector, doc_filter,
-                                       opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
-        passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, vector,
-                                           self._voters(allowed, doc_hits, doc_filter, plan, opts), 30, opts.fusion,
-                                           dense_weight=opts.dense_weight)
-        scored = scoring.score_documents(allowed, doc_hits, passage_hits, plan)
+        tiers = scoring.document_tiers(allowed, plan)
+        doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], plan.lexical, q.vector,
+                                       doc_filter, opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
+        voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs) \
+            if doc_filter is not None else None
+        passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, q.vector,
+                                           {"doc_id": voters} if voters is not None else doc_filter, 30,
+                                           opts.fusion, dense_weight=opts.dense_weight)
+        scored = scoring.score_documents(allowed, doc_hits, passage_hits, plan, tiers)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
-            scored = self._rerank_docs(question, scored[:head], opts.reranker) + scored[head:]
+            scored = self._rerank_docs(q.text, scored[:head], opts.reranker) + scored[head:]
         return scored
 
-    @staticmethod
-    def _voters(allowed: list[DocInfo], doc_hits: list[Hit], doc_filter: Filters | None, plan: QueryPlan,
-                opts: RetrievalOptions) -> Filters | None:
-        """The documents whose passages vote: all the allowed ones up to ``vote_docs``, else the best by plan
-        tier and then by the document search's rank, so the vote costs a few documents' rows however many
-        filings the named companies have."""
-        if doc_filter is None or len(allowed) <= opts.vote_docs:
-            return doc_filter
-        rank = {h.id: n for n, h in enumerate(doc_hits)}
-        tiers = scoring.document_tiers(allowed, plan)
-        best = sorted(allowed, key=lambda d: (tiers[d.doc_id][0], rank.get(d.doc_id, len(rank)), d.doc_id))
-        return {"doc_id": [d.doc_id for d in best[:opts.vote_docs]]}
-
-    def passages(self, question: str, vector, analysis: QueryAnalysis, docs: list[ScoredDoc],
-                 filters: Filters | None, opts: RetrievalOptions) -> list[Evidence]:
+    # -- stages 3 and 4: passages, then pins, then one evidence item per page
+    def evidence(self, q: Question, docs: list[ScoredDoc]) -> list[Evidence]:
+        """The pages of the chosen documents: the pinned ones first, then the passages' pages by score."""
         if not docs:
             return []
-        plan = make_plan(analysis)
+        hits = self.passages(q, docs)
+        if not hits:
+            return []
+        return scoring.pages(self.pins(q, docs, hits) + hits, self.catalog, "hybrid match in a selected document",
+                             q.opts.page_coverage)
+
+    def passages(self, q: Question, docs: list[ScoredDoc]) -> list[Hit]:
+        """Chunks of the chosen documents, rescored by document weight (FLAM and trees when on)."""
+        plan, opts = q.plan, q.opts
         doc_weight = scoring.document_weights(docs, plan)
-        doc_filter = {**(filters or {}), "doc_id": list(doc_weight)}
-        hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, vector, doc_filter,
+        doc_filter = {**(q.filters or {}), "doc_id": list(doc_weight)}
+        hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, q.vector, doc_filter,
                                    opts.passage_window, opts.fusion,
                                    dense_weight=opts.dense_weight, window=opts.passage_window)
         if not hits:
             return []
-        item_weights = scoring.flam_weights(self.lexicon(), question) if opts.flam else {}
-        tree_chunks = self.tree_chunks(question, vector, list(doc_weight)) if opts.trees else set()
+        item_weights = scoring.flam_weights(self.lexicon(), q.text) if opts.flam else {}
+        tree_chunks = self.tree_chunks(q, list(doc_weight)) if opts.trees else set()
         rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
         if opts.reranker:
-            rescored = self._rerank_passages(question, rescored[:20], opts.reranker) + rescored[20:]
-        if opts.statements:
-            with timing.stage("statements"):
-                pinned = self.statement_pages(plan, docs, filters, rescored[0].score if rescored else 1.0)
-            rescored = pinned + rescored
-        if opts.facts:
-            with timing.stage("facts"):
-                rescored = self.fact_pins(plan, docs, filters, rescored[0].score if rescored else 1.0) + rescored
-        return scoring.pages(rescored, self.catalog, "hybrid match in a selected document", opts.page_coverage)
+            rescored = self._rerank_passages(q.text, rescored[:20], opts.reranker) + rescored[20:]
+        return rescored
 
-    def statement_pages(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None,
-                        top: float) -> list[Hit]:
-        """The pages the plan's evidence names, in the best document of each company (two at most), pinned
-        first: each statement's first page outside MD&A (found by its title over a table of figures), and its
-        next page when the statement does not close on the first; each note's heading page; the cover."""
-        best: dict[str | None, DocInfo] = {}
-        for d, _, _ in docs:
-            best.setdefault(d.entity, d)
+    def pins(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
+        """Pinned pages, scored just above the best passage: the statements' and notes' (the plan's evidence),
+        then the facts' above those."""
+        pinned: list[Hit] = []
+        best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
+        if q.opts.statements:
+            with timing.stage("statements"):
+                pinned = self.statement_pins(q, best, hits[0].score)
+        if q.opts.facts:
+            with timing.stage("facts"):
+                pinned = self.fact_pins(q, best, (pinned or hits)[0].score) + pinned
+        return pinned
+
+    def statement_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+        """The pages the plan's evidence names in the best documents: each statement's first page outside MD&A
+        (found by its title over a table of figures), and its next page when the statement does not close on
+        the first; each note's heading page; the cover."""
+        plan = q.plan
         pinned: list[Hit] = []
 
         def pin(source: dict, chunk_id: str, page: int, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
                               {**source, "_page": page, "_reason": reason}))
 
-        for d in list(best.values())[:2]:
-            scope = {**(filters or {}), "doc_id": d.doc_id}
+        for d in best[:PINNED_DOCUMENTS]:
+            scope = {**(q.filters or {}), "doc_id": d.doc_id}
             for statement in plan.statements:
-                hits = self._bm25_passages(QUERIES[statement], scope, 100)
-                found = best_statement_page(statement, [h.source for h in hits])
+                found = best_statement_page(statement, [h.source for h in self._bm25(QUERIES[statement], scope, 100)])
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, f"the {statement} (asked for)")
@@ -241,54 +263,59 @@ class Retriever:
                         pin(following, following["chunk_id"], page + 1, f"the {statement}, continued")
             for name in plan.notes:
                 note = concept_map().notes[name]
-                hits = self._bm25_passages(note.query, scope, 50)
-                found = best_heading_page(note.title, [h.source for h in hits])
+                found = best_heading_page(note.title, [h.source for h in self._bm25(note.query, scope, 50)])
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, f"the note on {name} ({', '.join(plan.concepts)})")
             if plan.cover:
-                hits = self._bm25_passages(plan.lexical, {**scope, "page_start": 0}, 1)
+                hits = self._bm25(plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "the cover page (registered securities)")
         return pinned
 
-    def fact_pins(self, plan: QueryPlan, docs: list[ScoredDoc], filters: Filters | None, top: float) -> list[Hit]:
-        """Metric questions over iXBRL filings: in the best document of each company (two at most), the pages
-        that print the facts the question names, pinned first with the facts as the reason. Documents without
-        facts (PDFs, filings before iXBRL) pin nothing: the statements' pages and the search stand."""
-        if not self._facts_published():
-            return []
-        best: dict[str | None, DocInfo] = {}
-        for d, _, _ in docs:
-            best.setdefault(d.entity, d)
-        names = [e.name for e in plan.analysis.entities] + [n for d in best.values() for n in (d.company, d.ticker)]
+    def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+        """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
+        question names, with the facts as the reason (the companies' names are no concept words). Documents without facts (PDFs, filings before iXBRL) pin
+        nothing: the statements' pages and the search stand."""
+        plan = q.plan
         metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
+        if not metric or not self._facts_published():
+            return []
+        names = [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
-        for d in list(best.values())[:2] if metric else []:
+        for d in best[:PINNED_DOCUMENTS]:
             found = question_facts(self.backend, self.backend.prefix, plan.core, names, d.doc_id)
             for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
-                scope = {**(filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
-                hits = [h for h in self._bm25_passages(plan.lexical, scope, 20)
+                scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
+                hits = [h for h in self._bm25(plan.lexical, scope, 20)
                         if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
                 if hits:
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
                                     {**hits[0].source, "_page": page, "_reason": f"reports {describe(facts)}"}))
         return pins
 
+    # -- stage 5: curation's view of this pipeline
+    def _searcher(self, q: Question) -> Searcher:
+        """What curation may ask of this retriever for one question: follow-ups and stages 2-4 over them."""
+        settings = self.resources.settings
+        return Searcher(follow_up=lambda entity, year: self.follow_up(q, entity, year),
+                        rank_documents=self.rank_documents, find_pages=self.evidence,
+                        llm=self.resources.llm if settings.llm_curation else None)
+
+    # -- engine helpers
     def _facts_published(self) -> bool:
         """Whether facts are served; asked again until they are (a server may outlive the first publish)."""
         if not self._has_facts:
             self._has_facts = all(self.backend.alias_target(self.alias(n)) for n in ("facts", "concepts"))
         return self._has_facts
 
-    def _bm25_passages(self, text: str, scope: Filters, k: int) -> list[Hit]:
+    def _bm25(self, text: str, scope: Filters, k: int) -> list[Hit]:
         return self.backend.bm25(self.alias("passages"), INDEXES["passages"], text, scope, k)
 
     def _continuation(self, statement: str, scope: Filters, page: int) -> dict | None:
         """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
         liabilities, a cash flow statement's financing activities), else None."""
-        hits = self._bm25_passages(f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]},
-                                   40)
+        hits = self._bm25(f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
         on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
         following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
         if not on_page or not following or CLOSINGS[statement].search(on_page):
@@ -304,28 +331,32 @@ class Retriever:
                              if self.backend.alias_target(alias) else [])
         return self._lexicon
 
-    def flam_weights(self, question: str) -> dict[str, float]:
-        """'<form>:<item>' -> mean weight over the lexicon terms the question contains."""
-        return scoring.flam_weights(self.lexicon(), question)
-
-    def tree_chunks(self, question: str, vector, doc_ids: list[str]) -> set[str]:
+    def tree_chunks(self, q: Question, doc_ids: list[str]) -> set[str]:
         alias = self.alias("tree_nodes")
         if not self.backend.alias_target(alias):
             return set()
-        hits = self.backend.hybrid(alias, INDEXES["tree_nodes"], question, vector,
+        hits = self.backend.hybrid(alias, INDEXES["tree_nodes"], q.text, q.vector,
                                    {"doc_id": doc_ids, "level": 1}, 6, "rrf")
         return {c for h in hits[:3] for c in (h.source.get("chunk_ids") or [])}
 
     # -- optional cross-encoder
-    def _rerank_docs(self, question, scored, model):
+    def _rerank_docs(self, text: str, scored: list[ScoredDoc], model: str) -> list[ScoredDoc]:
         rows = {r["doc_id"]: r for r in self.backend.get(self.alias("documents"), INDEXES["documents"],
-                                                         [d.doc_id for d, _, _ in scored])}
-        scores = cross_encoder(model).predict([(question, rows.get(d.doc_id, {}).get("cover_summary", ""))
-                                               for d, _, _ in scored])
-        return sorted([(d, float(s) + b, r + ", reranked") for (d, b, r), s in zip(scored, scores, strict=True)],
-                      key=lambda t: -t[1])
+                                                         [d.doc.doc_id for d in scored])}
+        scores = cross_encoder(model).predict([(text, rows.get(d.doc.doc_id, {}).get("cover_summary", ""))
+                                               for d in scored])
+        return sorted([ScoredDoc(d.doc, float(s) + d.score, d.why + ", reranked")
+                       for d, s in zip(scored, scores, strict=True)], key=lambda t: -t.score)
 
-    def _rerank_passages(self, question, hits: list[Hit], model) -> list[Hit]:
-        scores = cross_encoder(model).predict([(question, h.source["text"]) for h in hits])
+    def _rerank_passages(self, text: str, hits: list[Hit], model: str) -> list[Hit]:
+        scores = cross_encoder(model).predict([(text, h.source["text"]) for h in hits])
         return [Hit(h.id, float(s), {**h.source, "_reason": "cross-encoder"})
                 for h, s in sorted(zip(hits, scores, strict=True), key=lambda t: -t[1])]
+
+
+def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:
+    """The best document of each company, companies in rank order."""
+    best: dict[str | None, DocInfo] = {}
+    for d in docs:
+        best.setdefault(d.doc.entity, d.doc)
+    return list(best.values())

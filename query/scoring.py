@@ -8,6 +8,7 @@ for, one evidence item per page). ``query.retrieve`` decides what to search; thi
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
@@ -15,7 +16,18 @@ from query.api import Evidence
 from query.catalog import Catalog, DocInfo
 from query.plan import QueryPlan, document_tier
 
-ScoredDoc = tuple[DocInfo, float, str]  # document, score, why
+
+class ScoredDoc(NamedTuple):
+    """A candidate document, its score and why (shown by ``--explain``)."""
+
+    doc: DocInfo
+    score: float
+    why: str
+
+
+
+# exact-valued metadata a filter may name that the catalog holds as the indexes do (dates are left to the engine)
+DOCUMENT_FILTERS = ("doc_id", "doc_name", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period")
 
 
 def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInfo]:
@@ -23,7 +35,7 @@ def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInf
     out = list(docs)
     for name, value in (filters or {}).items():
         values = set(value) if isinstance(value, list | tuple | set) else {value}
-        if name in DocInfo.__dataclass_fields__:
+        if name in DOCUMENT_FILTERS:
             out = [d for d in out if getattr(d, name) in values]
     return out
 
@@ -70,16 +82,27 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, tuple[
             for d in docs}
 
 
-def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
-                    plan: QueryPlan) -> list[ScoredDoc]:
+def voters(allowed: list[DocInfo], tiers: dict[str, tuple[int, str]], doc_rank: list[str], most: int) -> list[str]:
+    """The documents whose passages vote in document ranking: all the allowed ones (sorted) up to ``most``,
+    else the best by plan tier, then by the document search's rank (``doc_rank``: ids best first), then id;
+    so the vote costs a few documents' rows however many filings the named companies have."""
+    if len(allowed) <= most:
+        return sorted(d.doc_id for d in allowed)
+    rank = {doc_id: n for n, doc_id in enumerate(doc_rank)}
+    best = sorted(allowed, key=lambda d: (tiers[d.doc_id][0], rank.get(d.doc_id, len(rank)), d.doc_id))
+    return [d.doc_id for d in best[:most]]
+
+
+def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit], plan: QueryPlan,
+                    tiers: dict[str, tuple[int, str]]) -> list[ScoredDoc]:
     """Half the document search's rank, half the passage votes (documents whose chunks answer directly),
-    plus the plan's tier bonus (year and type) and the metadata bonus; best first."""
+    plus the plan's tier bonus (year and type; ``tiers``: :func:`document_tiers` of ``allowed``) or, when the
+    plan names neither, the metadata bonus; best first."""
     base = {h.id: 1.0 - i / max(1, len(doc_hits)) for i, h in enumerate(doc_hits)}  # rank-based, in [0, 1]
     votes: dict[str, float] = {}
     for rank, h in enumerate(passage_hits):
         votes[h.source["doc_id"]] = votes.get(h.source["doc_id"], 0.0) + 1.0 / (rank + 3)
     top_vote = max(votes.values(), default=1.0)
-    tiers = document_tiers(allowed, plan)
     scored = []
     for d in allowed:
         if d.doc_id not in base and d.doc_id not in votes:
@@ -88,7 +111,7 @@ def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: l
         tier, rule = tiers[d.doc_id]
         bonus, why = metadata_bonus(d, plan.analysis) if plan.target_year is None and not plan.doc_types \
             else (TIER_BONUS[tier], [r for r in (rule,) if r])
-        scored.append((d, score + bonus, ", ".join(why) or "text match"))
+        scored.append(ScoredDoc(d, score + bonus, ", ".join(why) or "text match"))
     return prefer_restatements(scored)
 
 
@@ -98,13 +121,13 @@ RESTATES = 0.5  # an amendment with at least this share of its original's pages 
 def prefer_restatements(scored: list[ScoredDoc]) -> list[ScoredDoc]:
     """Best first, with an amendment that restates its original (a whole report, not a Part III or exhibit
     amendment) just above the original when both are candidates: the amended figures are the filer's last word."""
-    at = {d.doc_id: n for n, (d, _, _) in enumerate(scored)}
+    at = {d.doc.doc_id: n for n, d in enumerate(scored)}
     out = list(scored)
     for n, (d, score, why) in enumerate(scored):
         original = scored[at[d.amends]] if d.amends in at else None
-        if original and d.page_count >= RESTATES * original[0].page_count and score <= original[1]:
-            out[n] = (d, original[1] + 1e-3, f"{why}, restates {d.amends}")
-    out.sort(key=lambda t: (-t[1], t[0].doc_id))
+        if original and d.page_count >= RESTATES * original.doc.page_count and score <= original.score:
+            out[n] = ScoredDoc(d, original.score + 1e-3, f"{why}, restates {d.amends}")
+    out.sort(key=lambda t: (-t.score, t.doc.doc_id))
     return out
 
 
@@ -113,7 +136,7 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
     keys = [e.key for e in analysis.entities]
     if len(keys) < 2:
         return scored[:k]
-    queues = {key: [t for t in scored if t[0].entity == key] for key in keys}
+    queues = {key: [t for t in scored if t.doc.entity == key] for key in keys}
     out: list = []
     while len(out) < k and any(queues.values()):
         for key in keys:
@@ -125,11 +148,13 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
 
 def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> dict[str, float]:
     """The weight of a document's passages: its plan tier's weight, times 0.85 ** its rank within its
-    company and tier (so a comparison's second company is not discounted)."""
-    tiers = document_tiers([d for d, _, _ in docs], plan) if plan is not None else {}
+    company and tier (so a comparison's second company is not discounted). Tiers are taken among the chosen
+    documents: a company whose target-year document was not chosen gets its fallback (R2) weighed as one."""
+    chosen = [d.doc for d in docs]
+    tiers = document_tiers(chosen, plan) if plan is not None else {}
     seen: dict[tuple, int] = {}
     weights = {}
-    for d, _, _ in docs:
+    for d in chosen:
         tier = tiers.get(d.doc_id, (0, ""))[0]
         weights[d.doc_id] = TIER_WEIGHT[tier] * 0.85 ** seen.get((d.entity, tier), 0)
         seen[(d.entity, tier)] = seen.get((d.entity, tier), 0) + 1

@@ -3,6 +3,7 @@ indexes built from it (``indexing.facts_job``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 from pydantic import BaseModel, Field
@@ -39,6 +40,26 @@ class FactRecord(BaseModel):
     row_label: str | None = Field(None, description="The label cell of its table row")
     column_header: str | None = Field(None, description="The header cells above its column, joined by ' / '")
     problem: str | None = Field(None, description="Why a numeric fact has no value although it is not nil")
+
+
+def _extracted_fact() -> type:
+    """The extractor's working record (``etl.ixbrl``): a plain dataclass of FactRecord's fields but the
+    document's id, which extraction does not know; one field list, and no validation per fact during the walk
+    (the record is validated once, as a FactRecord, when its document is written)."""
+    fields = []
+    for name, info in FactRecord.model_fields.items():
+        if name == "doc_id":
+            continue
+        if info.default_factory is not None:
+            fields.append((name, info.annotation, dataclasses.field(default_factory=info.default_factory)))
+        elif info.is_required():
+            fields.append((name, info.annotation))
+        else:
+            fields.append((name, info.annotation, dataclasses.field(default=info.default)))
+    return dataclasses.make_dataclass("ExtractedFact", fields, kw_only=True, namespace={"__module__": __name__})
+
+
+ExtractedFact = _extracted_fact()
 
 
 class FactIndexRecord(BaseModel):

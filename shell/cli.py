@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     _add_batch(p)
 
-    p = sub.add_parser("index", help="Spark jobs: embeddings and the financial lexicon statistics (FLAM)")
+    p = sub.add_parser("index", help="Spark jobs: embeddings, Item trees, the financial lexicon (FLAM), iXBRL facts")
     _add_common(p)
 
     p = sub.add_parser("publish", help="quality gate, then publish the indexes (embedded engine or Elasticsearch)")
@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rollback", help="point the index aliases back at their previous versions")
     _add_common(p)
-    p.add_argument("--index", help="only this index (documents, passages, tree_nodes, lexicon)")
+    p.add_argument("--index", help="only this index (documents, passages, tree_nodes, lexicon, facts, concepts)")
 
     p = sub.add_parser("list-versions", help="index versions per index, the live one marked")
     _add_common(p)
@@ -154,6 +154,13 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None), **overrides)
 
 
+def _resources(args: argparse.Namespace):
+    """The composition root of a CLI process: its clients, built from the settings on first use."""
+    from kernel.resources import Resources
+
+    return Resources(_settings(args))
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     print(json.dumps(_settings(args).redacted(), indent=2, default=str))
     return 0
@@ -182,39 +189,37 @@ def _add_batch(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
-    return _finish(run_stage("crawl", _settings(args), as_of=getattr(args, "as_of", None), progress=progress))
+    return _finish(run_stage("crawl", _resources(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    return _finish(run_stage("convert", _settings(args), pdf_dirs=args.pdf_dir, progress=progress, batch=args.batch))
+    return _finish(run_stage("convert", _resources(args), pdf_dirs=args.pdf_dir, progress=progress, batch=args.batch))
 
 
 def cmd_segment(args: argparse.Namespace) -> int:
-    return _finish(run_stage("segment", _settings(args), progress=progress, batch=args.batch))
+    return _finish(run_stage("segment", _resources(args), progress=progress, batch=args.batch))
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    return _finish(run_stage("index", _settings(args), progress=progress))
+    return _finish(run_stage("index", _resources(args), progress=progress))
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    return _finish(run_stage("publish", _settings(args), rebuild=args.rebuild, progress=progress))
+    return _finish(run_stage("publish", _resources(args), rebuild=args.rebuild, progress=progress))
 
 
 def cmd_rollback(args: argparse.Namespace) -> int:
     from indexing.publish import rollback
-    from kernel.search import open_backend
 
-    for index, version in rollback(open_backend(_settings(args)), args.index).items():
+    for index, version in rollback(_resources(args).backend, args.index).items():
         print(f"{index}: now serving {version}")
     return 0
 
 
 def cmd_list_versions(args: argparse.Namespace) -> int:
     from indexing.publish import list_versions
-    from kernel.search import open_backend
 
-    versions = list_versions(open_backend(_settings(args)))
+    versions = list_versions(_resources(args).backend)
     if args.json:
         print(json.dumps({k: [vars(v) for v in vs] for k, vs in versions.items()}, indent=1))
         return 0
@@ -243,7 +248,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
     if args.mode not in MODES:
         raise ConfigError(f"--mode must be one of {', '.join(MODES)}")
-    retriever = Retriever(_settings(args))
+    retriever = Retriever(_resources(args))
     result = retriever.search(args.question, args.k, _filters(args.filter), replace(retriever.options, mode=args.mode))
     if args.json:
         body = result.as_dict() if args.explain else {"question": result.question,
@@ -251,7 +256,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(json.dumps(body, indent=1, default=str))
         return 0
     if args.explain:
-        print(f"plan: {json.dumps(result.analysis)}")
+        print(f"plan: {json.dumps(result.plan)}")
         for d in result.documents:
             print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
         for it in result.iterations:
@@ -274,7 +279,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
     request = FactsRequest(concept=args.concept, ticker=args.ticker, fiscal_year=args.fiscal_year,
                            fiscal_period=args.fiscal_period, form=args.form, dimensions=args.dimension,
                            limit=args.limit)
-    found = Retriever(_settings(args)).facts(request)
+    found = Retriever(_resources(args)).facts(request)
     if args.json:
         print(json.dumps([f.model_dump() for f in found], indent=1, default=str))
         return 0
@@ -302,7 +307,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     bad = [m for m in modes if m not in MODES]
     if bad:
         raise ConfigError(f"unknown mode(s) {bad}; modes: {', '.join(MODES)}")
-    retriever = Retriever(_settings(args))
+    retriever = Retriever(_resources(args))
     qas = read_qa(args.qa)
     runs = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
@@ -323,13 +328,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from kernel.resources import Resources
     from query import Retriever
     from query.http import check_exposure, create_app
 
     settings = _settings(args)  # validated here, before any worker starts
     check_exposure(args.host, settings.api_key_list())
     if args.workers == 1:
-        uvicorn.run(create_app(Retriever(settings), settings.api_key_list()), host=args.host, port=args.port,
+        uvicorn.run(create_app(Retriever(Resources(settings)), settings.api_key_list()), host=args.host, port=args.port,
                     log_level="info")
         return 0
     # Worker processes build their own app from the environment: hand them this command's overrides.
@@ -342,7 +348,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return _finish(run_nightly(_settings(args), as_of=getattr(args, "as_of", None), progress=progress))
+    return _finish(run_nightly(_resources(args), as_of=getattr(args, "as_of", None), progress=progress))
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:

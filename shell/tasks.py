@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from etl.universe import read_constituents
 from kernel import rules
+from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
 from shell.runner import run_stage
 
@@ -119,7 +120,7 @@ def companies_to_crawl(plan: dict) -> list[str]:
     the lake (one submissions request each, nothing downloaded). A quiet day maps no crawl task, so the rest
     of the run is skipped; a ticker that cannot be checked stays in, and its crawl task says why."""
     run = RunPlan.model_validate(plan)
-    work = run_stage("crawl-check", _edgar_share(run.settings()), as_of=run.filed_to)
+    work = run_stage("crawl-check", Resources(_edgar_share(run.settings())), as_of=run.filed_to)
     for problem in work.problems:
         log.warning("%s", problem)
     log.info("%s", work.summary())
@@ -132,7 +133,7 @@ def crawl_company(plan: dict, ticker: str) -> dict:
     """One company's filings in the window, at one EDGAR share of the rate limit. An unknown ticker or a
     failed filing is reported (and recorded in the lake), never raised."""
     run = RunPlan.model_validate(plan)
-    report = run_stage("crawl", _edgar_share(run.settings(ticker=ticker)), as_of=run.filed_to, dry_run=run.dry_run)
+    report = run_stage("crawl", Resources(_edgar_share(run.settings(ticker=ticker))), as_of=run.filed_to, dry_run=run.dry_run)
     for problem in report.problems:
         log.error("%s: %s", ticker, problem)
     log.info("%s: %s", ticker, report.summary())
@@ -157,7 +158,7 @@ def stage_batches(plan: dict) -> list[list[int]]:
     from etl.crawler import write_manifest
 
     settings = RunPlan.model_validate(plan).settings()
-    write_manifest(settings.open_lake())
+    write_manifest(Resources(settings).lake)
     return [[i, settings.stage_batches] for i in range(settings.stage_batches)]
 
 
@@ -168,16 +169,16 @@ def _batch(batch: list[int] | None) -> tuple[int, int] | None:
 def convert_new(plan: dict, batch: list[int] | None = None) -> dict:
     """Convert the crawled filings not converted yet, of one batch's companies or of all (bad ones are
     quarantined with the reason). Retry-safe: every output is written whole, then renamed."""
-    settings = RunPlan.model_validate(plan).settings()
+    resources = Resources(RunPlan.model_validate(plan).settings())
     if batch is None:  # called alone, without stage_batches before it
         from etl.crawler import write_manifest
 
-        write_manifest(settings.open_lake())
-    return _stage_result(run_stage("convert", settings, batch=_batch(batch)))
+        write_manifest(resources.lake)
+    return _stage_result(run_stage("convert", resources, batch=_batch(batch)))
 
 
 def segment_new(plan: dict, batch: list[int] | None = None) -> dict:
-    return _stage_result(run_stage("segment", RunPlan.model_validate(plan).settings(), batch=_batch(batch)))
+    return _stage_result(run_stage("segment", Resources(RunPlan.model_validate(plan).settings()), batch=_batch(batch)))
 
 
 def index_new(plan: dict) -> dict:
@@ -188,7 +189,7 @@ def index_new(plan: dict) -> dict:
     if run.dry_run:
         log.info("dry run: nothing is indexed or published")
         return {"summary": "dry run", "problems": [], "changed": False, "seconds": {}}
-    report = run_stage("index", run.settings())
+    report = run_stage("index", Resources(run.settings()))
     return {**_stage_result(report), "changed": report.changed, "seconds": report.seconds}
 
 
@@ -210,7 +211,7 @@ class PublishBlocked(RuntimeError):
 
 def publish_indexes(rebuild: bool = False) -> dict:
     """Quality gate, publish, alias swap; a failing gate fails the task (and names what failed)."""
-    report = run_stage("publish", load_settings(), rebuild=rebuild)
+    report = run_stage("publish", Resources(load_settings()), rebuild=rebuild)
     if report.blocked:
         raise PublishBlocked(report.summary())
     return _stage_result(report)
@@ -220,7 +221,7 @@ def check_serving(question: str = "What were the company's total revenues?") -> 
     """A query through the live aliases after a publish: the indexes answer, with evidence."""
     from query.retrieve import Retriever
 
-    result = Retriever(load_settings()).search(question, k=3)
+    result = Retriever(Resources(load_settings())).search(question, k=3)
     if not result.evidence:
         raise RuntimeError(f"the published indexes returned no evidence for {question!r}")
     top = result.evidence[0]

@@ -31,12 +31,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(config, items):
-    """Two tiers. ``acceptance``: real data from ../shared (``shared``) or whole-system runs (``slow``:
-    Airflow, a scheduler, every stage); ``-m "not acceptance"`` is the fast unit tier a developer runs on every
-    change (under 3 minutes on 2 cores)."""
+    """Two tiers, by folder. ``tests/acceptance/``: real data from ../shared (``shared``) or whole-system runs
+    (``slow``: Airflow, a scheduler, every stage), marked ``acceptance``; ``tests/unit/<package>/``: the fast
+    tier a developer runs on every change (``-m "not acceptance"``, under 3 minutes on 2 cores). A test whose
+    markers say it needs the acceptance tier's data or time, placed in the unit tier, is a collection error."""
+    misplaced = []
     for item in items:
-        if item.get_closest_marker("shared") or item.get_closest_marker("slow"):
+        needs = item.get_closest_marker("shared") or item.get_closest_marker("slow")
+        in_acceptance = "acceptance" in Path(str(item.path)).relative_to(ROOT / "tests").parts[:1]
+        if needs and not in_acceptance:
+            misplaced.append(item.nodeid)
+        if needs or in_acceptance:
             item.add_marker(pytest.mark.acceptance)
+    if misplaced:
+        raise pytest.UsageError("tests marked shared/slow belong under tests/acceptance/: " + ", ".join(misplaced))
 
 
 def _shared() -> Path:

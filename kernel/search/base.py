@@ -56,7 +56,7 @@ class VersionInfo:
     name: str
     index: str
     created: str
-    count: int
+    count: int | None  # rows; None when the caller did not ask (versions(counts=False))
     live: bool
     meta: dict = field(default_factory=dict)
 
@@ -118,7 +118,7 @@ class SearchBackend(ABC):
         """Point the alias at ``physical`` in one atomic step; returns the version it served before."""
 
     @abstractmethod
-    def versions(self, spec: IndexSpec) -> list[VersionInfo]:
+    def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
         """Every physical version of an index, oldest first."""
 
     @abstractmethod

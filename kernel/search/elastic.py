@@ -123,7 +123,7 @@ class ElasticBackend(SearchBackend):
             raise self._error(f"swap alias {alias}", exc) from exc
         return before
 
-    def versions(self, spec: IndexSpec) -> list[VersionInfo]:
+    def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
         alias = alias_name(self.prefix, spec.name)
         live = self.alias_target(alias)
         try:
@@ -133,7 +133,8 @@ class ElasticBackend(SearchBackend):
         out = []
         for name in sorted(indices):
             meta = indices[name].get("mappings", {}).get("_meta", {}).get(META_KEY, {})
-            out.append(VersionInfo(name, spec.name, meta.get("created", ""), self.count(name), name == live, meta))
+            out.append(VersionInfo(name, spec.name, meta.get("created", ""), self.count(name) if counts else None,
+                                   name == live, meta))
         return out
 
     def drop(self, physical: str) -> None:

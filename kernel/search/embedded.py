@@ -153,7 +153,7 @@ class EmbeddedBackend(SearchBackend):
         self._db.create_table(name, schema=schema)
         return name
 
-    def versions(self, spec: IndexSpec) -> list[VersionInfo]:
+    def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
         alias = alias_name(self.prefix, spec.name)
         live = self.alias_target(alias)
         out = []
@@ -162,7 +162,8 @@ class EmbeddedBackend(SearchBackend):
                 continue
             table = self._table(name)
             meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
-            out.append(VersionInfo(name, spec.name, meta.get("created", ""), table.count_rows(), name == live, meta))
+            out.append(VersionInfo(name, spec.name, meta.get("created", ""), table.count_rows() if counts else None,
+                                   name == live, meta))
         return out
 
     def drop(self, physical: str) -> None:

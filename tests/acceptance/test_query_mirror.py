@@ -13,6 +13,7 @@ from etl.chunking import ChunkOptions
 from etl.structure import SegmentOptions
 from etl.structure import run as run_segment
 from kernel.models import token_counter
+from kernel.resources import Resources
 from kernel.settings import load_settings
 from kernel.storage import LocalLake
 from query import Retriever, search
@@ -37,20 +38,44 @@ def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory)
     run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
                              universe_csv=universe_csv)
-    run_stage("index", settings)
-    report = run_stage("publish", settings)
+    run_stage("index", Resources(settings))
+    report = run_stage("publish", Resources(settings))
     assert not report.blocked, report.summary()
     return settings
 
 
 @pytest.fixture(scope="module")
 def retriever(published):
-    return Retriever(published)
+    return Retriever(Resources(published))
+
+
+def test_the_plan_is_made_once_per_question_and_once_per_follow_up(retriever, monkeypatch):
+    """The pipeline builds one plan per question; each curation follow-up derives one from it."""
+    import query.plan
+    import query.retrieve
+
+    made = []
+    real = query.plan.make_plan
+
+    def counting(analysis, concepts=None):
+        made.append(analysis.question)
+        return real(analysis, concepts)
+
+    monkeypatch.setattr(query.plan, "make_plan", counting)
+    monkeypatch.setattr(query.retrieve, "make_plan", counting)
+    result = retriever.search("How did Coca-Cola's and PepsiCo's net revenues compare in fiscal 2023?", k=5)
+    follow_ups = sum(len(it.get("complementary_queries", [])) for it in result.iterations)
+    assert len(made) == 1 + follow_ups, (made, result.iterations)
+    made.clear()
+    # a question naming a company the evidence lacks at first gets one follow-up for it
+    result = retriever.search("Apple and PepsiCo: what were net sales and net revenue in 2023?", k=5)
+    follow_ups = sum(len(it.get("complementary_queries", [])) for it in result.iterations)
+    assert len(made) == 1 + follow_ups, (made, result.iterations)
 
 
 def test_comparative_question_returns_both_companies(retriever):
     result = retriever.search("Compare Coca-Cola's and PepsiCo's net revenues in fiscal 2023", k=5)
-    assert [c for c in result.analysis["companies"]][:2] == ["Coca-Cola Company (The)", "PepsiCo"]
+    assert [c for c in result.plan["companies"]][:2] == ["Coca-Cola Company (The)", "PepsiCo"]
     docs = [e.doc_id for e in result.evidence]
     assert "KO_2023_10K" in docs and "PEP_2023_10K" in docs, docs
     assert {docs[0], docs[1]} == {"KO_2023_10K", "PEP_2023_10K"}  # one per company at the top
@@ -105,7 +130,7 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
 
     evidence = search("Coca-Cola net operating revenues 2023", k=3, settings=published)
     assert 1 <= len(evidence) <= 3 and evidence[0].doc_id == "KO_2023_10K"
-    client = TestClient(create_app(Retriever(published)))
+    client = TestClient(create_app(Retriever(Resources(published))))
     assert "/search" in client.get("/openapi.json").json()["paths"]
     resp = client.post("/search", json={"question": "PepsiCo net revenue 2023", "k": 2, "explain": True})
     assert resp.status_code == 200 and resp.json()["evidence"][0]["doc_id"] == "PEP_2023_10K"
@@ -125,8 +150,8 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
 def test_llm_curation_uses_the_endpoint_and_falls_back(published, llm_endpoint):
     url, seen, answers = llm_endpoint
     settings = published.model_copy(update={"llm_url": url, "llm_model": "tiny", "llm_curation": True})
-    retriever = Retriever(settings)
-    plain = Retriever(published).search("What were Coca-Cola's net operating revenues in 2023?", k=5)
+    retriever = Retriever(Resources(settings))
+    plain = Retriever(Resources(published)).search("What were Coca-Cola's net operating revenues in 2023?", k=5)
     answers.append((200, "[2, 0]"))
     chosen = retriever.search("What were Coca-Cola's net operating revenues in 2023?", k=5)
     assert "Passages:" in seen[-1][2]["messages"][1]["content"]
@@ -184,7 +209,7 @@ def test_facts_over_http_and_the_time_series(published):
     from kernel.storage import open_lake, read_parquet
     from query.http import create_app
 
-    client = TestClient(create_app(Retriever(published)))
+    client = TestClient(create_app(Retriever(Resources(published))))
     resp = client.post("/facts", json={"concept": "gross profit", "ticker": "KO", "fiscal_year": 2023})
     assert resp.status_code == 200 and resp.json()[0]["page"] == 62 and resp.json()[0]["value"] == 27_234e6
     assert client.post("/facts", json={"concept": ""}).status_code == 422

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel.resources import Resources
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
 from kernel.settings import load_settings
@@ -56,6 +57,7 @@ SLOW_LOAD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from kernel.search.embedded import EmbeddedBackend
+    from kernel.resources import Resources
     from kernel.settings import load_settings
     from shell.runner import run_stage
 
@@ -67,7 +69,7 @@ SLOW_LOAD = textwrap.dedent("""
         return load(self, target, spec, batches)
 
     EmbeddedBackend.load = load_when_told
-    print(run_stage("publish", load_settings(), rebuild=True).summary())
+    print(run_stage("publish", Resources(load_settings()), rebuild=True).summary())
 """)
 
 
@@ -95,6 +97,7 @@ def test_a_second_publisher_is_refused_while_the_first_holds_the_lock(lake, tmp_
 SLOW_SWAP = textwrap.dedent("""
     import sys, time
     from pathlib import Path
+    from kernel.resources import Resources
     from kernel.search.embedded import EmbeddedBackend
     from kernel.settings import load_settings
     from shell.runner import run_stage
@@ -104,13 +107,13 @@ SLOW_SWAP = textwrap.dedent("""
         time.sleep(600)
 
     EmbeddedBackend.swap_alias = swap_never
-    run_stage("publish", load_settings(), rebuild=True)
+    run_stage("publish", Resources(load_settings()), rebuild=True)
 """)
 
 
 def test_a_publisher_killed_between_load_and_swap_leaves_nothing_behind(lake, tmp_path):
     settings = load_settings(lake_root=str(lake), search_keep_versions=1)
-    run_stage("publish", settings)
+    run_stage("publish", Resources(settings))
     backend = EmbeddedBackend(lake / "search")
     live = {name: backend.alias_target(alias_name(backend.prefix, name)) for name in INDEXES}
     marker = tmp_path / "loaded"
@@ -125,7 +128,7 @@ def test_a_publisher_killed_between_load_and_swap_leaves_nothing_behind(lake, tm
     assert orphan in {v.name for v in backend.versions(INDEXES["documents"])}  # loaded, never served
     assert {n: backend.alias_target(alias_name(backend.prefix, n)) for n in INDEXES} == live
 
-    report = run_stage("publish", settings)  # the lock of the dead publisher does not block this one
+    report = run_stage("publish", Resources(settings))  # the lock of the dead publisher does not block this one
     assert orphan in report.orphans_dropped
     assert orphan not in {v.name for v in backend.versions(INDEXES["documents"])}
     assert {n: backend.alias_target(alias_name(backend.prefix, n)) for n in INDEXES} == live

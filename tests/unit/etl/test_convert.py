@@ -215,7 +215,7 @@ def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoi
     assert "sk-test" not in json.dumps(settings.redacted())
     model = llm.from_settings(settings)
     lake = _lake_with_filings(tmp_path, {"a.htm": good})
-    run_convert(lake, ConvertOptions(summarizer=model))
+    run_convert(lake, ConvertOptions(llm_summary=True), llm=model)
     row = read_parquet(lake, next(iter(lake.list("datasets/documents")))).to_pylist()[0]
     assert row["summary_source"] == "llm:tiny" and row["cover_summary"].endswith("Test Co files its annual report.")
     assert seen[0][0] == "/v1/chat/completions" and seen[0][1] == "Bearer sk-test"
@@ -223,7 +223,7 @@ def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoi
     # A failing endpoint leaves the deterministic summary and a warning; the document still converts.
     answers.extend([(400, None)])
     lake2 = _lake_with_filings(tmp_path / "b", {"a.htm": good})
-    report = run_convert(lake2, ConvertOptions(summarizer=model))
+    report = run_convert(lake2, ConvertOptions(llm_summary=True), llm=model)
     row = read_parquet(lake2, next(iter(lake2.list("datasets/documents")))).to_pylist()[0]
     assert report.converted == 1 and row["summary_source"] == "deterministic"
     assert any("LLM summary skipped: LLM endpoint refused the request: HTTP 400" in w for w in row["warnings"])

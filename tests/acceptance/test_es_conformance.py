@@ -1,7 +1,7 @@
 """Every request the Elasticsearch backend sends, checked against Elastic's published API specification
 (../shared/es-spec) through tests/es_double.py, a TEST DOUBLE standing in for a cluster (none can be
 installed here). The double validates and answers minimally; result quality is the contract suite's job
-(tests/test_backend_contract.py, against a real cluster when ELASTICSEARCH_URL is set)."""
+(tests/unit/kernel/test_backend_contract.py, against a real cluster when ELASTICSEARCH_URL is set)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.es_double import EsDouble
 from tests.index_records import DIMS, passages, records, vector
-from tests.test_backend_contract import drop_test_indices
+from tests.unit.kernel.test_backend_contract import drop_test_indices
 
 pytestmark = pytest.mark.shared
 

@@ -17,7 +17,7 @@ from kernel.layout import INDEX_DATASETS
 from tests.compare import assert_same_rows
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SECPLAT = str(Path(sys.executable).with_name("secplat"))
 SCRIPT = ROOT / "infra" / "spark-standalone.sh"
 KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", "lexicon": "term", "facts": "fact_id",

@@ -137,18 +137,16 @@ def test_passage_votes_are_limited_to_the_best_documents():
     """Document ranking's passage vote searches all the named companies' documents up to ``vote_docs``,
     beyond that the best by plan tier and document search rank: its cost stays a few documents' rows
     however many filings a company has."""
-    from kernel.search import Hit
-    from query.api import RetrievalOptions
     from query.catalog import DocInfo
-    from query.retrieve import Retriever
+    from query.scoring import document_tiers, voters
 
     plan = plan_of("What was Acme's FY2022 revenue in its 10-K?")
-    docs = [DocInfo(f"ACME_{y}_10K~{c}", "Acme", "ACME", "10-K", y, "FY", "acme") for y in (2020, 2021, 2022)
+    docs = [DocInfo(doc_id=f"ACME_{y}_10K~{c}", company="Acme", ticker="ACME", form="10-K", fiscal_year=y,
+                    fiscal_period="FY", entity="acme") for y in (2020, 2021, 2022)
             for c in range(6)]
-    hits = [Hit(d.doc_id, 1.0, {}) for d in reversed(docs)]
-    opts = RetrievalOptions(vote_docs=4)
-    chosen = Retriever._voters(docs, hits, {"doc_id": [d.doc_id for d in docs]}, plan, opts)["doc_id"]
+    rank = [d.doc_id for d in reversed(docs)]
+    tiers = document_tiers(docs, plan)
+    chosen = voters(docs, tiers, rank, 4)
     assert chosen == [f"ACME_2022_10K~{c}" for c in (5, 4, 3, 2)]  # the target year first, by search rank
-    few = {"doc_id": [d.doc_id for d in docs[:3]]}
-    assert Retriever._voters(docs[:3], hits, few, plan, opts) is few  # all of them when they are few
-    assert Retriever._voters(docs, hits, None, plan, opts) is None  # no restriction stays none
+    few = docs[:3]
+    assert voters(few, tiers, rank, 4) == sorted(d.doc_id for d in few)  # all of them when they are few

@@ -3,9 +3,16 @@ own page) and the page a chunk's evidence belongs to."""
 
 from __future__ import annotations
 
-from query.plan import statements_for
+from query.analysis import QueryAnalysis
+from query.plan import make_plan
 from query.scoring import evidence_page
 from query.statements import best_statement_page, statement_page
+
+
+def statements_for(question: str) -> list[str]:
+    """The statements the plan asks for, without company or year context."""
+    return make_plan(QueryAnalysis(question)).statements
+
 
 TABLE = "\n".join(f"Line item {i}\n{1000 + 37 * i:,}\n{900 + 41 * i:,}" for i in range(12))
 

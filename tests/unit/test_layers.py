@@ -7,13 +7,14 @@ functions included), so a shortcut taken anywhere shows here.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOT_PACKAGES = {"tests", "bench", "infra", "build"}
 KERNEL, SCHEMAS, SHELL, DAGS = "kernel", "schemas", "shell", "dags"
 STAGES = {"etl", "indexing", "quality", "query"}
@@ -83,3 +84,34 @@ def test_shared_package_cycle_tool_agrees(shared):
         pytest.skip(f"{tool} is absent")
     out = subprocess.run([sys.executable, str(tool), str(ROOT)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
+
+
+# A client built anywhere but here is a client the composition root does not know of (tests, benchmarks and
+# Spark executors aside: an executor is its own process and opens its own lake from plain values).
+CLIENT_CALLS = re.compile(r"\b(open_backend|open_lake|lancedb\.connect|boto3\.client|"
+                          r"Elasticsearch|OpenAICompatible|EmbeddedBackend|ElasticBackend|Embedder|llm\.from_settings)"
+                          r"\(")
+CLIENT_FACTORIES = {"kernel/resources.py", "kernel/settings.py", "kernel/storage.py", "kernel/llm.py",
+                    "kernel/search/__init__.py", "kernel/search/embedded.py", "kernel/search/elastic.py",
+                    "kernel/embedder.py"}
+EXECUTOR_SIDE = {"indexing/spark.py"}  # _LakeRef.open: the lake an executor process opens for itself
+
+
+def test_clients_are_built_only_by_the_composition_root_and_the_kernel_factories():
+    found = []
+    for pkg in packages():
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel in CLIENT_FACTORIES | EXECUTOR_SIDE:
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                code = line.split("#", 1)[0]
+                if CLIENT_CALLS.search(code) and not code.lstrip().startswith(("def ", "class ")):
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    assert found == [], "clients constructed outside kernel.resources and the kernel's factories:\n" + "\n".join(found)
+
+
+def test_the_client_pattern_finds_a_client():
+    assert CLIENT_CALLS.search("backend = open_backend(settings)")
+    assert CLIENT_CALLS.search("lake = settings.open_lake()")
+    assert not CLIENT_CALLS.search("lake = resources.lake")

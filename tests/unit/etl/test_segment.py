@@ -8,6 +8,7 @@ from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cel
 from etl.html_tables import render_table, table_rows
 from etl.segment import segment
 from kernel.models import token_counter
+from kernel.resources import Resources
 from kernel.settings import ConfigError, load_settings
 from shell.runner import run_stage
 
@@ -145,7 +146,7 @@ def test_chunk_sizes_that_do_not_fit_the_model_are_refused(tmp_path):
         Chunker(token_counter(None), ChunkOptions(tokens=300))
     settings = load_settings(lake_root=str(tmp_path / "lake"), chunk_tokens=300)
     with pytest.raises(ConfigError, match="CHUNK_TOKENS=300"):
-        run_stage("segment", settings)
+        run_stage("segment", Resources(settings))
 
 
 def test_cross_reference_index_filings_map_items_to_the_pages_they_name():

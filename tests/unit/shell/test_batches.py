@@ -10,6 +10,7 @@ import pytest
 
 from etl.edgar_mirror import MirrorServer
 from kernel import rules
+from kernel.resources import Resources
 from shell.runner import run_stage
 from tests.conftest import make_settings
 
@@ -38,17 +39,17 @@ def test_batches_together_equal_one_run(fixture_mirror, tmp_path):
     with MirrorServer(fixture_mirror["root"]) as server:
         whole = make_settings(server, str(tmp_path / "whole"), universe_csv=fixture_mirror["universe_csv"],
                               universe_tickers="ALL", stage_batches=count)
-        assert run_stage("crawl", whole).fetched == 7
+        assert run_stage("crawl", Resources(whole)).fetched == 7
     shutil.copytree(tmp_path / "whole", tmp_path / "batched")
     batched = whole.model_copy(update={"lake_root": str(tmp_path / "batched")})
 
-    run_stage("convert", whole)
-    run_stage("segment", whole)
+    run_stage("convert", Resources(whole))
+    run_stage("segment", Resources(whole))
     batches = [[i, count] for i in range(count)]
-    converted = [run_stage("convert", batched, batch=tuple(b)).converted for b in batches]
+    converted = [run_stage("convert", Resources(batched), batch=tuple(b)).converted for b in batches]
     assert sorted(converted)[-2:] == [1, 6] and sum(converted) == 7  # BETA's one filing, ACME's six, apart
-    assert [run_stage("convert", batched, batch=tuple(b)).converted for b in batches] == [0] * count  # idempotent
-    segmented = [run_stage("segment", batched, batch=tuple(b)).segmented for b in batches]
+    assert [run_stage("convert", Resources(batched), batch=tuple(b)).converted for b in batches] == [0] * count  # idempotent
+    segmented = [run_stage("segment", Resources(batched), batch=tuple(b)).segmented for b in batches]
     assert sum(segmented) == 7
 
     for dataset, columns in (("documents", ["doc_id", "doc_name", "amends", "page_count", "form"]),

@@ -9,6 +9,7 @@ import math
 import pytest
 
 from indexing.publish import PublishError, rollback
+from kernel.resources import Resources
 from kernel.search import open_backend
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
@@ -26,7 +27,7 @@ def lake(tmp_path):
 
 
 def publish(settings, rebuild: bool = False):
-    return run_stage("publish", settings, rebuild=rebuild)
+    return run_stage("publish", Resources(settings), rebuild=rebuild)
 
 
 def _settings(lake, **kw):
@@ -183,7 +184,7 @@ def test_a_query_with_another_embedding_model_is_refused(lake, capsys, monkeypat
     assert main(["query", "Coca-Cola revenues"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "'test-model'" in err and "'all-MiniLM-L6-v2'" in err
-    client = TestClient(create_app(Retriever(_settings(lake))))
+    client = TestClient(create_app(Retriever(Resources(_settings(lake)))))
     response = client.post("/search", json={"question": "Coca-Cola revenues"})
     assert response.status_code == 503 and "test-model" in response.json()["detail"]
 
@@ -198,7 +199,7 @@ def test_http_api_refuses_bad_input_without_echoing_it_and_serves_docs_offline(l
 
     settings = _settings(lake)
     publish(settings)
-    client = TestClient(create_app(Retriever(settings)), raise_server_exceptions=False)
+    client = TestClient(create_app(Retriever(Resources(settings))), raise_server_exceptions=False)
     bad = client.post("/search", content=b'{"question": "rev \\ud800 enue"}',
                       headers={"content-type": "application/json"})
     assert bad.status_code == 422 and "unicode" in bad.text.lower() and "enue" not in bad.text
@@ -385,7 +386,7 @@ def test_http_api_keys(lake, capsys, monkeypatch):
     settings = _settings(lake, api_keys="k-one, k-two")
     assert settings.api_key_list() == ["k-one", "k-two"]
     publish(settings)
-    client = TestClient(create_app(Retriever(settings), settings.api_key_list()))
+    client = TestClient(create_app(Retriever(Resources(settings)), settings.api_key_list()))
     ask = {"question": "Coca-Cola revenues"}
     assert client.post("/search", json=ask).status_code == 401
     assert client.post("/search", json=ask, headers={"X-API-Key": "k-three"}).status_code == 401
@@ -395,7 +396,7 @@ def test_http_api_keys(lake, capsys, monkeypatch):
     assert client.post("/search", json=ask, headers={"X-API-Key": "k-two"}).status_code == 503
     assert client.post("/search", json=ask, headers={"Authorization": "Bearer k-one"}).status_code == 503
     assert client.get("/health").status_code == 200
-    open_client = TestClient(create_app(Retriever(settings)))  # no keys configured: no access control
+    open_client = TestClient(create_app(Retriever(Resources(settings))))  # no keys configured: no access control
     assert open_client.post("/search", json=ask).status_code == 503
 
     monkeypatch.setenv("LAKE_ROOT", str(lake))

@@ -11,7 +11,7 @@ from etl.identity import Identity, amendment_links, assign_ids
 from kernel.layout import dataset_key, dataset_parts, record_key
 from kernel.storage import LocalLake, read_parquet
 from query.catalog import DocInfo
-from query.scoring import prefer_restatements
+from query.scoring import ScoredDoc, prefer_restatements
 from schemas.filings import FilingRecord
 
 REPORT = ("<html><body><p>FORM {form}</p><p>For the fiscal year ended December 31, 2023</p>"
@@ -86,12 +86,14 @@ def test_a_reconverted_filing_keeps_its_id_and_a_later_original_gets_linked():
 
 
 def _doc(doc_id: str, pages: int, amends: str | None = None) -> DocInfo:
-    return DocInfo(doc_id, "X", "X", "10-K", 2023, "FY", "x", page_count=pages, amends=amends)
+    return DocInfo(doc_id=doc_id, company="X", ticker="X", form="10-K", fiscal_year=2023, fiscal_period="FY", entity="x",
+                   page_count=pages, amends=amends)
 
 
 def test_the_query_side_prefers_an_amendment_that_restates():
     original, full, part3 = _doc("X_2023_10K", 100), _doc("X_2023_10KA", 98, "X_2023_10K"), \
         _doc("X_2023_10KA_2", 12, "X_2023_10K")
-    ranked = prefer_restatements([(original, 1.5, "fiscal 2023"), (part3, 1.4, "text"), (full, 1.2, "text")])
+    ranked = prefer_restatements([ScoredDoc(original, 1.5, "fiscal 2023"), ScoredDoc(part3, 1.4, "text"),
+                                  ScoredDoc(full, 1.2, "text")])
     assert [d.doc_id for d, _, _ in ranked] == ["X_2023_10KA", "X_2023_10K", "X_2023_10KA_2"]
     assert "restates X_2023_10K" in ranked[0][2]

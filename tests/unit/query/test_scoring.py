@@ -1,0 +1,130 @@
+"""The pure scoring kernels on tiny literal inputs: three documents, four hits, numbers worked by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.search import Hit
+from query.analysis import Entity, QueryAnalysis
+from query.catalog import DocInfo
+from query.plan import make_plan
+from query.scoring import (
+    TIER_BONUS,
+    ScoredDoc,
+    diversify,
+    document_tiers,
+    document_weights,
+    evidence_page,
+    pages,
+    rescore_passages,
+    score_documents,
+)
+
+KO = Entity("cocacola", "Coca-Cola")
+PEP = Entity("pepsico", "PepsiCo")
+
+
+def doc(doc_id: str, year: int, form: str = "10-K", entity: str = "cocacola", period: str = "FY") -> DocInfo:
+    return DocInfo(doc_id=doc_id, company=entity, ticker=entity[:3].upper(), form=form, fiscal_year=year,
+                   fiscal_period=period, entity=entity)
+
+
+KO23, KO22, KO23Q = doc("KO_2023_10K", 2023), doc("KO_2022_10K", 2022), doc("KO_2023Q3_10Q", 2023, "10-Q", period="Q3")
+DOCS = [KO23, KO22, KO23Q]
+
+
+def plan_for(question: str, entities=(KO,), years=(), quarters=(), forms=()):
+    return make_plan(QueryAnalysis(question, list(entities), list(years), list(quarters), list(forms)))
+
+
+def test_tiers_put_the_target_year_first_then_the_next_annual_report():
+    tiers = document_tiers(DOCS, plan_for("revenue in fiscal 2023", years=[2023]))
+    assert tiers["KO_2023_10K"][0] == 0 and tiers["KO_2023Q3_10Q"][0] == 0  # R1: the target year, any type
+    assert tiers["KO_2022_10K"][0] == 2  # R3: another year
+    # a company without a document of the target year falls back to the next annual report (R2)
+    tiers = document_tiers([KO23, KO22], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
+    assert tiers["KO_2022_10K"][0] == 0
+    tiers = document_tiers([KO23], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
+    assert tiers["KO_2023_10K"][0] == 1 and "R2" in tiers["KO_2023_10K"][1]
+
+
+def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
+    plan = plan_for("revenue in fiscal 2023", years=[2023])
+    doc_hits = [Hit("KO_2022_10K", 9.0), Hit("KO_2023_10K", 8.0)]  # rank scores 1.0 and 0.5
+    passage_hits = [Hit("c1", 1.0, {"doc_id": "KO_2023_10K"}), Hit("c2", 0.9, {"doc_id": "KO_2023_10K"}),
+                    Hit("c3", 0.8, {"doc_id": "KO_2022_10K"}), Hit("c4", 0.7, {"doc_id": "KO_2023Q3_10Q"})]
+    scored = score_documents(DOCS, doc_hits, passage_hits, plan, document_tiers(DOCS, plan))
+    # votes: 1/3 + 1/4 = 0.5833 (KO23), 1/5 = 0.2 (KO22), 1/6 (KO23Q); normalized by the top vote
+    by_id = {d.doc.doc_id: d.score for d in scored}
+    assert by_id["KO_2023_10K"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0 + TIER_BONUS[0])
+    assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_BONUS[2])
+    assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_BONUS[0])
+    assert [d.doc.doc_id for d in scored] == ["KO_2023_10K", "KO_2023Q3_10Q", "KO_2022_10K"]
+    assert isinstance(scored[0], ScoredDoc) and "R1" in scored[0].why
+
+
+def test_documents_neither_found_nor_voted_for_are_not_candidates():
+    plan = plan_for("revenue")
+    scored = score_documents(DOCS, [Hit("KO_2023_10K", 1.0)], [], plan, document_tiers(DOCS, plan))
+    assert [d.doc.doc_id for d in scored] == ["KO_2023_10K"]
+
+
+def test_diversify_takes_the_named_companies_in_turn():
+    pep = doc("PEP_2023_10K", 2023, entity="pepsico")
+    ranked = [ScoredDoc(KO23, 3.0, ""), ScoredDoc(KO22, 2.0, ""), ScoredDoc(KO23Q, 1.5, ""), ScoredDoc(pep, 1.0, "")]
+    two = QueryAnalysis("q", [KO, PEP])
+    assert [d.doc.doc_id for d in diversify(ranked, two, 3)] == ["KO_2023_10K", "PEP_2023_10K", "KO_2022_10K"]
+    one = QueryAnalysis("q", [KO])
+    assert [d.doc.doc_id for d in diversify(ranked, one, 2)] == ["KO_2023_10K", "KO_2022_10K"]
+
+
+def test_document_weights_discount_a_companys_later_documents_within_a_tier():
+    plan = plan_for("revenue in fiscal 2023", years=[2023])
+    chosen = [ScoredDoc(KO23, 2.0, ""), ScoredDoc(KO23Q, 1.0, ""), ScoredDoc(KO22, 0.5, "")]
+    assert document_weights(chosen, plan) == pytest.approx(
+        {"KO_2023_10K": 1.0, "KO_2023Q3_10Q": 0.85, "KO_2022_10K": 0.5})
+
+
+def test_rescoring_weighs_document_item_and_tree():
+    hits = [Hit("a", 10.0, {"doc_id": "KO_2023_10K", "form": "10-K", "item": "7"}),
+            Hit("b", 8.0, {"doc_id": "KO_2022_10K", "form": "10-K", "item": "8"}),
+            Hit("c", 6.0, {"doc_id": "KO_2023_10K", "form": "10-K", "item": "8"}),
+            Hit("d", 5.0, {"doc_id": "OTHER", "form": "10-K", "item": "1"})]
+    out = rescore_passages(hits, {"KO_2023_10K": 1.0, "KO_2022_10K": 0.5}, {"10-K:8": 0.4}, {"c"}, ["8"], 1.3)
+    scores = {h.id: h.score for h in out}
+    assert scores["a"] == pytest.approx(1.0)
+    assert scores["b"] == pytest.approx(0.8 * 0.5 * 1.2 * 1.3)
+    assert scores["c"] == pytest.approx(0.6 * 1.0 * 1.2 * 1.3 * 1.15)
+    assert scores["d"] == pytest.approx(0.5 * 0.5)  # an unknown document weighs 0.5
+    assert [h.id for h in out] == ["c", "a", "b", "d"]  # the Item's, FLAM's and the tree's boosts lift c past a
+    assert "FLAM weight 0.40" in out[0].source["_reason"] and "tree node" in out[0].source["_reason"]
+
+
+def test_a_chunk_counts_for_the_page_holding_most_of_it():
+    text = "tail of page 3\nthe statement's title and its table on page 4"
+    on_next = len("the statement's title and its table on page 4")
+    assert evidence_page({"page_start": 3, "page_end": 4, "char_end": on_next, "text": text}) == 4
+    assert evidence_page({"page_start": 3, "page_end": 4, "char_end": 5, "text": text}) == 3
+    assert evidence_page({"page_start": 3, "page_end": 3, "text": "x"}) == 3
+    assert evidence_page({"page_start": 3, "page_end": 6, "kind": "table"}) == 3  # tables: their first page
+    assert evidence_page({"page_start": 3, "page_end": 4, "_page": 9}) == 9  # a pinned page is kept
+
+
+def test_pages_keep_one_item_per_page_pins_first(monkeypatch):
+    class Docs:
+        docs = {}
+
+    def hit(chunk_id, score, page, **extra):
+        return Hit(chunk_id, score, {"doc_id": "KO_2023_10K", "page_start": page, "page_end": page, "text": chunk_id,
+                                     **extra})
+
+    hits = [hit("p1", 2.0, 62, _page=62, _reason="pinned"), hit("a", 1.0, 10), hit("b", 0.9, 11), hit("c", 0.8, 10),
+            hit("d", 0.7, 11)]
+    out = pages(hits, Docs(), "match")
+    assert [(e.page, e.chunk_id) for e in out] == [(62, "p1"), (10, "a"), (11, "b")]
+    assert out[0].reason == "pinned" and out[1].reason == "match"
+    # with coverage, a page's other chunks add to its best: 1.0 + 0.5 * 0.8 = 1.4 on page 10, 0.9 + 0.5 * 2.0
+    # = 1.9 on page 11 when a second chunk there scores 2.0
+    out = pages(hits + [hit("e", 2.0, 11)], Docs(), "match", coverage=0.5)
+    assert [e.page for e in out] == [62, 11, 10]
+    assert [e.score for e in out[1:]] == pytest.approx([0.9 + 0.5 * (0.7 + 2.0), 1.4])
