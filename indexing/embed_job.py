@@ -57,7 +57,7 @@ def plan(lake: Lake, embedding: EmbeddingSpec) -> tuple[dict[str, str], dict[str
         chunks_fp = chunk_fingerprint(lake, part)
         if chunks_fp is None:
             continue
-        fp = fingerprint(chunks_fp, embedding.model, embedding.backend)
+        fp = fingerprint(chunks_fp, embedding.model, embedding.recipe)
         if state.get(part) != fp:
             todo[part] = fp
     return todo, state

@@ -155,8 +155,10 @@ def _series(facts, lake: Lake) -> tuple[int, int]:
     flows = facts.where((F.col("kind") == "numeric") & ~F.col("dimensional") & F.col("value").isNotNull()
                         & (F.col("period_type") == "duration") & F.col("ticker").isNotNull()
                         & F.col("fiscal_period").isin(*SERIES_PERIODS, "9M"))
-    latest = Window.partitionBy(*_SERIES_KEY, "fiscal_period").orderBy(F.col("filing_date").desc_nulls_last(),
-                                                                        F.col("doc_id").desc())
+    # A figure printed on several pages (a statement, the MD&A) ties on filing and document: the first page,
+    # then the value, decide, so the pick never depends on how Spark partitioned the rows.
+    latest = Window.partitionBy(*_SERIES_KEY, "fiscal_period").orderBy(
+        F.col("filing_date").desc_nulls_last(), F.col("doc_id").desc(), F.col("page").asc(), F.col("value").asc())
     best = flows.withColumn("_rank", F.row_number().over(latest)).where("_rank = 1").select(
         *_SERIES_KEY, "fiscal_period", "value", "period_start", "period_end", "doc_id", "page")
     reported = best.where(F.col("fiscal_period").isin(*SERIES_PERIODS)).withColumn("derived", F.lit(False))
@@ -164,7 +166,9 @@ def _series(facts, lake: Lake) -> tuple[int, int]:
     nine = best.where("fiscal_period = '9M'").select(*_SERIES_KEY, F.col("value").alias("ytd"),
                                                      F.col("period_end").alias("ytd_end"))
     quarters = (best.where(F.col("fiscal_period").isin("Q1", "Q2", "Q3")).groupBy(*_SERIES_KEY)
-                .agg(F.sum("value").alias("q123"), F.count("*").alias("n"), F.max("period_end").alias("q3_end"))
+                # summed in value order: a float sum whose order followed the shuffle could differ in the last bit
+                .agg(F.aggregate(F.array_sort(F.collect_list("value")), F.lit(0.0), lambda a, v: a + v).alias("q123"),
+                     F.count("*").alias("n"), F.max("period_end").alias("q3_end"))
                 .where("n = 3"))
     derived = (fy.join(nine, _SERIES_KEY, "left").join(quarters, _SERIES_KEY, "left")
                .where(F.col("ytd").isNotNull() | F.col("q123").isNotNull())

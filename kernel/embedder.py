@@ -18,19 +18,20 @@ from kernel.models import DEFAULT_EMBEDDING_BACKEND, EmbeddingSpec, ModelError, 
 
 @functools.lru_cache(maxsize=2)
 def load_model(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND, threads: int | None = None):
-    """The SentenceTransformer for a configured model (cached per process)."""
+    """The model for a configured name and backend (cached per process). onnx-int8 loads no torch (a first
+    CLI query would spend seconds importing it): torch is imported only to export the model once."""
     offline()
+    path = resolve_model(name_or_path)
+    if backend == "onnx-int8":
+        return _onnx_int8(path, threads)
+    if backend != "torch":
+        raise ValueError(f"unknown embedding backend {backend!r} (torch or onnx-int8)")
     import torch
     from sentence_transformers import SentenceTransformer
 
     if threads:
         torch.set_num_threads(threads)
-    path = resolve_model(name_or_path)
-    if backend == "torch":
-        return SentenceTransformer(path, device="cpu")
-    if backend == "onnx-int8":
-        return _onnx_int8(path, threads)
-    raise ValueError(f"unknown embedding backend {backend!r} (torch or onnx-int8)")
+    return SentenceTransformer(path, device="cpu")
 
 
 def _onnx_int8(path: str, threads: int | None):
@@ -76,22 +77,17 @@ class OnnxEmbedder:
 
     def encode(self, texts: list[str], batch_size: int = 32, normalize_embeddings: bool = True,
                **_ignored) -> np.ndarray:
-        encodings = self._tok.encode_batch(texts)
-        # Like sentence-transformers: batches of similar length, so little compute goes to padding.
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        """One model call per text, unpadded. Dynamic int8 quantization scales a call's activations by the
+        whole input tensor, so a text embedded beside others would get a vector that depends on them (by
+        ~0.01 cosine); alone, its vector depends on its text only, whatever the batch, partitioning or
+        worker count, and no compute goes to padding. ``batch_size`` only bounds how many texts are
+        tokenized at once."""
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            width = max(len(encodings[i].ids) for i in rows)
-            feed = {name: np.zeros((len(rows), width), dtype=np.int64) for name in
-                    ("input_ids", "attention_mask", "token_type_ids")}
-            for r, i in enumerate(rows):
-                e = encodings[i]
-                n = len(e.ids)
-                feed["input_ids"][r, :n] = e.ids
-                feed["attention_mask"][r, :n] = e.attention_mask
-                feed["token_type_ids"][r, :n] = e.type_ids
-            out[rows] = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
+        for start in range(0, len(texts), max(1, batch_size)):
+            for offset, e in enumerate(self._tok.encode_batch(texts[start:start + batch_size])):
+                feed = {"input_ids": [e.ids], "attention_mask": [e.attention_mask], "token_type_ids": [e.type_ids]}
+                out[start + offset] = self._session.run(
+                    None, {k: np.asarray(v, dtype=np.int64) for k, v in feed.items() if k in self._inputs})[0][0]
         if normalize_embeddings:
             out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         return out

@@ -16,6 +16,7 @@ from pathlib import Path
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 # the fastest backend whose FinanceBench dev scores equal fp32's (onnx-int8: 2.3x faster); "torch" is fp32
 DEFAULT_EMBEDDING_BACKEND = "onnx-int8"
+BACKEND_RECIPES = {"onnx-int8": "onnx-int8 per-text"}  # backends not named here: their name
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
 
@@ -35,6 +36,12 @@ class EmbeddingSpec:
     model: str = DEFAULT_EMBEDDING_MODEL
     backend: str = DEFAULT_EMBEDDING_BACKEND  # onnx-int8 | torch (fp32)
     batch_size: int = 32
+
+    @property
+    def recipe(self) -> str:
+        """How a vector is made, for the embedding job's fingerprint: a new recipe re-embeds what the old one
+        made (onnx-int8 embeds one text per call since its vectors were made batch-invariant)."""
+        return BACKEND_RECIPES.get(self.backend, self.backend)
 
     def identity(self) -> str:
         """The model as a comparable identity: spellings of the packaged model (its name, its path) agree."""

@@ -34,3 +34,16 @@ def test_onnx_int8_matches_fp32(tmp_path, monkeypatch):
     path = quantized_model(resolve_model(None))
     assert path.startswith(str(cache_root())) and len(list(cache_root().glob("*/model_int8.onnx"))) == 1
     load_model.cache_clear()
+
+
+def test_a_vector_depends_on_its_text_only():
+    """The default backend's vector of a text is the same bit for bit alone, inside any batch, at any batch
+    size and position (int8's dynamic quantization would otherwise scale it by its batch-mates)."""
+    load_model.cache_clear()
+    texts = TEXTS + [f"Segment {i}: operating income rose {i}% on higher volume and pricing." for i in range(9)]
+    alone = np.stack([embed_texts([t], None, "onnx-int8", 32, 2)[0] for t in texts])
+    for batch_size in (3, 32):
+        together = embed_texts(texts, None, "onnx-int8", batch_size, 2)
+        assert np.array_equal(together, alone), np.abs(together - alone).max()
+    reversed_order = embed_texts(texts[::-1], None, "onnx-int8", 4, 1)[::-1]
+    assert np.array_equal(reversed_order, alone), np.abs(reversed_order - alone).max()  # one thread, too
