@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from etl.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
+from kernel.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
 
 _HEAD_RE = re.compile(
     r"^(?:part\s+[ivx]+\s*[,.:;\-\u2013\u2014]?\s*)?items?\s*(?:no\.?\s*)?"

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 
 from etl import conservation as conserved
 from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
-from etl.sec_items import expected_items, title_of
 from etl.segment import Segmentation, segment
 from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
 from kernel.rules import check_batch, in_batch
+from kernel.sec_items import expected_items, title_of
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table

@@ -171,6 +171,9 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
         report.indexes.append(outcome)
         state[name] = index_state
         lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+    for name in ("documents", "passages"):  # what a first query reads, made now (the embedded engine keeps it
+        if any(o.index == name and o.mode != "unchanged" for o in report.indexes):  # on disk per version)
+            backend.warm(alias_name(backend.prefix, name), INDEXES[name])
     return report
 
 

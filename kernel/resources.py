@@ -59,8 +59,3 @@ class Resources:
         from kernel import llm
 
         return llm.from_settings(self._settings) if self._settings is not None else None
-
-    def close(self) -> None:
-        model = self.__dict__.get("llm")
-        if model is not None and hasattr(model, "close"):
-            model.close()

@@ -47,8 +47,9 @@ class Evidence(BaseModel):
     form: str | None
     fiscal_year: int | None
     fiscal_period: str | None
-    item: str
+    item: str = Field(description="The Item's key: 7, 1A, part1item2, 2.02, cover")
     item_title: str
+    item_label: str = Field("", description="The Item as a reader names it: 'Part I, Item 2 (MD&A)'")
     page: int = Field(description="0-based page of the document's PDF")
     chunk_id: str
     text: str

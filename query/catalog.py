@@ -47,7 +47,7 @@ class Catalog:
         if version == self._version and self.docs:
             return self
         rows = self.backend.scan(alias, INDEXES["documents"], FIELDS) if version else []
-        live = next((v for v in self.backend.versions(INDEXES["documents"]) if v.name == version), None)
+        live = next((v for v in self.backend.versions(INDEXES["documents"], counts=False) if v.name == version), None)
         entities = EntityIndex()
         if self.universe_csv:
             try:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from kernel.rules import concept_words
 from kernel.search import SearchBackend
 from kernel.search.base import alias_name
+from kernel.sec_items import item_label
 from schemas.index import INDEXES
 
 SYNONYMS_FILE = Path(__file__).with_name("fact_synonyms.yaml")
@@ -52,6 +53,7 @@ class Fact(BaseModel):
     form: str | None
     page: int = Field(description="0-based page of the document's PDF")
     item: str | None
+    item_label: str = Field("", description="The Item as a reader names it: 'Item 8 (Financial Statements)'")
     row_label: str | None
     column_header: str | None
     reason: str = Field("", description="How the concept was found: synonym, words or name")
@@ -216,5 +218,6 @@ def find_facts(backend: SearchBackend, prefix: str, request: FactsRequest) -> li
         rows = [r for r in rows if wanted <= set(r.get("dimensions") or [])]
     rows.sort(key=lambda r: (rank[r["concept"]][0], -(r.get("fiscal_year") or 0), _period_order(r.get("fiscal_period")),
                              r.get("form") != "10-K", r["doc_id"], r["page"]))
-    return [Fact(**{k: r.get(k) for k in Fact.model_fields if k != "reason"}, reason=rank[r["concept"]][1])
+    return [Fact(**{k: r.get(k) for k in Fact.model_fields if k not in ("reason", "item_label")},
+                 item_label=item_label(r.get("form"), r.get("item")), reason=rank[r["concept"]][1])
             for r in rows[:request.limit]]

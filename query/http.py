@@ -1,5 +1,6 @@
-"""The HTTP API (FastAPI): ``POST /search`` and ``GET /health``, OpenAPI schema at ``/openapi.json``, Swagger UI
-at ``/docs`` served from the ``swagger-ui-bundle`` package (no CDN: it works offline).
+"""The HTTP API (FastAPI): ``POST /search``, ``POST /facts`` and ``GET /health``, the OpenAPI 3.1 schema at
+``/openapi.json``, Swagger UI at ``/docs`` and ReDoc at ``/redoc``, both served from the ``fastapi-offline``
+package's assets (Swagger UI 5, which reads OpenAPI 3.1; no CDN: they work offline).
 
 ``secplat serve`` binds 127.0.0.1 by default. With ``API_KEYS`` set, ``/search`` wants one of them as
 ``X-API-Key`` or ``Authorization: Bearer`` (401 otherwise; compared in constant time, never logged); serving
@@ -29,7 +30,7 @@ from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
 from query.facts import Fact, FactsError, FactsRequest
 from query.retrieve import Retriever
 
-SWAGGER_ASSETS = "/static/swagger"
+DOCS_ASSETS = "/static/docs"
 
 
 def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -40,16 +41,23 @@ def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
 
 
 def _mount_docs(app: FastAPI) -> None:
-    from swagger_ui_bundle import swagger_ui_path
+    from fastapi.openapi.docs import get_redoc_html
+    from fastapi_offline.core import _STATIC_PATH
 
-    app.mount(SWAGGER_ASSETS, StaticFiles(directory=swagger_ui_path), name="swagger")
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(_STATIC_PATH)), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
         return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} - docs",
-                                   swagger_js_url=f"{SWAGGER_ASSETS}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{SWAGGER_ASSETS}/swagger-ui.css",
-                                   swagger_favicon_url=f"{SWAGGER_ASSETS}/favicon-32x32.png")
+                                   swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+                                   swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png")
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url=app.openapi_url, title=f"{app.title} - reference",
+                              redoc_js_url=f"{DOCS_ASSETS}/redoc.standalone.js",
+                              redoc_favicon_url=f"{DOCS_ASSETS}/favicon.png", with_google_fonts=False)
 
 
 def check_exposure(host: str, api_keys: list[str]) -> None:

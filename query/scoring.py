@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from kernel.search import Filters, Hit
+from kernel.sec_items import item_label
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
@@ -188,10 +189,10 @@ def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights
         w = item_weights.get(f"{s.get('form')}:{s.get('item')}")
         if w:
             score *= 1.0 + 0.5 * w
-            reasons.append(f"FLAM weight {w:.2f} for Item {s.get('item')}")
+            reasons.append(f"FLAM weight {w:.2f} for {item_label(s.get('form'), s.get('item'))}")
         if s.get("item") in items:
             score *= item_boost
-            reasons.append(f"Item {s.get('item')} (the question's evidence)")
+            reasons.append(f"{item_label(s.get('form'), s.get('item'))}: the question's evidence")
         if h.id in tree_chunks:
             score *= 1.15
             reasons.append("under a matching tree node")
@@ -245,6 +246,7 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0)
             source_name=s.get("source_name") or (info.source_name if info else None),
             company=s.get("company"), ticker=s.get("ticker"), form=s.get("form"), fiscal_year=s.get("fiscal_year"),
             fiscal_period=s.get("fiscal_period"), item=s.get("item", ""), item_title=s.get("item_title", ""),
+            item_label=item_label(s.get("form"), s.get("item")),
             page=page, chunk_id=h.id, text=s.get("text", ""),
             score=round(float(h.score + coverage * total.get(key, 0.0)), 6), reason=s.get("_reason") or reason))
     return out

@@ -266,8 +266,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print("no evidence found")
     for n, e in enumerate(result.evidence, start=1):
         period = " ".join(str(x) for x in (e.fiscal_year, e.fiscal_period) if x)
-        print(f"{n:>2}. {e.doc_id}  page {e.page}  Item {e.item}  {e.ticker or e.company or ''} {e.form or ''} "
-              f"{period}  score {e.score:.3f}")
+        print(f"{n:>2}. {e.doc_id}  page {e.page}  {e.item_label or 'no Item'}  {e.ticker or e.company or ''} "
+              f"{e.form or ''} {period}  score {e.score:.3f}")
         print("    " + " ".join(e.text.split())[:240])
         print(f"    why: {e.reason}")
     return 0
@@ -293,7 +293,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
             else "-"
         dims = f"  [{', '.join(f.dimensions)}]" if f.dimensions else ""
         print(f"{f.concept}  {period} ({span})  {f.display}{scale} {f.unit or ''} = {value}{dims}")
-        where = f"Item {f.item}" if f.item else "no Item"
+        where = f.item_label or "no Item"
         print(f"    {f.doc_id}  page {f.page}  {where}  row: {f.row_label or '-'}  column: {f.column_header or '-'}"
               f"  ({f.reason})")
     return 0

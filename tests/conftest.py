@@ -117,6 +117,38 @@ def segmented_mirror(converted_mirror):
     return lake, report
 
 
+PUBLISHED_FILINGS = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "10-Q", "2023")]
+
+
+@pytest.fixture(scope="session")
+def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
+    """Three mirror filings (KO's and PEP's 2023 10-Ks, AAPL's 2023 10-Q) segmented, indexed and published
+    with the default settings: the settings of that lake."""
+    from etl.chunking import ChunkOptions
+    from etl.structure import SegmentOptions
+    from etl.structure import run as run_segment
+    from kernel.models import token_counter
+    from kernel.resources import Resources
+    from kernel.storage import LocalLake
+    from shell.runner import run_stage
+
+    lake, _ = converted_mirror
+    root = tmp_path_factory.mktemp("query") / "lake"
+    for r in mirror_manifest:
+        if (r["ticker"], r["form"], r["fiscal_year"]) in PUBLISHED_FILINGS:
+            part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
+            for ds in ("documents", "pages", "facts"):
+                (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
+                shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
+    run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
+    settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
+                             universe_csv=universe_csv)
+    run_stage("index", Resources(settings))
+    report = run_stage("publish", Resources(settings))
+    assert not report.blocked, report.summary()
+    return settings
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

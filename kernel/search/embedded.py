@@ -39,6 +39,7 @@ from kernel.search.base import (
 )
 from kernel.search.exact_vectors import ExactVectors
 from kernel.search.term_index import MAX_TOKEN, TermIndex
+from kernel.search.version_cache import VersionCache
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
@@ -74,6 +75,7 @@ class EmbeddedBackend(SearchBackend):
         self._terms: dict[str, TermIndex] = {}  # table -> postings of its latest version built
         self._building: dict[str, tuple[int, threading.Thread]] = {}  # table -> (version, builder)
         self._terms_lock = threading.Lock()
+        self._cache = VersionCache(self.root)  # vectors and postings per table version, for the next process
         self.term_wait: float | None = None  # seconds a query waits for a version's postings (None: until built)
 
     @classmethod
@@ -172,6 +174,7 @@ class EmbeddedBackend(SearchBackend):
         self._terms.pop(physical, None)
         self._building.pop(physical, None)
         self._db.drop_table(physical)
+        self._cache.drop(physical)
 
     def _table(self, target: str):
         physical = self.alias_target(target) or target
@@ -343,7 +346,10 @@ class EmbeddedBackend(SearchBackend):
 
     def _build_terms(self, table, spec: IndexSpec, exact: ExactVectors) -> None:
         try:
-            built = TermIndex(table, exact, spec.text_fields)
+            cached = self._cache.load(table.name, exact.version, "terms")
+            built = TermIndex(table, exact, spec.text_fields, cached)
+            if cached is None:
+                self._cache.save(table.name, exact.version, "terms", *built.arrays())
         except Exception as exc:  # the Lance path keeps serving; the next query tries again
             log.warning("%s: row-term postings not built (%s); full-text search serves", table.name, exc)
             with self._terms_lock:
@@ -390,8 +396,15 @@ class EmbeddedBackend(SearchBackend):
         if cached is not None and cached.version == table.version:
             return cached
         self._vectors.pop(table.name, None)
-        cached = self._vectors[table.name] = ExactVectors(table, spec.id_field)
-        return cached
+        version = table.version
+        stored = self._cache.load(table.name, version, "vectors")
+        exact = ExactVectors(table, spec.id_field, stored[0] if stored else None)
+        if stored is not None and exact.version != version:  # the table moved on meanwhile: read it
+            exact = ExactVectors(table, spec.id_field)
+        elif stored is None and exact.version == version:
+            self._cache.save(table.name, version, "vectors", exact.arrays(), {"rows": len(exact.ids)})
+        self._vectors[table.name] = exact
+        return exact
 
 
 def _takes_limit(db) -> bool:

@@ -19,10 +19,18 @@ import numpy as np
 class ExactVectors:
     """Ids, Lance row ids, unit-normalized vectors and filterable columns of one table version."""
 
-    def __init__(self, table, id_field: str):
+    def __init__(self, table, id_field: str, cached: dict[str, np.ndarray] | None = None):
+        """The table's current version, read from Lance, or from ``cached`` (:meth:`arrays` of the same
+        version, as ``kernel.search.version_cache`` keeps them)."""
         self.table = table
         self.id_field = id_field
         self.version = table.version  # read before the data: at worst one extra reload, never a stale cache
+        self._postings: dict[str, dict] = {}
+        if cached is not None:
+            self.ids = cached["ids"].astype(object)
+            self.row_ids, self.matrix = cached["row_ids"], cached["matrix"]
+            self._row = {i: n for n, i in enumerate(self.ids)}
+            return
         data = table.search().select([id_field, "vector"]).with_row_id(True).limit(None).to_arrow()
         self.ids = np.asarray(data.column(id_field).to_pylist(), dtype=object)
         self.row_ids = data.column("_rowid").to_numpy()
@@ -37,7 +45,10 @@ class ExactVectors:
         norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]  # no temporary the size of the matrix
         matrix /= np.where(norms == 0, 1.0, norms)  # in place: no third copy
         self.matrix = matrix
-        self._postings: dict[str, dict] = {}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What :meth:`__init__` reads back as ``cached``."""
+        return {"ids": np.asarray(self.ids, dtype=str), "row_ids": self.row_ids, "matrix": self.matrix}
 
     def row_of(self, id_: str) -> int | None:
         """The position of an id in this version's rows (None: not in it)."""

@@ -114,14 +114,27 @@ class FieldTerms:
         return np.bincount(owner, weights=part, minlength=len(rows)).astype(np.float32)
 
 
+FIELD_ARRAYS = ("terms", "tf", "start", "end", "idf", "norm")
+
+
 class TermIndex:
     """The text fields of one table version, rows in the order of its :class:`ExactVectors`."""
 
-    def __init__(self, table, vectors, fields: Sequence[str]):
+    def __init__(self, table, vectors, fields: Sequence[str], cached: tuple[dict, dict] | None = None):
+        """Built from the table's rows, or from ``cached``: (arrays, meta) of :meth:`arrays` for the same
+        version, as ``kernel.search.version_cache`` keeps them."""
         self.version = vectors.version
         self._ids = vectors.ids
         self.vocabulary = Vocabulary()
         self.fields = {name: FieldTerms(self.vocabulary) for name in fields}
+        if cached is not None:
+            arrays, meta = cached
+            self.vocabulary.terms.update(meta["terms"])
+            self.vocabulary._word.update(meta["words"])
+            for name, terms in self.fields.items():
+                for key in FIELD_ARRAYS:
+                    setattr(terms, key, arrays[f"{name}.{key}"])
+            return
         slots = np.full(len(vectors.ids), -1, dtype=np.int64)
         seen = 0
         for batch in table.search().select([vectors.id_field, *fields]).limit(None).to_batches(BATCH):
@@ -136,6 +149,11 @@ class TermIndex:
             raise RuntimeError(f"{table.name}: {int((slots < 0).sum())} row(s) not read with the text")
         for terms in self.fields.values():
             terms.finish(slots)
+
+    def arrays(self) -> tuple[dict[str, np.ndarray], dict]:
+        """What :meth:`__init__` reads back as ``cached``: the postings as arrays, the vocabulary as JSON."""
+        arrays = {f"{name}.{key}": getattr(terms, key) for name, terms in self.fields.items() for key in FIELD_ARRAYS}
+        return arrays, {"terms": self.vocabulary.terms, "words": self.vocabulary._word}
 
     def search(self, text: str, boosts: dict[str, float], rows: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(table position, score) of the ``k`` best of ``rows`` with a positive score, ties by id."""

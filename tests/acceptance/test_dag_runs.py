@@ -34,12 +34,14 @@ from tests.conftest import ROOT, free_port
 
 
 @pytest.mark.slow
-def test_amendment_forms_run_through_airflow(fixture_mirror, tmp_path):
+def test_amendment_forms_run_through_airflow_and_its_ui_shows_the_run(fixture_mirror, tmp_path):
     """FORMS=10-K/A,10-Q/A (a value the settings accept) plans and crawls in `airflow dags test` (it used to
-    fail every run at ``plan``): the dry run discovers exactly ACME's 10-Q/A of 2024-05-20."""
+    fail every run at ``plan``): the dry run discovers exactly ACME's 10-Q/A of 2024-05-20. Then the Airflow UI
+    (``airflow api-server`` on 127.0.0.1) in headless Chromium lists both DAGs and the run's task states."""
     home, lake, log = tmp_path / "airflow", tmp_path / "lake", tmp_path / "airflow.log"
     env = _airflow_env(home, lake, EDGAR_MIRROR=str(fixture_mirror["root"]), FORMS="10-K/A,10-Q/A",
-                       UNIVERSE_CSV=fixture_mirror["universe_csv"], UNIVERSE_TICKERS="ACME,BETA.B")
+                       UNIVERSE_CSV=fixture_mirror["universe_csv"], UNIVERSE_TICKERS="ACME,BETA.B",
+                       AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS="True", AIRFLOW__API__HOST="127.0.0.1")
     _airflow(env, "db", "migrate", log=log)
     out = _airflow(env, "dags", "test", "secplat_nightly", "2024-05-21", "-c",
                    json.dumps({"filed_from": "2024-01-01", "dry_run": True}), log=log)
@@ -47,6 +49,38 @@ def test_amendment_forms_run_through_airflow(fixture_mirror, tmp_path):
     assert "would fetch: ACME 10-Q " not in out and "would fetch: BETA" not in out
     states = _task_states(home, "secplat_nightly")
     assert {t.rsplit(":", 1)[1]: s for t, s in states.items()}["crawl"] == "success"
+    _airflow_ui_shows_the_run(env, home, next(iter(states)).rsplit(":", 1)[0], tmp_path)
+
+
+def _airflow_ui_shows_the_run(env: dict, home: Path, run_id: str, shots: Path) -> None:
+    import urllib.parse
+
+    from tests.browser import body_text, browser_or_skip, chromium, serve, stop, wait_for
+
+    browser_or_skip()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = serve([AIRFLOW, "api-server", "--port", str(port)], {**env, "AIRFLOW__API__PORT": str(port)},
+                 f"{base}/api/v2/monitor/health", home / "api-server.log")
+    try:
+        with chromium() as driver:
+            driver.get(f"{base}/dags")
+            wait_for(lambda: "secplat_nightly" in body_text(driver) and "secplat_publish" in body_text(driver),
+                     "the DAG list")
+            driver.save_screenshot(str(shots / "airflow-dags.png"))
+            driver.get(f"{base}/dags/secplat_nightly/runs/{urllib.parse.quote(run_id, safe='')}")
+            def run_page() -> str:
+                text = body_text(driver)
+                return text if "Task Instances" in text and "Success" in text else ""
+
+            text = wait_for(run_page, "the run's task instances")
+            driver.save_screenshot(str(shots / "airflow-run.png"))
+            for task in ("plan", "companies", "crawl", "convert", "segment", "index"):
+                assert task in text, (task, text[:2000])
+            assert "Skipped" in text  # a dry run announces no index-ready data
+    finally:
+        stop(proc)
+    print(f"screenshots: {shots}")
 
 
 @pytest.mark.shared

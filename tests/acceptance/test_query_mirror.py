@@ -5,43 +5,16 @@ embedded engine."""
 from __future__ import annotations
 
 import json
-import shutil
+import re
 
 import pytest
 
-from etl.chunking import ChunkOptions
-from etl.structure import SegmentOptions
-from etl.structure import run as run_segment
-from kernel.models import token_counter
 from kernel.resources import Resources
-from kernel.settings import load_settings
-from kernel.storage import LocalLake
 from query import Retriever, search
 from query.curate import needs_of
 from shell.cli import main
-from shell.runner import run_stage
 
 pytestmark = pytest.mark.shared
-WANTED = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "10-Q", "2023")]
-
-
-@pytest.fixture(scope="module")
-def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
-    lake, _ = converted_mirror
-    root = tmp_path_factory.mktemp("query") / "lake"
-    for r in mirror_manifest:
-        if (r["ticker"], r["form"], r["fiscal_year"]) in WANTED:
-            part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
-            for ds in ("documents", "pages", "facts"):
-                (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
-                shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
-    run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
-    settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
-                             universe_csv=universe_csv)
-    run_stage("index", Resources(settings))
-    report = run_stage("publish", Resources(settings))
-    assert not report.blocked, report.summary()
-    return settings
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +132,21 @@ def test_llm_curation_uses_the_endpoint_and_falls_back(published, llm_endpoint):
     answers.extend([(500, None)] * 3)  # every attempt fails
     fallback = retriever.search("What were Coca-Cola's net operating revenues in 2023?", k=5)
     assert [e.chunk_id for e in fallback.evidence] == [e.chunk_id for e in plain.evidence]
+
+
+def test_human_output_names_items_as_readers_do(published, capsys, monkeypatch):
+    """No `part1item1`-style key in what a person reads: the CLI's evidence and facts, the API's labels."""
+    monkeypatch.setenv("LAKE_ROOT", published.lake_root)
+    assert main(["query", "Apple net sales for the quarter ended July 1, 2023", "-k", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "Part I, Item" in out or "Part II, Item" in out, out
+    assert not re.search(r"\bpart\d(item)?|\bItem part", out), out
+    assert main(["query", "Apple net sales for the quarter ended July 1, 2023", "--json"]) == 0
+    evidence = json.loads(capsys.readouterr().out)["evidence"]
+    assert any(e["item"].startswith("part") and e["item_label"].startswith("Part ") for e in evidence), evidence
+    assert main(["facts", "--ticker", "AAPL", "--concept", "net sales", "--fiscal-year", "2023", "--form", "10-Q"]) == 0
+    out = capsys.readouterr().out
+    assert "Part I, Item 1 (Financial Statements)" in out and not re.search(r"\bpart\d", out), out
 
 
 def test_needs_of_a_two_year_question():

@@ -205,10 +205,12 @@ def test_http_api_refuses_bad_input_without_echoing_it_and_serves_docs_offline(l
     assert bad.status_code == 422 and "unicode" in bad.text.lower() and "enue" not in bad.text
     huge = client.post("/search", json={"question": "x" * 10_000_000})
     assert huge.status_code == 422 and len(huge.content) < 1000 and "question" in huge.text
-    docs = client.get("/docs")
-    assert docs.status_code == 200 and "cdn" not in docs.text.lower() and "http" not in docs.text.split("<body>")[0]
-    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
-        assert client.get(f"/static/swagger/{asset}").status_code == 200
+    for page in ("/docs", "/redoc"):
+        html = client.get(page)
+        assert html.status_code == 200 and "cdn" not in html.text.lower() and "http" not in html.text.split("<body>")[0]
+        assert "http" not in html.text.split("<body>")[1].split("</body>")[0].replace("http-equiv", "")
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js"):
+        assert client.get(f"/static/docs/{asset}").status_code == 200
 
 
 def test_a_truncated_parquet_part_is_one_line_naming_the_file_and_the_gate_report_says_so(lake, capsys,

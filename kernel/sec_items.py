@@ -2,7 +2,8 @@
 
 Keys: 10-K ``1``, ``1A`` ... ``16``; 10-Q ``part1item1`` ... ``part2item6`` (the spelling of the
 sec-parser gold sets); 8-K ``1.01`` ... ``9.01``, and the pre-2004 ``1`` ... ``12`` where they appear.
-Titles are used to recognize headings and to label items for readers.
+Titles are used to recognize headings (``etl.segment``) and to label items for readers (:func:`item_label`:
+the CLI, the HTTP API and the facts a person reads); the raw key stays in JSON as ``item``.
 """
 
 from __future__ import annotations
@@ -153,3 +154,48 @@ def title_of(form: str, key: str) -> str:
         if d.key == key:
             return d.title
     return {COVER: "Cover and contents", UNKNOWN: "Unrecognized structure"}.get(key, key)
+
+
+# Short names readers know the longest titles by ("Item 7 (MD&A)").
+SHORT_TITLES = {
+    "Management's Discussion and Analysis of Financial Condition and Results of Operations": "MD&A",
+    "Quantitative and Qualitative Disclosures About Market Risk": "Market Risk",
+    "Financial Statements and Supplementary Data": "Financial Statements",
+    "Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity "
+    "Securities": "Market for Common Equity",
+    "Changes in and Disagreements with Accountants on Accounting and Financial Disclosure":
+        "Changes in and Disagreements with Accountants",
+    "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections": "Foreign Jurisdictions",
+    "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters":
+        "Security Ownership",
+    "Certain Relationships and Related Transactions, and Director Independence": "Related Transactions",
+    "Departure of Directors or Certain Officers; Election of Directors; Appointment of Certain Officers":
+        "Departure or Appointment of Directors or Officers",
+    "Unregistered Sales of Equity Securities and Use of Proceeds": "Unregistered Sales of Equity Securities",
+    "Mine Safety - Reporting of Shutdowns and Patterns of Violations": "Mine Safety",
+    "Triggering Events That Accelerate or Increase a Direct Financial Obligation": "Triggering Events",
+    "Notice of Delisting or Failure to Satisfy a Continued Listing Rule or Standard": "Notice of Delisting",
+    "Amendments to Articles of Incorporation or Bylaws; Change in Fiscal Year": "Amendments to Articles or Bylaws",
+    "Temporary Suspension of Trading Under Registrant's Employee Benefit Plans": "Trading Suspension Under Benefit Plans",
+}
+_PART = {"1": "I", "2": "II"}
+
+
+def item_label(form: str | None, key: str | None) -> str:
+    """What a reader calls an Item: ``Item 7 (MD&A)`` in a 10-K, ``Part I, Item 1 (Financial Statements)``
+    in a 10-Q, ``Item 2.02 (Results of Operations and Financial Condition)`` in an 8-K; the cover and
+    unrecognized text by what they are."""
+    if not key:
+        return ""
+    if key == COVER:
+        return "Cover page and contents"
+    if key == UNKNOWN:
+        return "No recognized Item"
+    item = next((d for d in vocabulary(form or "") if d.key == key), None)
+    if item is None:
+        return f"Item {key}"
+    title = SHORT_TITLES.get(item.title, item.title)
+    if key.startswith("part"):
+        part = _PART.get(key[4:5], key[4:5])
+        return f"Part {part}, Item {item.number} ({title})"
+    return f"Item {item.number} ({title})"
