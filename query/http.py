@@ -41,10 +41,12 @@ def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
 
 
 def _mount_docs(app: FastAPI) -> None:
-    from fastapi.openapi.docs import get_redoc_html
-    from fastapi_offline.core import _STATIC_PATH
+    from importlib.resources import files
 
-    app.mount(DOCS_ASSETS, StaticFiles(directory=str(_STATIC_PATH)), name="docs-assets")
+    from fastapi.openapi.docs import get_redoc_html
+
+    assets = files("fastapi_offline") / "static"  # the package's data, not a private name of its code
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(assets)), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
