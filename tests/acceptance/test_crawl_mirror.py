@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from etl.crawler import Crawler, build_http, read_records
-from etl.edgar_mirror import FaultPlan, MirrorServer, max_requests_per_window
+from etl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
 from etl.ratelimit import RateLimiter
 from etl.universe import resolve_universe
 from kernel.layout import MANIFEST_KEY
@@ -89,7 +89,7 @@ def test_faults_do_not_corrupt_and_the_limiter_holds(edgar_mirror, mirror_manife
     root, extra = lake_root
     tickers = sorted({r["ticker"] for r in mirror_manifest})
     plan = FaultPlan(rate=0.25, kinds=("429", "503", "reset", "truncate", "short"), retry_after=1, seed=7)
-    with MirrorServer(edgar_mirror, faults=plan) as server:
+    with MirrorProcess(edgar_mirror, faults=plan) as server:  # its own clock, as SEC has
         s = make_settings(server, root, universe_csv=universe_csv, universe_tickers=",".join(tickers),
                           http_max_retries=8, **extra)
         lake, report = crawl(s)  # the real limiter: 10 requests/s for all workers together

@@ -11,7 +11,7 @@ import pytest
 from etl.crawler import Crawler, build_http, read_records
 from etl.discovery import DiscoveryError, discover_filings
 from etl.edgar_http import EdgarHttp, HostUnreachable
-from etl.edgar_mirror import FaultPlan, MirrorServer, max_requests_per_window
+from etl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
 from etl.ratelimit import RateLimiter
 from etl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
 from kernel.layout import MANIFEST_KEY
@@ -187,3 +187,20 @@ def test_records_survive_a_rerun_after_failures(fixture_mirror, tmp_path):
         _, again, _ = _crawl(s)
         assert again.fetched == 1 and again.records[0].status == "ok"
         assert len(read_records(open_lake(s.lake_root))) == 1
+
+
+def test_mirror_in_its_own_process_serves_logs_and_takes_new_faults(fixture_mirror):
+    """The rate-limit tests read arrival times from a mirror process that does not share the client's GIL."""
+    f = fixture_mirror["filings"][0]
+    url_path = f"Archives/edgar/data/{f['cik']}/{f['accession'].replace('-', '')}/{f['primary_document']}"
+    with MirrorProcess(fixture_mirror["root"]) as server:
+        http = EdgarHttp("Tests tests@example.com", RateLimiter(10), backoff_base=0.01, max_retries=0)
+        assert http.get(f"{server.www_url}/{url_path}").content == f["html"]
+        server.set_faults(FaultPlan(rate=1.0, kinds=("503",)))
+        with pytest.raises(Exception, match="503"):
+            http.get(f"{server.www_url}/{url_path}")
+        assert [e.outcome for e in server.log] == ["200", "503"]
+        server.clear_log()
+        assert server.log == [] and server.as_of is None
+    with pytest.raises(FileNotFoundError, match="SEC's URL layout"):
+        MirrorProcess(fixture_mirror["root"] / "nowhere")
