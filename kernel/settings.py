@@ -210,6 +210,13 @@ class Settings(BaseSettings):
         """EMBEDDING_MODEL, EMBEDDING_BACKEND and EMBEDDING_BATCH_SIZE as one value."""
         return EmbeddingSpec(self.embedding_model, self.embedding_backend, self.embedding_batch_size)
 
+    def universe_if_any(self) -> str | None:
+        """:meth:`universe_source`, or None where there is none (the query side only takes names from it)."""
+        try:
+            return self.universe_source()
+        except ConfigError:
+            return None
+
     def universe_source(self) -> str:
         """UNIVERSE_CSV, else the shared S&P 500 list beside the checkout (tests and offline runs)."""
         if self.universe_csv:

@@ -1,10 +1,13 @@
 """Query analysis: which companies, fiscal years, quarters and forms a question is about.
 
-Companies are matched against a catalog of names built from the published documents' cover metadata,
-the S&P 500 universe and a short list of common names ("Google" is Alphabet, "AmEx" American Express).
-Names are compared squashed (lower case, letters and digits only, corporate suffixes dropped), so "Best
-Buy's", "BESTBUY" and "Best Buy Co., Inc." meet. Tickers count only when written in capitals. Nothing
-here is a hard requirement: an unrecognized entity leaves the search unfiltered rather than empty.
+Companies are matched against a catalog of names built from data only: the published documents' cover
+metadata and source names, and the S&P 500 universe (names and tickers). Names are compared squashed
+(lower case, letters and digits only, corporate suffixes dropped), so "Best Buy's", "BESTBUY" and "Best Buy
+Co., Inc." meet; a name counts when written capitalized ("regions" is not Regions Financial), and a
+name's first word alone only when no other name starts with it ("Verizon", not "General"). A word written with capitals after its first letter ("JPM", "JnJ", "AmEx") is read as a
+short name: a ticker (compared in capitals: "JnJ" is JNJ), or an abbreviation made of the leading letters of
+each word of a name ("AmEx", "AMEX": American Express). Nothing here is a hard requirement: an unrecognized
+entity leaves the search unfiltered rather than empty. Periods are read by ``query.normalize``.
 """
 
 from __future__ import annotations
@@ -13,22 +16,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from query.normalize import periods
+
 _SUFFIXES = {"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
              "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"}
 _WORD = re.compile(r"[A-Za-z0-9&]+(?:['’][sS])?")
-# Common names a question may use instead of the registrant's name (squashed -> a name in the catalog).
-COMMON_NAMES = {
-    "google": "alphabet", "facebook": "meta platforms", "meta": "meta platforms", "amex": "american express",
-    "jnj": "johnson johnson", "j&j": "johnson johnson", "jpm": "jpmorgan chase", "jpmorgan": "jpmorgan chase",
-    "coke": "coca cola", "cocacola": "coca cola", "pepsi": "pepsico", "walmart": "walmart", "mgm": "mgm resorts",
-    "3m": "3m", "bofa": "bank of america", "ge": "general electric", "p&g": "procter gamble",
-    "att": "at&t", "verizon": "verizon", "ulta": "ulta beauty", "cvs": "cvs health", "kraft": "kraft heinz",
-}
 # Capitalized words that look like tickers but are English (or finance) words in questions.
 _NOT_TICKERS = {"A", "I", "AN", "AS", "AT", "BE", "BY", "DO", "FY", "IT", "ON", "OR", "SO", "TO", "US", "USD", "EPS",
                 "Q", "CEO", "CFO", "GAAP", "EBIT", "EBITDA", "ROA", "ROE", "COGS", "SG", "PPNE", "PP", "YOY",
                 "ALL", "ARE", "FOR", "HAS", "NOW", "NEW", "ONE", "KEY", "LOW", "WELL", "MAIN", "CASH", "NET"}
-_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 
 
 def squash(text: str) -> str:
@@ -53,6 +49,8 @@ class EntityIndex:
     names: dict[str, str] = field(default_factory=dict)
     tickers: dict[str, str] = field(default_factory=dict)
     entities: dict[str, Entity] = field(default_factory=dict)
+    first_words: dict[str, set[str]] = field(default_factory=dict)  # a name's first word -> the entities it starts
+    searchable: set[str] | None = None  # the entities with documents (None: all); others are names only
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = ()) -> str | None:
         # The first variant already known names the entity: a cover's "Adobe Systems Incorporated" joins the
@@ -69,35 +67,63 @@ class EntityIndex:
             if squashed:
                 self.names.setdefault(squashed, key)
             first = variant.split()[0] if variant.split() else ""
-            if len(squash(first)) >= 5:  # "Verizon Communications" is also "Verizon"
-                self.names.setdefault(squash(first), key)
+            if len(squash(first)) >= 5:  # "Verizon Communications" is also "Verizon" (see finish)
+                self.first_words.setdefault(squash(first), set()).add(key)
         if ticker:
             self.tickers.setdefault(ticker, key)
         return key
 
-    def finish(self) -> None:
-        """Resolve the common names against what the catalog holds."""
-        for alias, target in COMMON_NAMES.items():
-            key = self.names.get(squash(target))
-            if key:
-                self.names.setdefault(squash(alias), key)
+    def finish(self, searchable: Iterable[str] | None = None) -> None:
+        """Once all names are in: a name's first word names its entity when no other name starts with it
+        ("Verizon"; not "General", which starts General Mills and General Electric); each entity's name
+        words are indexed for abbreviations ("AmEx"). ``searchable``: the entities that have documents;
+        :meth:`find` reports only those (a spun-off company named in passing is not a second subject)."""
+        self.searchable = set(searchable) if searchable is not None else None
+        for word, keys in self.first_words.items():
+            if len(keys) == 1:
+                self.names.setdefault(word, next(iter(keys)))
+        self._words = {key: [w for w in (x.lower() for x in _WORD.findall(e.name)) if w not in _SUFFIXES]
+                       for key, e in self.entities.items()}
+
+    def _short_name(self, word: str) -> str | None:
+        """The entity a short name stands for: a ticker, else a unique abbreviation of a name."""
+        if word in _NOT_TICKERS:
+            return None
+        if word.upper() in self.tickers:
+            return self.tickers[word.upper()]
+        keys = [k for k, ws in getattr(self, "_words", {}).items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
+        return keys[0] if len(keys) == 1 else None
 
     def find(self, question: str) -> list[Entity]:
         """Entities mentioned in a question, in order of first mention."""
         found: dict[str, int] = {}
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(question)]
+        covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
         for i in range(len(tokens)):
             for n in (4, 3, 2, 1):
-                if i + n > len(tokens):
+                if i < covered or i + n > len(tokens):
                     continue
                 key = self.names.get(squash(" ".join(t for t, _ in tokens[i:i + n])))
-                if key and key not in found:
-                    found[key] = tokens[i][1]
+                if key and not tokens[i][0][0].islower():  # a name is capitalized
+                    found.setdefault(key, tokens[i][1])
+                    covered = i + n
                     break
             word = tokens[i][0].removesuffix("'s").removesuffix("’s")
-            if word.isupper() and len(word) >= 2 and word not in _NOT_TICKERS and word in self.tickers:
-                found.setdefault(self.tickers[word], tokens[i][1])
+            key = self._short_name(word) if len(word) >= 2 and any(c.isupper() for c in word[1:]) else None
+            if key:
+                found.setdefault(key, tokens[i][1])
+        if self.searchable is not None:
+            found = {k: at for k, at in found.items() if k in self.searchable}
         return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: kv[1])]
+
+
+def _abbreviates(word: str, name_words: list[str]) -> bool:
+    """Whether ``word`` is the leading letters (two or more) of each of ``name_words`` in turn."""
+    if not name_words:
+        return not word
+    first, rest = name_words[0], name_words[1:]
+    return any(word[:n] == first[:n] and _abbreviates(word[n:], rest)
+               for n in range(min(len(word), len(first)), 1, -1))
 
 
 @dataclass
@@ -117,26 +143,15 @@ class QueryAnalysis:
                 "forms": self.forms}
 
 
-_YEAR = re.compile(r"\b(?:FY|fiscal(?: year)?)?\s?'?((?:19|20)\d{2})\b", re.I)
-_SHORT_FY = re.compile(r"\bFY\s?'?(\d{2})\b", re.I)
-_QUARTER = re.compile(r"\bQ([1-4])(?:\b|(?=\s?'?(?:FY)?\s?(?:19|20)\d{2}\b))|\b(first|second|third|fourth) quarter\b",
-                      re.I)
-_QUARTER_YEAR = re.compile(r"\bQ[1-4]\s?'?(?:FY)?\s?((?:19|20)\d{2})\b", re.I)  # "Q22023", "Q2 FY2023"
 _FORMS = [(re.compile(r"\b10-?K\b|\bannual report\b", re.I), "10-K"),
           (re.compile(r"\b10-?Q\b|\bquarterly report\b", re.I), "10-Q"),
           (re.compile(r"\b8-?K\b|\bcurrent report\b", re.I), "8-K")]
 
 
 def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis:
-    years: list[int] = []
-    for m in _YEAR.finditer(question):
-        years.append(int(m.group(1)))
-    for m in _SHORT_FY.finditer(question):
-        years.append(2000 + int(m.group(1)))
-    for m in _QUARTER_YEAR.finditer(question):
-        years.append(int(m.group(1)))
-    quarters = [int(m.group(1)) if m.group(1) else _QUARTER_WORDS[m.group(2).lower()]
-                for m in _QUARTER.finditer(question)]
+    mentioned = periods(question)
+    years = [p.year for p in mentioned if p.year]
+    quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms)

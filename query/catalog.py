@@ -68,7 +68,7 @@ class Catalog:
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
                                         page_count=r.get("page_count") or 0,
                                         amends=r.get("amends") if r.get("is_amendment") else None)
-        entities.finish()
+        entities.finish(searchable={d.entity for d in docs.values() if d.entity})
         self.docs, self.entities, self._version = docs, entities, version
         self.model = live.meta.get("model") if live else None
         return self

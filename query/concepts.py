@@ -2,7 +2,8 @@
 
 The map is reviewed data; this module only reads it and matches its cues. A concept's evidence is a list of
 kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the notes section gives
-each note's title pattern (to recognize the note's own page) and the words that find it (BM25).
+each note's title pattern (to recognize the note's own page) and the words that find it (BM25). Cues are
+phrases compared on normalized, stemmed words (``query.normalize``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
+from query.normalize import has_phrase, phrase_text, words
 
 MAP_FILE = Path(__file__).with_name("concepts.yaml")
 STATEMENT_NAMES = ("balance sheet", "income statement", "cash flow statement")
@@ -29,28 +32,44 @@ class Note:
     query: str
 
 
+Cue = tuple[str, ...]  # a phrase's normalized words
+
+
 @dataclass(frozen=True)
 class Concept:
     name: str
-    cues: tuple[re.Pattern, ...]
+    cues: tuple[Cue, ...]
     evidence: tuple[str, ...]  # "statement: X" | "note: X" | "item: X" | "cover"
     figure: bool
 
     def matches(self, text: str) -> bool:
-        return any(c.search(text) for c in self.cues)
+        return _any_cue(phrase_text(words(text)), self.cues)
 
 
 @dataclass(frozen=True)
 class ConceptMap:
     concepts: tuple[Concept, ...]
     notes: dict[str, Note]
-    doc_types: dict[str, tuple[re.Pattern, ...]]
+    doc_types: dict[str, tuple[Cue, ...]]
 
     def matching(self, text: str) -> list[Concept]:
-        return [c for c in self.concepts if c.matches(text)]
+        stems = phrase_text(words(text))
+        return [c for c in self.concepts if _any_cue(stems, c.cues)]
 
     def doc_types_of(self, text: str) -> list[str]:
-        return [t for t, cues in self.doc_types.items() if any(c.search(text) for c in cues)]
+        stems = phrase_text(words(text))
+        return [t for t, cues in self.doc_types.items() if _any_cue(stems, cues)]
+
+
+def _any_cue(stems: str, cues: tuple[Cue, ...]) -> bool:
+    return any(has_phrase(stems, c) for c in cues)
+
+
+def _cue(phrase: str, where: str) -> Cue:
+    cue = words(phrase)
+    if not cue:
+        raise ConceptMapError(f"{where}: cue {phrase!r} has no words")
+    return cue
 
 
 def _compile(pattern: str, where: str) -> re.Pattern:
@@ -76,10 +95,10 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
         where = f"{source} concept {entry.get('name') or n}"
         if not entry.get("cues") or not entry.get("evidence"):
             raise ConceptMapError(f"{where}: needs cues and evidence")
-        concepts.append(Concept(entry["name"], tuple(_compile(c, where) for c in entry["cues"]),
+        concepts.append(Concept(entry["name"], tuple(_cue(c, where) for c in entry["cues"]),
                                 tuple(_check_evidence(e, notes, where) for e in entry["evidence"]),
                                 bool(entry.get("figure", False))))
-    doc_types = {t: tuple(_compile(c, f"{source} doc type {t}") for c in cues)
+    doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     return ConceptMap(tuple(concepts), notes, doc_types)
 

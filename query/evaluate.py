@@ -31,21 +31,38 @@ class QA:
     gold: list[tuple[str, int]]  # (doc name, 0-based page)
 
 
-def read_qa(path: str | Path) -> list[QA]:
-    out = []
+def _rows(path: str | Path):
+    """(line number, row) of a JSON-lines file, blank lines skipped."""
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            qid = str(row.get("financebench_id") or row.get("qid") or row.get("id") or n)
-            if "evidence" in row:
-                gold = [(e.get("doc_name") or row.get("doc_name"), int(e["evidence_page_num"])) for e in row["evidence"]]
-            elif "evidences" in row:
-                gold = [(e["doc_name"], int(e["page_num"])) for e in row["evidences"]]
-            else:
-                raise ValueError(f"{path}:{n}: no 'evidence' (FinanceBench) or 'evidences' (LOFin) field")
-            out.append(QA(qid, row["question"], list(dict.fromkeys(gold))))
+            if line.strip():
+                yield n, json.loads(line)
+
+
+def read_qa(path: str | Path) -> list[QA]:
+    out = []
+    for n, row in _rows(path):
+        qid = str(row.get("financebench_id") or row.get("qid") or row.get("id") or n)
+        if "evidence" in row:
+            gold = [(e.get("doc_name") or row.get("doc_name"), int(e["evidence_page_num"])) for e in row["evidence"]]
+        elif "evidences" in row:
+            gold = [(e["doc_name"], int(e["page_num"])) for e in row["evidences"]]
+        else:
+            raise ValueError(f"{path}:{n}: no 'evidence' (FinanceBench) or 'evidences' (LOFin) field")
+        out.append(QA(qid, row["question"], list(dict.fromkeys(gold))))
+    return out
+
+
+def reworded(qas: list[QA], path: str | Path) -> list[QA]:
+    """The questions reworded (a paraphrase file: JSON lines of ``financebench_id``/``id`` and ``question``),
+    each keeping its gold; every paraphrase must name a question of ``qas``."""
+    by_id = {qa.id: qa for qa in qas}
+    out = []
+    for n, row in _rows(path):
+        qid = str(row.get("financebench_id") or row.get("id"))
+        if qid not in by_id:
+            raise ValueError(f"{path}:{n}: {qid} is not a question of the set it rewords")
+        out.append(QA(qid, row["question"], by_id[qid].gold))
     return out
 
 

@@ -22,6 +22,7 @@ from kernel.rules import concept_words
 from kernel.search import SearchBackend
 from kernel.search.base import alias_name
 from kernel.sec_items import item_label
+from query.normalize import phrase_text, words
 from schemas.index import INDEXES
 
 SYNONYMS_FILE = Path(__file__).with_name("fact_synonyms.yaml")
@@ -93,13 +94,20 @@ def synonyms() -> dict[str, tuple[str, ...]]:
     return out
 
 
+@functools.cache
+def _synonym_phrases() -> list[tuple[str, str]]:
+    """(normalized phrase, term) of every synonym, longest first (``query.normalize``: the planner's words)."""
+    return sorted(((phrase_text(words(t)), t) for t in synonyms()), key=lambda pt: (-len(pt[0]), pt[1]))
+
+
 def synonym_concepts(text: str) -> list[ConceptMatch]:
-    """Concepts of the synonyms the text names (longest terms first, each word in one term, each concept once)."""
-    lowered = f" {re.sub(r'[^a-z0-9&]+', ' ', text.lower())} "
+    """Concepts of the synonyms the text names (longest terms first, each word in one term, each concept once),
+    compared on normalized words, so "capital-intensive", "free cashflow" and "inventories" find their terms."""
+    lowered = phrase_text(words(text))
     found: dict[str, ConceptMatch] = {}
-    for term in sorted(synonyms(), key=len, reverse=True):
-        if f" {term} " in lowered:
-            lowered = lowered.replace(f" {term} ", " | ")  # "operating cash flow" is not also "cash"
+    for phrase, term in _synonym_phrases():
+        if phrase in lowered:
+            lowered = lowered.replace(phrase, " | ")  # "operating cash flow" is not also "cash"
             for rank, concept in enumerate(synonyms()[term]):
                 found.setdefault(concept, ConceptMatch(concept, 100.0 - rank, f"synonym '{term}'"))
     return list(found.values())

@@ -10,20 +10,28 @@ From the analysis (companies, years, quarters, named forms) and the concept map 
   non-GAAP "adjusted" measure reported in earnings releases);
 - ``evidence``: statements, notes, Items, the cover, from the concepts the question names.
 
-Document rules (:func:`document_tier`), shown by ``--explain``:
-  R1 a document of the target year and an allowed type is tier 0;
+Document choice (:func:`document_choice`) is a scored decision: each piece of evidence the question gives
+about the document it needs (year, period, form) weighed against a candidate's metadata, shown by
+``--explain`` with its points:
+  R1 a document of the target year and an allowed type (and the quarter asked) is tier 0 (+0.8);
   R2 when the company has none, its annual report of the next year or the one after (which carries the
-     target year as a comparative column) is tier 1;
-  R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down).
+     target year as a comparative column) is tier 1 (+0.4);
+  R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down);
+  A  a fiscal year named with no quarter and no form or wording that points elsewhere: the annual report
+     (+0.2; "as of FY2022", a balance, a year's results);
+  L  no period named: the company's latest periodic report (10-K or 10-Q) speaks for now (+0.4).
+A date alone is a year (a balance "as of December 31, 2022"); only an event's wording points at an 8-K.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
+from query.normalize import printed_periods
 from query.statements import TITLES
 
 ANNUAL, QUARTERLY, CURRENT, EARNINGS = "10-K", "10-Q", "8-K", "EARNINGS"
@@ -35,8 +43,9 @@ _INSTRUCTION = re.compile(
     r"question|respond to the question|give a (response|solution)|provide a response|calculate (what|or extract)|"
     r"compute or extract|round your answer|answer in|using the |when primarily|basing your|base your|by drawing|"
     r"according to the)", re.I)
-# Caveats: "If gross margin is not a useful metric for a company like this, state that and explain why."
-_CAVEAT = re.compile(r"^\s*if .{0,80}\bnot\b.{0,60}(useful|relevant|explicitly|applicable|outlined)", re.I)
+# Caveats: a conditional sentence that tells how to answer ("If gross margin is not a useful metric for a
+# company like this, state that and explain why."; "If that ratio is the wrong gauge, say so.").
+_CAVEAT = re.compile(r"^\s*if\b[^?]{0,160}\b(state|say|explain|answer|respond|write|return|give|note)\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
@@ -45,16 +54,13 @@ _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}
 # Words that say how a figure is to be given, not what it is: noise for lexical matching.
 _UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|percent(age)?s?|units?|amount|"
                          r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
-_FISCAL = re.compile(r"\bFY\s?'?((?:19|20)\d{2})\b|\bFY\s?'?(\d{2})\b", re.I)
-_QUARTER_YEAR = re.compile(r"\bQ([1-4])\s?'?((?:19|20)\d{2})\b", re.I)
 
 
 def lexical_query(core: str) -> str:
     """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
-    and no unit or instruction words (USD, millions, round ...), which every page of figures shares."""
-    text = _QUARTER_YEAR.sub(lambda m: f"Q{m.group(1)} {m.group(2)}", core)
-    text = _FISCAL.sub(lambda m: m.group(1) or f"20{m.group(2)}", text)
-    return " ".join(_UNIT_WORDS.sub(" ", text).split()) or core
+    H1 FY2023 -> six months 2023 (``query.normalize``), and no unit or instruction words (USD, millions,
+    round ...), which every page of figures shares."""
+    return " ".join(_UNIT_WORDS.sub(" ", printed_periods(core)).split()) or core
 
 
 def core_question(question: str, instructions: bool = False) -> str:
@@ -171,6 +177,41 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
             (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
         return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
     return 2, ""
+
+
+class Choice(NamedTuple):
+    """A candidate document's standing under the plan: its tier (R1-R3) and the points of each piece of
+    evidence for it (module docstring), which add up to its bonus."""
+
+    tier: int
+    points: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def bonus(self) -> float:
+        return sum(w for _, w in self.points)
+
+    @property
+    def why(self) -> str:
+        return ", ".join(f"{reason} (+{w:.2f})" for reason, w in self.points)
+
+
+TIER_POINTS = (0.8, 0.4, 0.0)  # R1, R2, R3
+ANNUAL_POINTS = 0.2  # A
+LATEST_POINTS = 0.4  # L
+PERIODIC = (ANNUAL, QUARTERLY)
+
+
+def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
+                    company_has_target: bool, latest: bool = False) -> Choice:
+    """The scored evidence for one candidate document (module docstring). ``company_has_target``: its company
+    has a tier-0 document; ``latest``: it is its company's latest periodic report."""
+    tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target)
+    points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
+    if plan.target_year is not None and form == ANNUAL and not plan.doc_types and not plan.analysis.quarters:
+        points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
+    if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
+        points.append(("L no period named: the latest report", LATEST_POINTS))
+    return Choice(tier, tuple(points))
 
 
 def _unique(values) -> list[str]:

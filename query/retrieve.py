@@ -76,7 +76,7 @@ class Retriever:
         self.resources = resources
         self.backend = timing.instrument(resources.backend)
         self.options = options or RetrievalOptions()
-        self.catalog = Catalog(self.backend, resources.settings.universe_csv)
+        self.catalog = Catalog(self.backend, resources.settings.universe_if_any())
         self._lexicon: list[dict] | None = None
         self._has_facts = False
 
@@ -193,7 +193,7 @@ class Retriever:
         passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, q.vector,
                                            {"doc_id": voters} if voters is not None else doc_filter, 30,
                                            opts.fusion, dense_weight=opts.dense_weight)
-        scored = scoring.score_documents(allowed, doc_hits, passage_hits, plan, tiers)
+        scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
             scored = self._rerank_docs(q.text, scored[:head], opts.reranker) + scored[head:]

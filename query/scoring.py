@@ -15,7 +15,7 @@ from kernel.sec_items import item_label
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
-from query.plan import QueryPlan, document_tier
+from query.plan import PERIODIC, Choice, QueryPlan, document_choice, document_tier
 
 
 class ScoredDoc(NamedTuple):
@@ -41,49 +41,27 @@ def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInf
     return out
 
 
-def metadata_bonus(d: DocInfo, a: QueryAnalysis) -> tuple[float, list[str]]:
-    """How well a document's year, quarter and form agree with the question's, and why."""
-    bonus, why = 0.0, []
-    if a.entities and d.entity in {e.key for e in a.entities}:
-        why.append("company named in the question")
-    if a.years and d.fiscal_year:
-        latest = max(a.years)
-        if d.fiscal_year == latest:
-            bonus += 0.6
-            why.append(f"fiscal {latest}")
-        elif d.fiscal_year in a.years:
-            bonus += 0.4
-            why.append(f"fiscal {d.fiscal_year}")
-        elif d.fiscal_year == latest + 1:
-            bonus += 0.15
-            why.append(f"fiscal {d.fiscal_year} (reports {latest} as prior year)")
-    if a.quarters:
-        if d.fiscal_period and d.fiscal_period.upper() in {f"Q{q}" for q in a.quarters}:
-            bonus += 0.3
-            why.append(f"quarter {d.fiscal_period}")
-    elif a.years and d.form == "10-K":
-        bonus += 0.1  # a fiscal-year question without a quarter is most often answered by the annual report
-    if a.forms and d.form in a.forms:
-        bonus += 0.3
-        why.append(d.form)
-    return bonus, why
-
-
-TIER_BONUS = (0.8, 0.4, 0.0)  # R1, R2, R3 of query.plan
 TIER_WEIGHT = (1.0, 0.75, 0.5)  # how much a passage of a document of that tier weighs
 
 
-def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, tuple[int, str]]:
-    """doc_id -> (tier, why) under the plan's document rules; a company's fallback (R2) applies only when it
-    has no document of the target year and type."""
+def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice]:
+    """doc_id -> its :class:`~query.plan.Choice` (tier and points) under the plan; a company's fallback (R2)
+    applies only when it has no document of the target year and type, and "latest" is per company."""
     docs = list(docs)
     has_target = {d.entity for d in docs
                   if document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, True)[0] == 0}
-    return {d.doc_id: document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, d.entity in has_target)
-            for d in docs}
+    latest: dict[str | None, DocInfo] = {}
+    for d in docs:
+        if d.form in PERIODIC and d.period_end:
+            best = latest.get(d.entity)
+            if best is None or (str(d.period_end), d.doc_id) > (str(best.period_end), best.doc_id):
+                latest[d.entity] = d
+    latest_ids = {d.doc_id for d in latest.values()}
+    return {d.doc_id: document_choice(plan, d.fiscal_year, d.form, d.fiscal_period, d.entity in has_target,
+                                      d.doc_id in latest_ids) for d in docs}
 
 
-def voters(allowed: list[DocInfo], tiers: dict[str, tuple[int, str]], doc_rank: list[str], most: int) -> list[str]:
+def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:
     """The documents whose passages vote in document ranking: all the allowed ones (sorted) up to ``most``,
     else the best by plan tier, then by the document search's rank (``doc_rank``: ids best first), then id;
     so the vote costs a few documents' rows however many filings the named companies have."""
@@ -94,11 +72,11 @@ def voters(allowed: list[DocInfo], tiers: dict[str, tuple[int, str]], doc_rank: 
     return [d.doc_id for d in best[:most]]
 
 
-def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit], plan: QueryPlan,
-                    tiers: dict[str, tuple[int, str]]) -> list[ScoredDoc]:
+def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
+                    tiers: dict[str, Choice]) -> list[ScoredDoc]:
     """Half the document search's rank, half the passage votes (documents whose chunks answer directly),
-    plus the plan's tier bonus (year and type; ``tiers``: :func:`document_tiers` of ``allowed``) or, when the
-    plan names neither, the metadata bonus; best first."""
+    plus the points of the plan's document choice (``tiers``: :func:`document_tiers` of ``allowed``); best
+    first. ``why`` lists the points and the text match."""
     base = {h.id: 1.0 - i / max(1, len(doc_hits)) for i, h in enumerate(doc_hits)}  # rank-based, in [0, 1]
     votes: dict[str, float] = {}
     for rank, h in enumerate(passage_hits):
@@ -109,10 +87,9 @@ def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: l
         if d.doc_id not in base and d.doc_id not in votes:
             continue
         score = 0.5 * base.get(d.doc_id, 0.0) + 0.5 * votes.get(d.doc_id, 0.0) / top_vote
-        tier, rule = tiers[d.doc_id]
-        bonus, why = metadata_bonus(d, plan.analysis) if plan.target_year is None and not plan.doc_types \
-            else (TIER_BONUS[tier], [r for r in (rule,) if r])
-        scored.append(ScoredDoc(d, score + bonus, ", ".join(why) or "text match"))
+        choice = tiers[d.doc_id]
+        why = ", ".join(w for w in (choice.why, f"text match {score:.2f}") if w)
+        scored.append(ScoredDoc(d, score + choice.bonus, why))
     return prefer_restatements(scored)
 
 

@@ -31,13 +31,16 @@ BATCH = 20_000  # rows counted together
 WORD = re.compile(r"[^\W_]+")  # tantivy's simple tokenizer: runs of alphanumeric characters
 
 
-def analyzer():
-    """The analyzer the table's full-text indexes use (see the module docstring)."""
+def analyzer(stop_words: bool = True):
+    """The analyzer the table's full-text indexes use (see the module docstring); ``stop_words=False``
+    keeps them, for matching phrases whose little words matter ("operates in")."""
     from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
-    return (TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_TOKEN))
-            .filter(Filter.lowercase()).filter(Filter.stemmer("english")).filter(Filter.stopword("english"))
-            .filter(Filter.ascii_fold()).build())
+    built = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_TOKEN)) \
+        .filter(Filter.lowercase()).filter(Filter.stemmer("english"))
+    if stop_words:
+        built = built.filter(Filter.stopword("english"))
+    return built.filter(Filter.ascii_fold()).build()
 
 
 class Vocabulary:

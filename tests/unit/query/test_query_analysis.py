@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import query.analysis
 from query.analysis import EntityIndex, analyze, squash
 from query.evaluate import QA, score_question
 
@@ -28,14 +29,19 @@ def test_squash_drops_suffixes_possessives_and_spacing():
     assert squash("Best Buy Co., Inc.") == squash("BESTBUY") == "bestbuy"
 
 
-def test_companies_tickers_and_common_names():
+def test_companies_tickers_and_short_names_come_from_data_only():
     idx = _entities()
     names = lambda q: [e.name for e in analyze(q, idx).entities]  # noqa: E731
+    assert not hasattr(query.analysis, "COMMON_NAMES")  # no nickname list: names, tickers, abbreviations of them
     assert names("Compare Coca-Cola's and PepsiCo's net revenues") == ["Coca-Cola Company (The)", "PepsiCo"]
     assert names("Was there any change in the number of Best Buy stores?") == ["BESTBUY"]
-    assert names("How much did Google spend on R&D?") == ["Alphabet Inc."]
-    assert names("Does AMEX have an improving operating margin?") == ["American Express"]
-    assert names("What cash did JnJ realise from Kenvue?") == ["Johnson & Johnson"]
+    assert names("How much did Google spend on R&D?") == []  # no data names Alphabet "Google" here
+    former = EntityIndex()
+    former.add("Alphabet Inc.", "GOOGL", ["Google Inc."])  # a name from data (SEC's former names, a cover)
+    assert [e.name for e in analyze("How much did Google spend on R&D?", former).entities] == ["Alphabet Inc."]
+    assert names("Does AMEX have an improving operating margin?") == ["American Express"]  # Am(erican) Ex(press)
+    assert names("Did AmEx retain card members?") == ["American Express"]
+    assert names("What cash did JnJ realise from Kenvue?") == ["Johnson & Johnson"]  # the ticker JNJ
     assert names("Which JPM segment had the lowest revenue?") == names("JPMorgan's Q1 results") == ["JPMorgan Chase"]
     assert len(_entities().entities) == 8  # the two Johnson & Johnson and JPMorgan spellings merged
     assert names("What did KO and PEP report?") == ["Coca-Cola Company (The)", "PepsiCo"]
@@ -43,9 +49,24 @@ def test_companies_tickers_and_common_names():
     assert names("What is the revenue of Acme Widgets?") == []
 
 
+def test_common_words_that_start_names_do_not_name_companies():
+    idx = EntityIndex()
+    for name, ticker in (("Regions Financial", "RF"), ("General Mills", "GIS"), ("General Electric", "GE"),
+                         ("Verizon Communications", "VZ"), ("Lockheed Martin", "LMT"), ("Martin Marietta", "MLM"),
+                         ("Johnson & Johnson", "JNJ"), ("Kenvue", "KVUE")):
+        idx.add(name, ticker)
+    idx.finish(searchable={idx.tickers[t] for t in ("RF", "GIS", "GE", "VZ", "LMT", "MLM", "JNJ")})
+    names = lambda q: [e.name for e in analyze(q, idx).entities]  # noqa: E731
+    assert names("In which regions does Verizon operate?") == ["Verizon Communications"]  # lower case: a word
+    assert names("Selling, general and administrative costs at General Mills") == ["General Mills"]
+    assert names("What did General report?") == []  # starts two names: names neither
+    assert names("Lockheed Martin's working capital") == ["Lockheed Martin"]  # "Martin" is inside that name
+    assert names("JNJ's proceeds from the separation of Kenvue") == ["Johnson & Johnson"]  # Kenvue: no documents
+
+
 def test_years_quarters_forms():
     a = analyze("Did Pfizer grow its PPNE between FY20 and FY21? See the 10-K for fiscal 2021.")
-    assert a.years == [2021, 2020] and a.forms == ["10-K"]
+    assert a.years == [2020, 2021] and a.forms == ["10-K"]
     a = analyze("Change in stores between Q2 of FY2024 and FY2023, per the quarterly report")
     assert a.years == [2024, 2023] and a.quarters == [2] and a.forms == ["10-Q"]
     assert analyze("in the third quarter of 2023").quarters == [3]

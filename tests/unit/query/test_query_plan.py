@@ -77,8 +77,10 @@ def test_the_concept_map_is_validated():
     assert len(concept_map().concepts) > 20 and "income taxes" in concept_map().notes
     with pytest.raises(ConceptMapError, match="unknown evidence"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["statement: cash flows"]}]})
+    with pytest.raises(ConceptMapError, match="has no words"):
+        parse({"concepts": [{"name": "x", "cues": ["--"], "evidence": ["cover"]}]})
     with pytest.raises(ConceptMapError, match="bad pattern"):
-        parse({"concepts": [{"name": "x", "cues": ["(unclosed"], "evidence": ["cover"]}]})
+        parse({"notes": {"n": {"title": "(unclosed", "query": "q"}}})
     with pytest.raises(ConceptMapError, match="unknown evidence"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["note: nowhere"]}]})
 
@@ -150,3 +152,28 @@ def test_passage_votes_are_limited_to_the_best_documents():
     assert chosen == [f"ACME_2022_10K~{c}" for c in (5, 4, 3, 2)]  # the target year first, by search rank
     few = docs[:3]
     assert voters(few, tiers, rank, 4) == sorted(d.doc_id for d in few)  # all of them when they are few
+
+
+def test_a_date_alone_is_a_year_and_only_an_event_points_at_an_8k():
+    balance = plan_of("What was Acme's total debt as of December 31, 2022?")
+    assert balance.target_year == 2022 and balance.doc_types == []
+    assert plan_of("Who was appointed CFO on March 3, 2023?").doc_types == ["8-K"]
+    assert plan_of("What is Acme's FY2024 revenue guidance?").doc_types == ["EARNINGS"]
+    assert plan_of("Adjusted Non GAAP EBITDA in FY2023").doc_types == ["EARNINGS"]
+
+
+def test_paraphrases_reword_each_question_once_and_keep_its_gold(tmp_path):
+    import json
+    from pathlib import Path
+
+    from query.evaluate import reworded
+
+    path = Path(__file__).resolve().parents[3] / "bench" / "data" / "paraphrases_dev.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == len({r["financebench_id"] for r in rows}) == 69 and all(r["question"].strip() for r in rows)
+    qas = [QA("q1", "What is Acme's FY2022 revenue?", [("ACME_2022_10K", 40)])]
+    (tmp_path / "p.jsonl").write_text('{"id": "q1", "question": "How much did Acme sell in fiscal 2022?"}\n')
+    assert reworded(qas, tmp_path / "p.jsonl") == [QA("q1", "How much did Acme sell in fiscal 2022?", qas[0].gold)]
+    (tmp_path / "p.jsonl").write_text('{"id": "q2", "question": "?"}\n')
+    with pytest.raises(ValueError, match="q2 is not a question"):
+        reworded(qas, tmp_path / "p.jsonl")

@@ -7,9 +7,8 @@ import pytest
 from kernel.search import Hit
 from query.analysis import Entity, QueryAnalysis
 from query.catalog import DocInfo
-from query.plan import make_plan
+from query.plan import ANNUAL_POINTS, TIER_POINTS, make_plan
 from query.scoring import (
-    TIER_BONUS,
     ScoredDoc,
     diversify,
     document_tiers,
@@ -45,7 +44,7 @@ def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     tiers = document_tiers([KO23, KO22], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
     assert tiers["KO_2022_10K"][0] == 0
     tiers = document_tiers([KO23], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
-    assert tiers["KO_2023_10K"][0] == 1 and "R2" in tiers["KO_2023_10K"][1]
+    assert tiers["KO_2023_10K"].tier == 1 and "R2" in tiers["KO_2023_10K"].why
 
 
 def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
@@ -53,19 +52,20 @@ def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
     doc_hits = [Hit("KO_2022_10K", 9.0), Hit("KO_2023_10K", 8.0)]  # rank scores 1.0 and 0.5
     passage_hits = [Hit("c1", 1.0, {"doc_id": "KO_2023_10K"}), Hit("c2", 0.9, {"doc_id": "KO_2023_10K"}),
                     Hit("c3", 0.8, {"doc_id": "KO_2022_10K"}), Hit("c4", 0.7, {"doc_id": "KO_2023Q3_10Q"})]
-    scored = score_documents(DOCS, doc_hits, passage_hits, plan, document_tiers(DOCS, plan))
+    scored = score_documents(DOCS, doc_hits, passage_hits, document_tiers(DOCS, plan))
     # votes: 1/3 + 1/4 = 0.5833 (KO23), 1/5 = 0.2 (KO22), 1/6 (KO23Q); normalized by the top vote
     by_id = {d.doc.doc_id: d.score for d in scored}
-    assert by_id["KO_2023_10K"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0 + TIER_BONUS[0])
-    assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_BONUS[2])
-    assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_BONUS[0])
+    # the annual reports also get A: a fiscal year without a quarter
+    assert by_id["KO_2023_10K"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0 + TIER_POINTS[0] + ANNUAL_POINTS)
+    assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_POINTS[2] + ANNUAL_POINTS)
+    assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_POINTS[0])
     assert [d.doc.doc_id for d in scored] == ["KO_2023_10K", "KO_2023Q3_10Q", "KO_2022_10K"]
     assert isinstance(scored[0], ScoredDoc) and "R1" in scored[0].why
 
 
 def test_documents_neither_found_nor_voted_for_are_not_candidates():
     plan = plan_for("revenue")
-    scored = score_documents(DOCS, [Hit("KO_2023_10K", 1.0)], [], plan, document_tiers(DOCS, plan))
+    scored = score_documents(DOCS, [Hit("KO_2023_10K", 1.0)], [], document_tiers(DOCS, plan))
     assert [d.doc.doc_id for d in scored] == ["KO_2023_10K"]
 
 
@@ -128,3 +128,23 @@ def test_pages_keep_one_item_per_page_pins_first(monkeypatch):
     out = pages(hits + [hit("e", 2.0, 11)], Docs(), "match", coverage=0.5)
     assert [e.page for e in out] == [62, 11, 10]
     assert [e.score for e in out[1:]] == pytest.approx([0.9 + 0.5 * (0.7 + 2.0), 1.4])
+
+
+def test_document_choice_weighs_year_period_and_form_evidence():
+    """Each piece of evidence adds its points; --explain shows them (``Choice.why``)."""
+    latest_q = doc("KO_2024Q2_10Q", 2024, "10-Q", period="Q2").model_copy(update={"period_end": "2024-06-30"})
+    old = KO23.model_copy(update={"period_end": "2023-12-31"})
+    release = doc("KO_2023Q4_EARNINGS", 2023, "EARNINGS", period="Q4").model_copy(update={"period_end": "2023-12-31"})
+    docs = [old, latest_q, release]
+    # a fiscal year and no quarter: the annual report beats the same year's earnings release (A)
+    year = document_tiers(docs, plan_for("What were the total assets as of FY2023?", years=[2023]))
+    assert year["KO_2023_10K"].bonus == pytest.approx(TIER_POINTS[0] + ANNUAL_POINTS)
+    assert year["KO_2023Q4_EARNINGS"].bonus == pytest.approx(TIER_POINTS[0])
+    assert "annual report" in year["KO_2023_10K"].why
+    # no period named: the latest periodic report speaks for now (L); an earnings release is not one
+    now = document_tiers(docs, plan_for("Is the business subject to cyclicality?"))
+    assert now["KO_2024Q2_10Q"].bonus > now["KO_2023_10K"].bonus == now["KO_2023Q4_EARNINGS"].bonus == 0
+    assert "latest" in now["KO_2024Q2_10Q"].why
+    # non-GAAP wording: the earnings release of the year is tier 0, the annual report is not preferred
+    adjusted = document_tiers(docs, plan_for("Adjusted non-GAAP EBITDA for FY2023", years=[2023]))
+    assert adjusted["KO_2023Q4_EARNINGS"].bonus > adjusted["KO_2023_10K"].bonus

@@ -1,0 +1,149 @@
+"""One normalizer for questions and the planner's cues: words as a stemmer sees them, periods however written.
+
+Words: lower case; "&" is "and"; hyphens, slashes and other punctuation split words ("capital-intensive" is
+"capital intensive"); closed compounds are opened ("cashflow" is "cash flow"); possessives dropped; every
+word stemmed by tantivy's English stemmer (the one the BM25 indexes use), so "operates"/"operate",
+"intensity"/"intensive", "liabilities"/"liability" meet. Stop words are kept: "operates in" is not
+"operating". A cue (a phrase) matches a question holding its words in a row (:func:`has_phrase`).
+
+Periods (:func:`periods`): fiscal years and quarters as users write them: 2023, FY2023, FY23, fiscal 2023,
+FY2023Q1, Q1 FY2023, Q1 2023, Q1'23, 1Q23, first quarter (of fiscal 2023); half years (H1 FY2023, 1H23,
+first half of 2023), answered by the second quarter's report, which covers six months (the second half:
+by the fourth quarter's); year-to-date spans (six / nine months ended: the second / third quarter's report).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from kernel.search.term_index import analyzer
+
+_COMPOUNDS = {"cashflow": "cash flow", "cashflows": "cash flows", "nongaap": "non gaap"}
+_POSSESSIVE = re.compile(r"['’]s\b")
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=1)
+def _stemmer():
+    return analyzer(stop_words=False).analyze
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    tokens = _stemmer()(word)
+    return tokens[0] if tokens else word
+
+
+def words(text: str) -> tuple[str, ...]:
+    """The text's words, normalized and stemmed, in order (see the module docstring)."""
+    text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")
+    out: list[str] = []
+    for w in _WORDS.findall(text):
+        out.extend(_stem(part) for part in _COMPOUNDS.get(w, w).split())
+    return tuple(out)
+
+
+def phrase_text(stems: tuple[str, ...]) -> str:
+    """Stems joined for substring search: a phrase matches on whole words only."""
+    return " " + " ".join(stems) + " "
+
+
+def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
+    """Whether ``phrase`` (stems) occurs in a row in ``text_stems`` (:func:`phrase_text` of a text's words)."""
+    return bool(phrase) and phrase_text(phrase) in text_stems
+
+
+@dataclass(frozen=True)
+class Period:
+    """A period mention: where it is in the text, its fiscal year (if written) and quarter (if any)."""
+
+    start: int
+    end: int
+    year: int | None
+    quarter: int | None
+    half: bool = False  # a half year or a year-to-date span, answered by a quarter's report
+    worded: bool = False  # written in words ("first quarter of 2023"), as filings print it
+
+    def printed(self) -> str:
+        """How filings print it, for lexical search: "Q1 2023", "six months 2023", "2023" ("": as written)."""
+        year = str(self.year) if self.year else ""
+        if self.worded:
+            return ""
+        if self.quarter is None:
+            return year
+        label = {2: "six months", 3: "nine months", 4: "fourth quarter"}[self.quarter] if self.half else \
+            f"Q{self.quarter}"
+        return f"{label} {year}".strip()
+
+
+_Y = r"((?:19|20)\d{2})"
+_YY = r"(\d{2})"
+_FY = r"(?:fy|fiscal(?:\s+year)?)"
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_SPAN = {"six": 2, "nine": 3}
+# (pattern, what its groups are) in the order they are tried; a span matched once is not matched again.
+_PATTERNS: list[tuple[re.Pattern, str]] = [
+    (re.compile(rf"\b{_FY}\s*'?(?:{_Y}|{_YY})\s*[-/]?\s*q([1-4])\b"), "yq"),  # FY2023Q1, FY23 Q1
+    (re.compile(rf"\bq([1-4])\s*(?:of\s+)?(?:{_FY}\s*)?'?\s*{_Y}\b"), "qy"),  # Q1 2023, Q1 FY2023, Q12023
+    (re.compile(rf"\bq([1-4])\s*(?:'|{_FY}\s*'?)\s*{_YY}\b"), "qyy"),  # Q1'23, Q1 FY23
+    (re.compile(rf"\b([1-4])q\s*'?(?:{_Y}|{_YY})\b"), "qy2"),  # 1Q23, 1Q 2023
+    (re.compile(rf"\bh([12])\s*(?:of\s+)?(?:{_FY}\s*)?'?\s*(?:{_Y}|{_YY})?\b"), "hy"),  # H1 FY2023, H1 2023, H2
+    (re.compile(rf"\b([12])h\s*'?(?:{_Y}|{_YY})\b"), "hy"),  # 1H23
+    (re.compile(rf"\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?"
+                rf"(?:\s*'?{_Y})?"), "oq"),
+    (re.compile(rf"\b(first|second)\s+half(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "oh"),
+    (re.compile(r"\b(six|nine)\s+months\s+ended\b"), "span"),
+    (re.compile(rf"\b{_FY}\s*'?{_YY}\b"), "fyy"),  # FY23
+    (re.compile(rf"\b(?:{_FY}\s*'?)?{_Y}\b"), "y"),  # 2023, FY2023, fiscal year 2023
+    (re.compile(r"\bq([1-4])\b"), "q"),
+]
+
+
+def _year(four: str | None, two: str | None = None) -> int | None:
+    return int(four) if four else 2000 + int(two) if two else None
+
+
+def _period(kind: str, m: re.Match) -> Period:
+    g = m.groups()
+    at = (m.start(), m.end())
+    if kind == "yq":
+        return Period(*at, _year(g[0], g[1]), int(g[2]))
+    if kind in ("qy", "qyy"):
+        return Period(*at, _year(g[1]) if kind == "qy" else _year(None, g[1]), int(g[0]))
+    if kind == "qy2":
+        return Period(*at, _year(g[1], g[2]), int(g[0]))
+    if kind == "hy":
+        return Period(*at, _year(g[1], g[2]), 2 if g[0] == "1" else 4, half=True)
+    if kind == "oq":
+        return Period(*at, _year(g[1]), _ORDINAL[g[0]], worded=True)
+    if kind == "oh":
+        return Period(*at, _year(g[1]), 2 if g[0] == "first" else 4, half=True, worded=True)
+    if kind == "span":
+        return Period(*at, None, _SPAN[g[0]], half=True, worded=True)
+    if kind == "fyy":
+        return Period(*at, _year(None, g[0]), None)
+    if kind == "y":
+        return Period(*at, _year(g[0]), None)
+    return Period(*at, None, int(g[0]))
+
+
+def periods(text: str) -> list[Period]:
+    """Every period the text mentions, in order (see the module docstring)."""
+    masked = (text or "").lower().replace("’", "'")
+    found: list[Period] = []
+    for pattern, kind in _PATTERNS:
+        for m in pattern.finditer(masked):
+            found.append(_period(kind, m))
+        masked = pattern.sub(lambda m: " " * len(m.group(0)), masked)
+    return sorted(found, key=lambda p: p.start)
+
+
+def printed_periods(text: str) -> str:
+    """The text with each period written as filings print it ("FY2023Q1" -> "Q1 2023", "FY22" -> "2022")."""
+    out, at = [], 0
+    for p in periods(text):
+        out += [text[at:p.start], p.printed() or text[p.start:p.end]]
+        at = p.end
+    return "".join(out) + text[at:]

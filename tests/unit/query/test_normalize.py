@@ -1,0 +1,84 @@
+"""The one normalizer of questions and cues: word variants meet, periods are read however written."""
+
+from __future__ import annotations
+
+import pytest
+
+from query.concepts import concept_map
+from query.normalize import has_phrase, periods, phrase_text, printed_periods, words
+
+
+@pytest.mark.parametrize("a, b", [
+    ("capital intensity", "Capital-intensive"),  # case, hyphen, stem
+    ("capital intensity", "capital intensive"),
+    ("free cash flow", "free cashflow"),  # a closed compound opened
+    ("free cash flow", "Free Cash-Flow"),
+    ("operates in", "operate in"),  # verb forms
+    ("total liabilities", "total liability"),  # plurals
+    ("Johnson & Johnson", "Johnson and Johnson"),  # & is and
+    ("shareholders' equity", "shareholder equity"),  # possessive
+    ("Boeing's revenue", "Boeing revenues"),
+    ("non-GAAP", "Non GAAP"),
+])
+def test_spellings_of_one_phrase_meet(a, b):
+    assert words(a) == words(b)
+
+
+def test_a_cue_matches_whole_words_in_a_row_and_keeps_little_words():
+    text = phrase_text(words("Which regions does the company operate in?"))
+    assert has_phrase(text, words("operates in"))
+    assert not has_phrase(phrase_text(words("operating income rose")), words("operates in"))  # "in" kept
+    assert not has_phrase(phrase_text(words("a debtor's claim")), words("debt"))  # whole words only
+
+
+@pytest.mark.parametrize("text, year, quarter", [
+    ("revenue in FY2023Q1", 2023, 1),
+    ("revenue in Q1 FY2023", 2023, 1),
+    ("revenue in 1Q23", 2023, 1),
+    ("revenue in Q1'23", 2023, 1),
+    ("revenue in Q12023", 2023, 1),
+    ("Q2 of FY2024", 2024, 2),
+    ("the first quarter of fiscal 2023", 2023, 1),
+    ("H1 FY2023 sales", 2023, 2),  # a half year: the second quarter's report covers six months
+    ("1H23 sales", 2023, 2),
+    ("the first half of 2023", 2023, 2),
+    ("the second half of fiscal 2022", 2022, 4),
+    ("FY22", 2022, None),
+    ("fiscal year 2019", 2019, None),
+])
+def test_period_spellings(text, year, quarter):
+    found = periods(text)
+    assert [(p.year, p.quarter) for p in found] == [(year, quarter)]
+
+
+def test_year_to_date_spans_and_dates():
+    found = periods("the nine months ended September 30, 2023")
+    assert [(p.year, p.quarter) for p in found] == [(None, 3), (2023, None)]  # the third quarter's report
+    assert [p.quarter for p in periods("six months ended June 30")] == [2]
+    assert [p.year for p in periods("FY2017 - FY2019 average")] == [2017, 2019]
+    assert periods("3 year average of 10 stores") == []
+
+
+def test_periods_are_printed_as_filings_print_them():
+    assert printed_periods("FY2023Q1 and FY22 revenue") == "Q1 2023 and 2022 revenue"
+    assert printed_periods("H1 FY2023") == "six months 2023"
+    assert printed_periods("the third quarter of fiscal 2022") == "the third quarter of fiscal 2022"  # as written
+
+
+def test_concept_cues_cover_the_variants():
+    names = lambda q: [c.name for c in concept_map().matching(q)]  # noqa: E731
+    assert "capital intensity" in names("Is Acme a capital-intensive business?")
+    assert "capital intensity" in names("How capital intensive is Acme?")
+    assert "cash flows" in names("What was the free cashflow in 2022?")
+    assert "geography and segments" in names("Where does Acme operate in?")
+    assert "balance sheet items" in names("What were the total liability and stockholders' equity?")
+
+
+def test_analyst_judgements_reach_the_facts_that_hold_their_inputs():
+    from query.facts import synonym_concepts
+
+    concepts = lambda q: {m.concept for m in synonym_concepts(q)}  # noqa: E731
+    assert {"us-gaap:PropertyPlantAndEquipmentNet", "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment",
+            "us-gaap:Assets"} <= concepts("Is Acme a capital-intensive business?")
+    assert "us-gaap:NetCashProvidedByUsedInOperatingActivities" in concepts("Acme's free cashflow in FY2023")
+    assert concepts("inventories at year end") == concepts("inventory at year end") == {"us-gaap:InventoryNet"}
