@@ -4,9 +4,10 @@ Companies are matched against a catalog of names built from data only: the publi
 metadata and source names, and the S&P 500 universe (names and tickers). Names are compared squashed
 (lower case, letters and digits only, corporate suffixes dropped), so "Best Buy's", "BESTBUY" and "Best Buy
 Co., Inc." meet; a name counts when written capitalized ("regions" is not Regions Financial), and a
-name's first word alone only when no other name starts with it ("Verizon", not "General"). A word written with capitals after its first letter ("JPM", "JnJ", "AmEx") is read as a
-short name: a ticker (compared in capitals: "JnJ" is JNJ), or an abbreviation made of the leading letters of
-each word of a name ("AmEx", "AMEX": American Express). Nothing here is a hard requirement: an unrecognized
+name's first word alone only when no other name starts with it ("Verizon", not "General"). A word written
+with capitals after its first letter ("JPM", "JnJ", "AmEx") is read as a short name: a ticker (compared in
+capitals: "JnJ" is JNJ), or an abbreviation made of the leading letters of each word of a name ("AmEx",
+"AMEX": American Express). Nothing here is a hard requirement: an unrecognized
 entity leaves the search unfiltered rather than empty. Periods are read by ``query.normalize``.
 """
 
@@ -51,6 +52,7 @@ class EntityIndex:
     entities: dict[str, Entity] = field(default_factory=dict)
     first_words: dict[str, set[str]] = field(default_factory=dict)  # a name's first word -> the entities it starts
     searchable: set[str] | None = None  # the entities with documents (None: all); others are names only
+    name_words: dict[str, list[str]] = field(default_factory=dict)  # entity -> its name's words, for abbreviations
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = ()) -> str | None:
         # The first variant already known names the entity: a cover's "Adobe Systems Incorporated" joins the
@@ -82,8 +84,8 @@ class EntityIndex:
         for word, keys in self.first_words.items():
             if len(keys) == 1:
                 self.names.setdefault(word, next(iter(keys)))
-        self._words = {key: [w for w in (x.lower() for x in _WORD.findall(e.name)) if w not in _SUFFIXES]
-                       for key, e in self.entities.items()}
+        self.name_words = {key: [w for w in (x.lower() for x in _WORD.findall(e.name)) if w not in _SUFFIXES]
+                           for key, e in self.entities.items()}
 
     def _short_name(self, word: str) -> str | None:
         """The entity a short name stands for: a ticker, else a unique abbreviation of a name."""
@@ -91,7 +93,7 @@ class EntityIndex:
             return None
         if word.upper() in self.tickers:
             return self.tickers[word.upper()]
-        keys = [k for k, ws in getattr(self, "_words", {}).items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
+        keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
         return keys[0] if len(keys) == 1 else None
 
     def find(self, question: str) -> list[Entity]:

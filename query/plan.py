@@ -207,7 +207,8 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     has a tier-0 document; ``latest``: it is its company's latest periodic report."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
-    if plan.target_year is not None and form == ANNUAL and not plan.doc_types and not plan.analysis.quarters:
+    if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
+            not plan.analysis.quarters:  # the year's annual report (or its R2 fallback), not any 10-K
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
         points.append(("L no period named: the latest report", LATEST_POINTS))

@@ -55,9 +55,9 @@ def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
     scored = score_documents(DOCS, doc_hits, passage_hits, document_tiers(DOCS, plan))
     # votes: 1/3 + 1/4 = 0.5833 (KO23), 1/5 = 0.2 (KO22), 1/6 (KO23Q); normalized by the top vote
     by_id = {d.doc.doc_id: d.score for d in scored}
-    # the annual reports also get A: a fiscal year without a quarter
+    # the year's annual report also gets A: a fiscal year without a quarter (another year's does not)
     assert by_id["KO_2023_10K"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0 + TIER_POINTS[0] + ANNUAL_POINTS)
-    assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_POINTS[2] + ANNUAL_POINTS)
+    assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_POINTS[2])
     assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_POINTS[0])
     assert [d.doc.doc_id for d in scored] == ["KO_2023_10K", "KO_2023Q3_10Q", "KO_2022_10K"]
     assert isinstance(scored[0], ScoredDoc) and "R1" in scored[0].why
