@@ -42,9 +42,6 @@ class Concept:
     evidence: tuple[str, ...]  # "statement: X" | "note: X" | "item: X" | "cover"
     figure: bool
 
-    def matches(self, text: str) -> bool:
-        return _any_cue(phrase_text(words(text)), self.cues)
-
 
 @dataclass(frozen=True)
 class ConceptMap:
