@@ -32,7 +32,7 @@ from kernel.settings import load_settings
 from query import Retriever
 lap("import")
 retriever = Retriever(Resources(load_settings(lake_root=sys.argv[1])))
-retriever.catalog.refresh()
+retriever.catalog
 lap("open index")
 retriever.embed("warm")
 lap("model load")

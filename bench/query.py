@@ -127,7 +127,7 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
     from schemas.index import INDEXES
 
     backend, spec = retriever.backend, INDEXES["passages"]
-    table = backend._table(retriever.alias("passages"))
+    table = backend._table(retriever.snapshot().target("passages"))
     if table.count_rows() < backend.vector_index_min_rows:
         return None
     exact = backend._exact_vectors(table, spec)
@@ -135,7 +135,7 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
     for q in questions:
         vector = retriever.embed(q)
         truth = {i for i, _, _ in exact.search(vector, {}, k)}
-        got = {h.id for h in backend.knn(retriever.alias("passages"), spec, vector, None, k)}
+        got = {h.id for h in backend.knn(retriever.snapshot().target("passages"), spec, vector, None, k)}
         found, total = found + len(truth & got), total + len(truth)
     return round(found / total, 4)
 

@@ -46,7 +46,7 @@ from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
 from kernel.rules import base_form, check_batch, fiscal_period_of, in_batch
-from kernel.settings import Settings
+from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord
@@ -79,7 +79,16 @@ class ConvertOptions:
                    workers=settings.convert_workers, max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024),
                    find_tables=settings.pdf_find_tables,
                    llm_summary=settings.cover_summary_llm,
-                   pdf_dirs=tuple(Path(d) for d in pdf_dirs), progress=progress, batch=check_batch(batch))
+                   pdf_dirs=check_pdf_dirs(pdf_dirs), progress=progress, batch=check_batch(batch))
+
+
+def check_pdf_dirs(dirs: Iterable[str | Path]) -> tuple[Path, ...]:
+    """Folders of PDFs to convert; one that does not exist is a usage error (ConfigError), never "0 converted"."""
+    out = tuple(Path(d) for d in dirs)
+    for d in out:
+        if not d.is_dir():
+            raise ConfigError(f"--pdf-dir {d}: {'not a directory' if d.exists() else 'no such directory'}")
+    return out
 
 
 @dataclass
@@ -223,6 +232,9 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
     company = rec.company or cover.company or ticker
     doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
     warnings = list(rendered.warnings) + ([kept] if kept else [])
+    if prepared.replaced_bytes:
+        warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
+                        "where it stood")
     if paged.missing_markers:
         warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
     if cover.form and cover.form != form:
@@ -290,10 +302,17 @@ def facts_from_source_name(name: str) -> CoverFacts:
 
 def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions,
                      summarizer: TextModel | None = None) -> Converted:
-    """A PDF that arrives as a PDF: pages as they are (no iXBRL facts); its file name is kept as ``source_name``."""
+    """A PDF that arrives as a PDF: pages as they are (no iXBRL facts); its file name is kept as ``source_name``.
+    Bytes that are not a PDF, and a PDF without any text layer, are refused (PdfError: quarantined)."""
+    if b"%PDF-" not in data[:1024]:
+        start = data[:16].decode("ascii", "replace").strip()
+        raise PdfError(f"not a PDF: the file's bytes start with {start!r}, not %PDF-")
     started = time.perf_counter()
     paged = page_pdf(data, find_tables=options.find_tables)
     extract_s = time.perf_counter() - started
+    blank = [p.page for p in paged.pages if not p.text.strip()]
+    if paged.pages and len(blank) == len(paged.pages):
+        raise PdfError(f"no text layer on any of its {len(paged.pages)} page(s) (scanned pages, need OCR)")
     name = path.stem
     texts = [p.text for p in paged.pages[:2]]
     from_text = facts_from_text(texts)
@@ -304,7 +323,7 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions,
     fiscal_period = from_name.fiscal_period or from_text.fiscal_period
     period_end = from_name.period_end or from_text.period_end  # a dated name is the filer's own word
     key = external_part(name)
-    warnings: list[str] = []
+    warnings: list[str] = [_no_text_layer(blank)] if blank else []
     summary = cover_summary(company, name.split("_")[0], form, fiscal_year, fiscal_period, period_end,
                             from_text, texts[0] if texts else "")
     summary, summary_source = _with_llm_summary(summarizer, summary, texts[0] if texts else "", warnings)
@@ -315,6 +334,33 @@ def convert_pdf_file(path: Path, data: bytes, sha: str, options: ConvertOptions,
         cover_summary=summary, summary_source=summary_source, pdf_key=pdf_key(key), source_key=str(path),
         source_sha256=sha, warnings=warnings, extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged)
+
+
+def _no_text_layer(pages: list[int]) -> str:
+    shown = ", ".join(str(p) for p in pages[:10]) + (f" and {len(pages) - 10} more" if len(pages) > 10 else "")
+    return f"no text layer (scanned page, needs OCR) on page(s) {shown}"
+
+
+def pdf_files(folder: Path) -> list[Path]:
+    """The PDFs of a folder, by extension in any case (``.pdf``, ``.PDF``), in name order."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
+
+
+def name_collisions(paths: list[Path], converted: dict[str, tuple[Identity, str]]) -> dict[Path, str]:
+    """PDFs whose names clean to a storage name another file already has (in this run, or a document the
+    lake holds from a file of another name): path -> why it is refused. The first file in name order keeps
+    the name; none overwrites another."""
+    owners: dict[str, str] = {}
+    refused: dict[Path, str] = {}
+    for path in paths:
+        part = part_name(external_part(path.stem))
+        earlier = owners.get(part) or (converted[part][0].key if part in converted else None)
+        if earlier is not None and earlier != path.stem:
+            refused[path] = (f"name collision: {path.name!r} and {earlier!r} both become the storage name "
+                             f"{part!r}; rename one (nothing was overwritten)")
+            continue
+        owners[part] = path.stem
+    return refused
 
 
 def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> ConvertReport:
@@ -329,17 +375,20 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             continue
         key = filing_part(rec.cik, rec.accession)
         jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options, summarizer)))
-    for folder in options.pdf_dirs:
-        for path in sorted(Path(folder).glob("*.pdf")):
-            if not in_batch(None, path.stem, options.batch):
-                continue
-            with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
-                sha = hashlib.file_digest(fh, "sha256").hexdigest()
-            jobs.append((external_part(path.stem), path.stem, sha,
-                         lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options,
-                                                                      summarizer)))
-
     before = _converted(lake)
+    paths = [p for folder in options.pdf_dirs for p in pdf_files(Path(folder)) if in_batch(None, p.stem, options.batch)]
+    refused = name_collisions(paths, before)
+    for path, why in refused.items():
+        quarantine(lake, STAGE, path.name, external_part(path.stem) + "-collision-"
+                   + hashlib.sha256(path.name.encode()).hexdigest()[:8], why, str(path))
+        report.quarantined += 1
+        report.problems.append(f"{path.name}: quarantined: {why}")
+    for path in (p for p in paths if p not in refused):
+        with path.open("rb") as fh:  # streamed: a folder of PDFs is never held in memory at once
+            sha = hashlib.file_digest(fh, "sha256").hexdigest()
+        jobs.append((external_part(path.stem), path.stem, sha,
+                     lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options, summarizer)))
+
     with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once
     todo = []
     for job in jobs:

@@ -37,6 +37,13 @@ _CSS_SUSPECT = ("\\", "url", "@import", "image-set", "/*", "//", "http")
 _CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.I)
 _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_\-.]+)["']""", re.I)
 _XML_DECL_STR_RE = re.compile(r"^\s*<\?xml[^>]*\?>")
+_UTF8_SEQ_RE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+_HIGH_RE = re.compile(rb"[\x80-\xff]")
+_UTF8_NAMES = {"utf-8", "utf8"}
+# What a reader never sees as text, for the count made without the parser (``source_chars``)
+_NO_TEXT_RE = re.compile(r"<(script|style|title)\b.*?</\1\s*>|<!--.*?-->|<!\[CDATA\[.*?\]\]>", re.I | re.S)
+_TAG_RE = re.compile(r"<[^>]*>")
+LOST_TEXT_TOLERANCE = 50  # characters the parsed tree may hold fewer than the source text (entities, stray "<")
 # Removed with their content (code, or frames' fallback) ...
 _DROP_TAGS = ("script", "iframe", "frame", "frameset", "base")
 # ... and removed as elements only, their children and the text after them kept: an unclosed <embed> swallows
@@ -61,10 +68,15 @@ class PreparedHtml:
     removed: int  # elements or URLs removed by sanitizing
     facts: list[ixbrl.Fact]  # inline XBRL facts with their pages (etl.ixbrl); empty for plain HTML
     facts_seconds: float  # what reading them took
+    replaced_bytes: int = 0  # bytes that were not valid in the document's encoding, each now U+FFFD
 
 
-def decode_html(raw: bytes) -> tuple[str, str]:
-    """Text of the filing and the encoding it was decoded from."""
+def decode_html(raw: bytes) -> tuple[str, str, int]:
+    """Text of the filing, the encoding it was decoded from, and how many invalid bytes were replaced.
+
+    A document that is UTF-8 (declared so, or holding more valid multi-byte sequences than stray high
+    bytes) stays UTF-8 when a few of its bytes are invalid: each is replaced where it stands (U+FFFD) and
+    counted, never a switch of the whole document to cp1252 (which would garble every non-ASCII character)."""
     if not raw.strip():
         raise HtmlError("empty document")
     head = raw[:4096]
@@ -76,14 +88,50 @@ def decode_html(raw: bytes) -> tuple[str, str]:
         if m:
             declared = m.group(1).decode("ascii", "ignore").lower()
             break
-    candidates = [c for c in (declared, "utf-8", "cp1252") if c]
-    for enc in candidates:
+    for enc in [c for c in (declared, "utf-8") if c]:
         try:
-            text = raw.decode(enc)
+            return raw.decode(enc), enc, 0
         except (LookupError, UnicodeDecodeError):
             continue
-        return text, enc
-    return raw.decode("latin-1"), "latin-1"
+    if declared in _UTF8_NAMES or _mostly_utf8(raw):
+        text = raw.decode("utf-8", "replace")
+        return text, "utf-8", text.count("\ufffd") - raw.count("\ufffd".encode())
+    try:
+        return raw.decode("cp1252"), "cp1252", 0
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "latin-1", 0
+
+
+def _mostly_utf8(raw: bytes) -> bool:
+    """More bytes of valid UTF-8 multi-byte sequences than high bytes outside them."""
+    valid = sum(len(m) for m in _UTF8_SEQ_RE.findall(raw))
+    return valid > 0 and valid > len(_HIGH_RE.findall(raw)) - valid
+
+
+def source_chars(text: str) -> int:
+    """Non-space characters of text in the decoded source, counted without the parser (tags stripped by
+    pattern, entities resolved): what the parsed tree must hold (``tree_chars``)."""
+    from html import unescape
+
+    return len("".join(unescape(_TAG_RE.sub(" ", _NO_TEXT_RE.sub(" ", text))).split()))
+
+
+def tree_chars(root) -> int:
+    """Non-space characters of text in the parsed tree (script, style and title aside, as ``source_chars``)."""
+    skipped = sum(len("".join(el.text_content().split())) for el in root.iter("script", "style", "title"))
+    return len("".join(root.text_content().split())) - skipped
+
+
+def check_tree(text: str, root, parser) -> None:
+    """The parsed tree holds the source's text, or HtmlError saying what was lost (libxml2 drops what lies
+    deeper than its nesting limit, and a parser may drop malformed markup: either would lose text silently)."""
+    expected, kept = source_chars(text), tree_chars(root)
+    if expected - kept <= max(LOST_TEXT_TOLERANCE, expected // 1000):
+        return
+    deep = any("Excessive depth" in e.message for e in parser.error_log)
+    why = "HTML nested deeper than the parser's limit (2,048 levels)" if deep else "markup the parser dropped"
+    raise HtmlError(f"{why}: the parsed document holds {kept:,} of the source's {expected:,} characters of text; "
+                    "not converted, so that nothing is cut silently")
 
 
 def _looks_like_html(text: str) -> bool:
@@ -133,18 +181,19 @@ def _unhang_tables(root) -> None:
 def prepare_html(raw: bytes, fiscal_year_end: str | None = None) -> PreparedHtml:
     """Decode, sanitize and page-mark a filing's primary document, and read its iXBRL facts (their fiscal
     periods from the company's fiscal year end, MMDD)."""
-    text, encoding = decode_html(raw)
+    text, encoding, replaced = decode_html(raw)
     if not _looks_like_html(text):
         raise HtmlError("no HTML markup found")
     tail = text[-8192:].lower()
     if "</html>" not in tail and "</body>" not in tail:
         raise HtmlError("truncated HTML: the document ends without </body> or </html>")
     text = _XML_DECL_STR_RE.sub("", text, count=1)  # lxml refuses str input that declares an encoding
+    parser = html.HTMLParser(huge_tree=True)  # libxml2 otherwise stops at 256 levels of nesting
     try:
-        # huge_tree: libxml2 otherwise stops at 256 levels of nesting and silently drops the rest
-        root = html.document_fromstring(text, parser=html.HTMLParser(huge_tree=True))
+        root = html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise HtmlError(f"unparseable HTML: {exc}") from None
+    check_tree(text, root, parser)
     removed = 0
     for el in list(root.iter(*_DROP_TAGS)):
         el.drop_tree()
@@ -210,7 +259,7 @@ def prepare_html(raw: bytes, fiscal_year_end: str | None = None) -> PreparedHtml
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
     return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, visible_chars=visible,
                         tables=tables, removed=removed, facts=facts,
-                        facts_seconds=facts_seconds)
+                        facts_seconds=facts_seconds, replaced_bytes=replaced)
 
 
 def visible_chars(root) -> int:

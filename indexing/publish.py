@@ -1,15 +1,20 @@
-"""Publishing: gate the index datasets, then upsert into the live index versions or build new ones.
+"""Publishing: gate the index datasets, write every index where no reader is served from, then make one
+release live in one atomic step.
 
-The quality gate runs first on every dataset; a failure blocks all writes and all alias swaps. An index
-whose live version was built with the same model, vector width and schema receives only the documents
-whose Parquet changed since the last publish (one upsert per document part: new rows in, rows the
-document no longer has out). Otherwise (first publish, ``--rebuild``, new model or schema) a new version is
-loaded completely and the alias moves to it in one step; older versions beyond ``SEARCH_KEEP_VERSIONS``
-are dropped. The lexicon is small and whole-corpus, so a changed lexicon always gets a new version.
+The quality gate runs first on every dataset; a failure blocks all writes. An index whose live version was
+built with the same model, vector width and schema receives only the documents whose Parquet changed since
+the last publish (one upsert per changed document part into a copy no release serves: on the embedded
+engine new table versions of the same table, which readers pinned to the live release's table version do
+not see). Otherwise (first publish, ``--rebuild``, new model or schema) a new version is loaded completely.
+Then one release naming every index's target becomes live at once (``SearchBackend.commit_release``); a
+publish killed at any point before it leaves the previous release served whole, and the next publish
+drops what it left. Releases beyond the live one's ``SEARCH_KEEP_VERSIONS`` predecessors are dropped with
+the versions only they read. ``rollback`` makes the live release's predecessor live again, whole.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
@@ -19,11 +24,12 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kernel import faults
 from kernel.layout import INDEX_DATASETS, quarantine_prefix, state_key
 from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
 from kernel.search import SearchBackend, VersionInfo
-from kernel.search.base import alias_name
+from kernel.search.base import Release, physical_of, release_id
 from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
@@ -71,7 +77,8 @@ class PublishReport(StageReport):
     backend: str = ""
     gate: GateReport | None = None
     indexes: list[IndexOutcome] = field(default_factory=list)
-    orphans_dropped: list[str] = field(default_factory=list)  # versions a dead publisher left unserved
+    release: str | None = None  # the release live after this publish
+    dropped: list[str] = field(default_factory=list)  # versions no kept release reads (a dead publisher's too)
 
     @property
     def blocked(self) -> bool:
@@ -86,7 +93,7 @@ class PublishReport(StageReport):
         warnings = "".join(f"\nquality warning: {w}" for w in (self.gate.warnings if self.gate else []))
         held = "".join(f"\nheld back (quarantine/publish/): {d}: {'; '.join(r)}"
                        for d, r in (self.gate.held_back if self.gate else {}).items())
-        return f"published to {self.backend}: " + "; ".join(parts) + warnings + held
+        return f"published to {self.backend} as release {self.release}: " + "; ".join(parts) + warnings + held
 
 
 def schema_version(spec: IndexSpec) -> str:
@@ -124,8 +131,8 @@ def fingerprints(lake: Lake, spec: IndexSpec, manifest: dict[str, list[str]]) ->
 
 
 def run(lake: Lake, options: PublishOptions, backend: SearchBackend) -> PublishReport:
-    """Gate, then publish every index to ``backend``, one publisher at a time (a second one gets
-    PublisherBusy); ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
+    """Gate, then publish every index to ``backend`` as one release, one publisher at a time (a second one
+    gets PublisherBusy); ``options.progress(iterable, desc, total)`` wraps the per-index loop."""
     with backend.publish_lock():
         return _publish(lake, options, backend)
 
@@ -152,85 +159,147 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     if report.blocked:
         return report
     data = hold_back(lake, data, report.gate)
-    try:
-        state = json.loads(lake.read_bytes(_state_key(backend)))
-    except FileNotFoundError:
-        state = {}
+    state = _load_state(lake, backend)
+    live = backend.live_release()
+    targets = dict(live.targets) if live else {}
     names = [n for n in INDEXES if data[n]]
-    for name in names:
-        report.orphans_dropped += drop_orphans(backend, INDEXES[name])
     for name in progress(names, "publish", len(names)) if progress else names:
         spec = INDEXES[name]
-        if not data[name]:
-            continue
         meta = {"model": model, "dims": dims if spec.has_vector else None, "schema": schema_version(spec)}
-        index_state = state.get(name, {})
+        index_state = state.setdefault(name, {})
         parts = fingerprints(lake, spec, {part: manifests[name][part] for part in data[name]})
-        outcome = _publish_index(backend, spec, data[name], parts, meta, index_state, rebuild, options.keep_versions,
-                                 say)
+        outcome, target, held = _publish_index(backend, spec, data[name], parts, meta, targets.get(name),
+                                               index_state, rebuild, say)
         report.indexes.append(outcome)
-        state[name] = index_state
+        targets[name] = target
+        index_state[target] = held
+        faults.point(f"publish:{outcome.mode} {name}")
+    modes = {o.index: o.mode for o in report.indexes}
+    release = live
+    if live is None or targets != live.targets:  # else nothing changed: no new release
+        release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id if live else None,
+                          modes)
         lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+        faults.point("publish:state written")
+        backend.commit_release(release)  # the one step that makes every index's new target live
+        faults.point("publish:release live")
+    report.release = release.id
+    report.dropped = retain_releases(backend, options.keep_versions)
+    _trim_state(lake, backend, state)
+    faults.point("publish:retention done")
     for name in ("documents", "passages"):  # what a first query reads, made now (the embedded engine keeps it
-        if any(o.index == name and o.mode != "unchanged" for o in report.indexes):  # on disk per version)
-            backend.warm(alias_name(backend.prefix, name), INDEXES[name])
+        if modes.get(name, "unchanged") != "unchanged":  # on disk per version)
+            backend.warm(release.targets[name], INDEXES[name])
     return report
 
 
 def _publish_index(backend: SearchBackend, spec: IndexSpec, parts: dict[str, pa.Table], fingerprints: dict[str, str],
-                   meta: dict, index_state: dict, rebuild: bool, keep_versions: int, say) -> IndexOutcome:
-    alias = alias_name(backend.prefix, spec.name)
-    live = backend.alias_target(alias)
-    live_meta = next((v.meta for v in backend.versions(spec, counts=False) if v.name == live), None) if live else None
+                   meta: dict, live: str | None, index_state: dict, rebuild: bool,
+                   say) -> tuple[IndexOutcome, str, dict]:
+    """One index into a version no reader is served from: (outcome, the target the new release reads, what
+    that target holds: the parts' fingerprints and document ids)."""
+    live_meta = _version_meta(backend, spec, physical_of(live)) if live else None
     same_shape = live_meta is not None and all(live_meta.get(k) == v for k, v in meta.items())
-    versions = _versions_state(index_state)
-    held = versions.get(live) if live else None  # what the live version holds (after a rollback too)
-    if not (same_shape and not rebuild and spec.doc_field is not None and held is not None):
-        if same_shape and not rebuild and held is not None and held.get("parts") == fingerprints:
-            return IndexOutcome(spec.name, "unchanged", live)
+    held = _held(index_state, live) if live else None  # what the live target holds (after a rollback too)
+    mode = publish_mode(same_shape, rebuild, spec.doc_field is not None, held is not None,
+                        held is not None and held.get("parts") == fingerprints)
+    if mode == "unchanged":
+        return IndexOutcome(spec.name, "unchanged", physical_of(live)), live, held
+    if mode == "rebuild":
         version = backend.create_version(spec, meta["dims"], meta)
         say(f"{spec.name}: loading new version {version}")
         try:
             rows = backend.load(version, spec, (b for t in parts.values() for b in t.to_batches(max_chunksize=2000)))
         except BaseException:
-            backend.drop(version)  # a half-loaded version must never become "previous" (rollback, retention)
+            backend.drop(version)  # a half-loaded version is never served (a killed one: retention drops it)
             raise
-        backend.swap_alias(alias, version)
-        versions[version] = {"parts": fingerprints, "docs": {p: _doc_ids(spec, t) for p, t in parts.items()}}
-        dropped = apply_retention(backend, spec, keep_versions)
-        for name in dropped:
-            versions.pop(name, None)
-        return IndexOutcome(spec.name, "rebuild", version, rows, dropped_versions=dropped)
-    known = held.setdefault("parts", {})
-    docs = held.setdefault("docs", {})
+        docs = {p: _doc_ids(spec, t) for p, t in parts.items()}
+        return IndexOutcome(spec.name, "rebuild", version, rows), backend.pin(version), \
+            {"parts": fingerprints, "docs": docs}
+    known, docs = dict(held.get("parts", {})), dict(held.get("docs", {}))
     changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
     removed = [p for p in known if p not in parts]
+    if not changed and not removed:
+        return IndexOutcome(spec.name, "unchanged", physical_of(live)), live, held
+    work = backend.writable(live, spec, meta)
     rows = 0
     if changed:  # one upsert for all changed documents: one commit, and one index refresh
         doc_ids = sorted({d for p in changed for d in [*docs.get(p, []), *_doc_ids(spec, parts[p])]})
         batches = (b for p in changed for b in parts[p].to_batches(max_chunksize=2000))
-        rows = backend.upsert(live, spec, batches, replace_docs=doc_ids)
+        rows = backend.upsert(work, spec, batches, replace_docs=doc_ids)
         for part in changed:
             known[part], docs[part] = fingerprints[part], _doc_ids(spec, parts[part])
     gone = sorted({d for p in removed for d in docs.get(p, [])})
     if gone:
-        backend.delete(live, spec, doc_ids=gone)
+        backend.delete(work, spec, doc_ids=gone)
     for part in removed:
         known.pop(part, None)
         docs.pop(part, None)
-    if changed or removed:
-        say(f"{spec.name}: upserted {len(changed)} document part(s), removed {len(removed)} into {live}")
-    return IndexOutcome(spec.name, "upsert" if changed or removed else "unchanged", live, rows, len(gone))
+    say(f"{spec.name}: upserted {len(changed)} document part(s), removed {len(removed)} into {work}")
+    return IndexOutcome(spec.name, "upsert", work, rows, len(gone)), backend.pin(work), {"parts": known, "docs": docs}
 
 
-def _versions_state(index_state: dict) -> dict[str, dict]:
-    """Per kept version, the document parts (fingerprints) and ids it holds, so that a publish after a
-    rollback upserts into the version now live instead of rebuilding (a state of one version per index,
-    as older runs wrote it, is read as that version's)."""
-    if "parts" in index_state:
-        old = {k: index_state.pop(k) for k in ("version", "parts", "docs") if k in index_state}
-        index_state["versions"] = {old["version"]: {"parts": old.get("parts", {}), "docs": old.get("docs", {})}}
-    return index_state.setdefault("versions", {})
+def publish_mode(same_shape: bool, rebuild: bool, per_document: bool, known: bool, same_parts: bool) -> str:
+    """rebuild | upsert | unchanged, from what the live target is and holds: a new version unless the
+    live one has the same model, width and schema, holds per-document parts we know, and no rebuild is
+    asked; a whole-corpus index (the lexicon) is rebuilt when its bytes changed."""
+    if not same_shape or rebuild or not known:
+        return "rebuild"
+    if same_parts:
+        return "unchanged"
+    return "upsert" if per_document else "rebuild"
+
+
+def _version_meta(backend: SearchBackend, spec: IndexSpec, physical: str) -> dict | None:
+    return next((v.meta for v in backend.versions(spec, counts=False) if v.name == physical), None)
+
+
+def _held(index_state: dict, target: str) -> dict | None:
+    """What ``target`` holds; a state written before releases keyed it by physical version."""
+    return index_state.get(target) or index_state.get("versions", {}).get(physical_of(target))
+
+
+def _load_state(lake: Lake, backend: SearchBackend) -> dict:
+    try:
+        return json.loads(lake.read_bytes(_state_key(backend)))
+    except FileNotFoundError:
+        return {}
+
+
+def _trim_state(lake: Lake, backend: SearchBackend, state: dict) -> None:
+    """Keep what the kept releases' targets hold (an entry per target: a rollback diffs against its own)."""
+    kept = {t for r in backend.releases() for t in r.targets.values()}
+    for index_state in state.values():
+        for key in [k for k in index_state if k not in kept]:
+            index_state.pop(key)
+    lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+
+
+def retain_releases(backend: SearchBackend, keep: int) -> list[str]:
+    """Keep the live release and the ``keep`` releases before it (its parent chain: what rollback walks);
+    drop every other release, every physical version no kept release reads (a dead publisher's half-loaded
+    one too), and older table versions. Returns the physical versions dropped."""
+    live = backend.live_release()
+    if live is None:
+        return []
+    by_id = {r.id: r for r in backend.releases()}
+    chain = [live]
+    while len(chain) <= keep and chain[-1].parent in by_id:
+        chain.append(by_id[chain[-1].parent])
+    kept = {r.id for r in chain}
+    for rid in sorted(by_id):
+        if rid not in kept:
+            backend.drop_release(rid)
+    targets = {t for r in chain for t in r.targets.values()}
+    physical = {physical_of(t) for t in targets}
+    dropped = []
+    for spec in INDEXES.values():
+        for v in backend.versions(spec, counts=False):
+            if v.name not in physical:
+                backend.drop(v.name)
+                dropped.append(v.name)
+    backend.prune(targets)
+    return dropped
 
 
 def hold_back(lake: Lake, data: dict[str, dict[str, pa.Table]], gate: GateReport) -> dict[str, dict[str, pa.Table]]:
@@ -258,65 +327,32 @@ def hold_back(lake: Lake, data: dict[str, dict[str, pa.Table]], gate: GateReport
     return out
 
 
-def drop_orphans(backend: SearchBackend, spec: IndexSpec) -> list[str]:
-    """Versions newer than the live one: left by a publisher that died between load and swap (publishing
-    is serialized by the lock, so no live publisher owns one). Dropped, so that none is ever taken for the
-    previous version."""
-    versions = backend.versions(spec, counts=False)
-    live = next((i for i, v in enumerate(versions) if v.live), None)
-    if live is None:
-        return []
-    doomed = [v.name for v in versions[live + 1:]]
-    for name in doomed:
-        log.warning("%s: dropping %s, a version a dead publisher loaded but never served", spec.name, name)
-        backend.drop(name)
-    return doomed
-
-
 def _doc_ids(spec: IndexSpec, table: pa.Table) -> list[str]:
     return sorted(set(table.column(spec.doc_field).to_pylist())) if spec.doc_field else []
 
 
-def apply_retention(backend: SearchBackend, spec: IndexSpec, keep: int) -> list[str]:
-    """Drop versions older than the live one beyond the ``keep`` most recent previous ones."""
-    versions = backend.versions(spec, counts=False)
-    live = next((i for i, v in enumerate(versions) if v.live), None)
-    if live is None:
-        return []
-    older = versions[:live]
-    doomed = older[: max(0, len(older) - keep)]
-    for v in doomed:
-        backend.drop(v.name)
-    return [v.name for v in doomed]
-
-
-def rollback(backend: SearchBackend, index: str | None = None) -> dict[str, str]:
-    """Point each alias (or one) back at the version before the live one; returns index -> version now live.
-    Holds the publish lock: a rollback never interleaves with a publish."""
+def rollback(backend: SearchBackend) -> tuple[Release, Release]:
+    """Make the live release's parent live again, every index at once (upserts included); returns (the
+    release left, the release now live). Holds the publish lock: never interleaves with a publish."""
     with backend.publish_lock():
-        return _rollback(backend, index)
-
-
-def _rollback(backend: SearchBackend, index: str | None) -> dict[str, str]:
-    names = [index] if index else list(INDEXES)
-    moved = {}
-    for name in names:
-        if name not in INDEXES:
-            raise PublishError(f"unknown index {name!r}; indexes: {', '.join(INDEXES)}")
-        spec = INDEXES[name]
-        versions = backend.versions(spec, counts=False)
-        live = next((i for i, v in enumerate(versions) if v.live), None)
-        if live is None or live == 0:
-            if index:
-                raise PublishError(f"{name}: no previous version to roll back to")
-            continue
-        target = versions[live - 1].name
-        backend.swap_alias(alias_name(backend.prefix, name), target)
-        moved[name] = target
-    if not moved:
-        raise PublishError("no index has a previous version to roll back to")
-    return moved
+        live = backend.live_release()
+        if live is None:
+            raise PublishError("nothing is published: there is no release to roll back")
+        parent = next((r for r in backend.releases() if r.id == live.parent), None)
+        if parent is None:
+            why = "it is the first release" if live.parent is None else f"its previous release {live.parent} " \
+                "is no longer kept (SEARCH_KEEP_VERSIONS)"
+            raise PublishError(f"release {live.id} cannot be rolled back: {why}")
+        faults.point("rollback:before")
+        backend.commit_release(parent)
+        faults.point("rollback:release live")
+        return live, parent
 
 
 def list_versions(backend: SearchBackend) -> dict[str, list[VersionInfo]]:
     return {name: backend.versions(spec) for name, spec in INDEXES.items()}
+
+
+def list_releases(backend: SearchBackend) -> tuple[list[Release], Release | None]:
+    """Every kept release (oldest first) and the live one."""
+    return backend.releases(), backend.live_release()

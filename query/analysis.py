@@ -97,7 +97,21 @@ class EntityIndex:
         return keys[0] if len(keys) == 1 else None
 
     def find(self, question: str) -> list[Entity]:
-        """Entities mentioned in a question, in order of first mention."""
+        """Entities with documents mentioned in a question, in order of first mention."""
+        found = self._mentions(question)
+        if self.searchable is not None:
+            found = {k: at for k, at in found.items() if k in self.searchable}
+        return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: kv[1])]
+
+    def unindexed(self, question: str) -> list[Entity]:
+        """Companies a question names that have no published document (the universe knows them)."""
+        if self.searchable is None:
+            return []
+        found = self._mentions(question)
+        return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: kv[1]) if k not in self.searchable]
+
+    def _mentions(self, question: str) -> dict[str, int]:
+        """entity key -> where the question first names it."""
         found: dict[str, int] = {}
         tokens = [(m.group(0), m.start()) for m in _WORD.finditer(question)]
         covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
@@ -114,9 +128,7 @@ class EntityIndex:
             key = self._short_name(word) if len(word) >= 2 and any(c.isupper() for c in word[1:]) else None
             if key:
                 found.setdefault(key, tokens[i][1])
-        if self.searchable is not None:
-            found = {k: at for k, at in found.items() if k in self.searchable}
-        return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: kv[1])]
+        return found
 
 
 def _abbreviates(word: str, name_words: list[str]) -> bool:

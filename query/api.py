@@ -7,7 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+
+from query.normalize import clean_question
 
 MODES = ("bm25", "dense", "hybrid", "hierarchical")
 
@@ -68,9 +70,12 @@ class SearchResult:
     documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
     iterations: list[dict] = field(default_factory=list)  # what each curation round did
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (query.timing)
+    release: str | None = None  # the release every engine call of this search read
+    unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
 
     def as_dict(self) -> dict:
-        return {"question": self.question, "plan": self.plan, "documents": self.documents,
+        return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
+                "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
 
@@ -87,8 +92,19 @@ class SearchRequest(BaseModel):
     mode: str = Field("hierarchical", description=f"one of {', '.join(MODES)}")
     explain: bool = False
 
+    @field_validator("question")
+    @classmethod
+    def _has_words(cls, value: str) -> str:
+        if not clean_question(value):
+            raise ValueError("the question has no words (only white space or control characters)")
+        return value
+
 
 class SearchResponse(BaseModel):
     question: str
+    release: str | None = Field(None, description="the published release the answer was read from")
+    unindexed_companies: list[str] = Field(
+        default_factory=list, description="companies the question names that have no indexed filing: the "
+        "evidence cannot be theirs")
     evidence: list[Evidence]
     explain: dict | None = None

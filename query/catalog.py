@@ -1,7 +1,7 @@
 """The document catalog: every published document's metadata, and the company names that point at them.
 
-Read once from the ``documents`` index (a few fields per document, small even for the whole EDGAR
-universe) and reloaded when the alias moves to another version. Company names come from the cover
+Read from the ``documents`` index of one release (a few fields per document, small even for the whole
+EDGAR universe): a reader builds one per release it serves (``query.retrieve.Snapshot``). Company names come from the cover
 metadata, the documents' source names (FinanceBench's ``BESTBUY_2023_10K``), and the S&P 500 universe CSV
 when configured, so a question's "Best Buy" or "BBY" finds the documents.
 """
@@ -12,7 +12,7 @@ import csv
 import re
 
 from kernel.search import SearchBackend
-from kernel.search.base import alias_name
+from kernel.search.base import physical_of
 from query.analysis import EntityIndex
 from schemas.index import INDEXES, DocumentMeta
 
@@ -33,21 +33,23 @@ FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment
 
 
 class Catalog:
-    def __init__(self, backend: SearchBackend, universe_csv: str | None = None):
+    """The documents of one target of the ``documents`` index (None: nothing published, an empty catalog)."""
+
+    def __init__(self, backend: SearchBackend, universe_csv: str | None = None, target: str | None = None):
         self.backend = backend
         self.universe_csv = universe_csv
-        self._version: str | None = None
+        self.target = target
         self.docs: dict[str, DocInfo] = {}
         self.entities = EntityIndex()
-        self.model: str | None = None  # the embedding model the live version was published with
+        self.model: str | None = None  # the embedding model the documents were published with
+        self._load()
 
-    def refresh(self) -> Catalog:
-        alias = alias_name(self.backend.prefix, "documents")
-        version = self.backend.alias_target(alias)
-        if version == self._version and self.docs:
-            return self
-        rows = self.backend.scan(alias, INDEXES["documents"], FIELDS) if version else []
-        live = next((v for v in self.backend.versions(INDEXES["documents"], counts=False) if v.name == version), None)
+    def _load(self) -> None:
+        target = self.target
+        rows = self.backend.scan(target, INDEXES["documents"], FIELDS) if target else []
+        physical = physical_of(target) if target else None
+        live = next((v for v in self.backend.versions(INDEXES["documents"], counts=False) if v.name == physical),
+                    None) if target else None
         entities = EntityIndex()
         if self.universe_csv:
             try:
@@ -69,6 +71,5 @@ class Catalog:
                                         page_count=r.get("page_count") or 0,
                                         amends=r.get("amends") if r.get("is_amendment") else None)
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})
-        self.docs, self.entities, self._version = docs, entities, version
+        self.docs, self.entities = docs, entities
         self.model = live.meta.get("model") if live else None
-        return self

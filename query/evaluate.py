@@ -31,25 +31,51 @@ class QA:
     gold: list[tuple[str, int]]  # (doc name, 0-based page)
 
 
+class QaFileError(ValueError):
+    """A QA or paraphrase file that cannot be read: the message names the file and line."""
+
+
 def _rows(path: str | Path):
-    """(line number, row) of a JSON-lines file, blank lines skipped."""
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if line.strip():
-                yield n, json.loads(line)
+    """(line number, row) of a JSON-lines file, blank lines skipped; QaFileError naming the line otherwise."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as exc:
+                    raise QaFileError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+                if not isinstance(row, dict):
+                    raise QaFileError(f"{path}:{n}: a JSON object is expected, not {type(row).__name__}")
+                yield n, row
+    except UnicodeDecodeError as exc:
+        raise QaFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def read_qa(path: str | Path) -> list[QA]:
     out = []
     for n, row in _rows(path):
         qid = str(row.get("financebench_id") or row.get("qid") or row.get("id") or n)
-        if "evidence" in row:
-            gold = [(e.get("doc_name") or row.get("doc_name"), int(e["evidence_page_num"])) for e in row["evidence"]]
-        elif "evidences" in row:
-            gold = [(e["doc_name"], int(e["page_num"])) for e in row["evidences"]]
-        else:
-            raise ValueError(f"{path}:{n}: no 'evidence' (FinanceBench) or 'evidences' (LOFin) field")
-        out.append(QA(qid, row["question"], list(dict.fromkeys(gold))))
+        try:
+            if "evidence" in row:
+                gold = [(e.get("doc_name") or row.get("doc_name"), int(e["evidence_page_num"]))
+                        for e in row["evidence"]]
+            elif "evidences" in row:
+                gold = [(e["doc_name"], int(e["page_num"])) for e in row["evidences"]]
+            else:
+                raise QaFileError(f"{path}:{n}: no 'evidence' (FinanceBench) or 'evidences' (LOFin) field")
+            question = row["question"]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, QaFileError):
+                raise
+            raise QaFileError(f"{path}:{n}: malformed row ({type(exc).__name__}: {exc}); wanted 'question' and "
+                              "evidence with a document name and a page number") from None
+        if not isinstance(question, str) or not question.strip():
+            raise QaFileError(f"{path}:{n}: 'question' is empty or not text")
+        out.append(QA(qid, question, list(dict.fromkeys(gold))))
+    if not out:
+        raise QaFileError(f"{path}: no questions")
     return out
 
 
@@ -61,7 +87,7 @@ def reworded(qas: list[QA], path: str | Path) -> list[QA]:
     for n, row in _rows(path):
         qid = str(row.get("financebench_id") or row.get("id"))
         if qid not in by_id:
-            raise ValueError(f"{path}:{n}: {qid} is not a question of the set it rewords")
+            raise QaFileError(f"{path}:{n}: {qid} is not a question of the set it rewords")
         out.append(QA(qid, row["question"], by_id[qid].gold))
     return out
 
@@ -116,7 +142,7 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
     from dataclasses import replace
 
     opts = replace(retriever.options, mode=mode, **option_overrides)
-    docs = retriever.catalog.refresh().docs.values()
+    docs = retriever.catalog.docs.values()
     indexed = {n for d in docs for n in (d.doc_id, d.doc_name, d.source_name) if n}
     asked = list(qas)
     absent = sorted({d for qa in asked for d, _ in qa.gold} - indexed)

@@ -12,15 +12,15 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kernel.rules import concept_words
 from kernel.search import SearchBackend
-from kernel.search.base import alias_name
 from kernel.sec_items import item_label
 from query.normalize import phrase_text, words
 from schemas.index import INDEXES
@@ -70,6 +70,13 @@ class FactsRequest(BaseModel):
     dimensions: list[str] | None = Field(None, description="'axis=member' each; none: consolidated figures only")
     limit: int = Field(20, ge=1, le=MAX_FACTS)
 
+    @field_validator("concept")
+    @classmethod
+    def _has_words(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the concept is empty: give a QName (us-gaap:GrossProfit) or words")
+        return value
+
 
 @dataclass(frozen=True)
 class ConceptMatch:
@@ -113,13 +120,13 @@ def synonym_concepts(text: str) -> list[ConceptMatch]:
     return list(found.values())
 
 
-def resolve_concepts(backend: SearchBackend, prefix: str, words: str) -> list[ConceptMatch]:
+def resolve_concepts(backend: SearchBackend, targets: Mapping[str, str], words: str) -> list[ConceptMatch]:
     """The concepts words name: a QName as given, else synonyms, then the concepts index's best matches."""
     if re.fullmatch(r"[A-Za-z][\w-]*:[A-Za-z]\w*", words.strip()):
         return [ConceptMatch(words.strip(), 1.0, "concept name")]
     matches = synonym_concepts(words)
     spec = INDEXES["concepts"]
-    hits = backend.bm25(alias_name(prefix, "concepts"), spec, words, None, CONCEPT_CANDIDATES)
+    hits = backend.bm25(targets["concepts"], spec, words, None, CONCEPT_CANDIDATES)
     best = hits[0].score if hits else 0.0
     known = {m.concept for m in matches}
     matches += [ConceptMatch(h.id, h.score, f"words '{words}'") for h in hits
@@ -148,7 +155,7 @@ def metric_words(text: str, names: list[str]) -> str:
     return " ".join(words)
 
 
-def question_facts(backend: SearchBackend, prefix: str, question: str, names: list[str], doc_id: str) -> list[dict]:
+def question_facts(backend: SearchBackend, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
     """One document's consolidated numeric facts of the concepts a metric question names: its synonyms when it
     has any (reviewed, so they decide), else the concepts whose facts in this document best match its words
     (the best and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a
@@ -158,7 +165,7 @@ def question_facts(backend: SearchBackend, prefix: str, question: str, names: li
     concepts = [m.concept for m in synonym_concepts(question)]
     if not concepts:
         words = metric_words(question, names)
-        hits = backend.bm25(alias_name(prefix, "facts"), facts, words, scope, 50) if words else []
+        hits = backend.bm25(targets["facts"], facts, words, scope, 50) if words else []
         best: dict[str, float] = {}
         for h in hits:
             best.setdefault(h.source["concept"], h.score)
@@ -167,7 +174,7 @@ def question_facts(backend: SearchBackend, prefix: str, question: str, names: li
     if not concepts:
         return []
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
-    return [h.source for h in backend.bm25(alias_name(prefix, "facts"), facts, text, {**scope, "concept": concepts},
+    return [h.source for h in backend.bm25(targets["facts"], facts, text, {**scope, "concept": concepts},
                                            300)]
 
 
@@ -203,10 +210,20 @@ def describe(facts: list[dict], most: int = 3) -> str:
     return "; ".join(parts[:most]) + (f"; +{len(parts) - most} more" if len(parts) > most else "")
 
 
-def find_facts(backend: SearchBackend, prefix: str, request: FactsRequest) -> list[Fact]:
+def facts_request(**fields) -> FactsRequest:
+    """A FactsRequest from a caller's arguments, or FactsError with the first problem in one line."""
+    try:
+        return FactsRequest(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ()))
+        raise FactsError(f"{field}: {first.get('msg', 'invalid')}".replace("Value error, ", "")) from None
+
+
+def find_facts(backend: SearchBackend, targets: Mapping[str, str], request: FactsRequest) -> list[Fact]:
     """Facts of the resolved concepts under the request's filters: concept order first (synonyms, then by
     score), then the latest period, then the page (a figure printed twice is listed at each page)."""
-    matches = resolve_concepts(backend, prefix, request.concept)
+    matches = resolve_concepts(backend, targets, request.concept)
     if not matches:
         return []
     rank = {m.concept: (i, m.reason) for i, m in enumerate(matches)}
@@ -219,7 +236,7 @@ def find_facts(backend: SearchBackend, prefix: str, request: FactsRequest) -> li
         filters["dimensional"] = False
     # Every fact's label holds its concept's words, so these words reach every fact the filters allow.
     words = " ".join(dict.fromkeys(w for m in matches for w in m.words.split()))
-    hits = backend.bm25(alias_name(prefix, "facts"), INDEXES["facts"], words, filters, MAX_FACTS)
+    hits = backend.bm25(targets["facts"], INDEXES["facts"], words, filters, MAX_FACTS)
     rows = [h.source for h in hits]
     if request.dimensions:
         wanted = set(request.dimensions)

@@ -25,6 +25,7 @@ from fastapi.staticfiles import StaticFiles
 
 from kernel.models import ModelMismatch
 from kernel.search import BackendError
+from kernel.search.base import FilterError, NotPublished
 from kernel.settings import ConfigError
 from query.api import MODES, RetrievalOptions, SearchRequest, SearchResponse
 from query.facts import Fact, FactsError, FactsRequest
@@ -96,9 +97,14 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
     _mount_docs(app)
 
     @app.get("/health")
-    def health() -> dict:
-        alias = retriever.alias("passages")
-        return {"status": "ok", "backend": retriever.backend.kind, "passages": retriever.backend.alias_target(alias)}
+    def health() -> JSONResponse:
+        """The release served now; 503 while nothing is published (a load balancer keeps traffic away)."""
+        snap = retriever.snapshot()
+        body = {"status": "ok" if snap.id else "unpublished", "backend": retriever.backend.kind,
+                "release": snap.id, "created": snap.release.created if snap.release else None,
+                "indexes": {name: target for name, target in sorted(snap.targets.items())},
+                "documents": len(snap.catalog.docs)}
+        return JSONResponse(status_code=200 if snap.id else 503, content=body)
 
     @app.post("/search", response_model=SearchResponse, dependencies=[Depends(_access(api_keys or []))])
     def search(req: SearchRequest) -> SearchResponse:
@@ -107,11 +113,16 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
         opts: RetrievalOptions = replace(retriever.options, mode=req.mode)
         try:
             result = retriever.search(req.question, req.k, req.filters, opts)
+        except NotPublished as exc:
+            raise HTTPException(503, str(exc)) from exc
+        except FilterError as exc:
+            raise HTTPException(422, str(exc)) from exc
         except BackendError as exc:
             raise HTTPException(400, str(exc)) from exc
         except ModelMismatch as exc:  # the server's configuration, not the request: say so, do not guess
             raise HTTPException(503, str(exc)) from exc
-        return SearchResponse(question=result.question, evidence=result.evidence,
+        return SearchResponse(question=result.question, release=result.release,
+                              unindexed_companies=result.unindexed, evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
 
     @app.post("/facts", response_model=list[Fact], dependencies=[Depends(_access(api_keys or []))])

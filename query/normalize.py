@@ -26,6 +26,14 @@ _WORDS = re.compile(r"[^\W_]+")
 
 
 @functools.lru_cache(maxsize=1)
+def clean_question(text: str) -> str:
+    """A question as the model and the engines may read it: lone surrogates (text that is not valid
+    Unicode, e.g. undecodable bytes of a shell argument) and control characters dropped, white space
+    folded to single spaces."""
+    kept = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF and (ch.isprintable() or ch.isspace()))
+    return " ".join(kept.split())
+
+
 def _stemmer():
     return analyzer(stop_words=False).analyze
 

@@ -23,6 +23,7 @@ models ``query.api``; the clients come in a ``kernel.resources.Resources``.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,8 +31,8 @@ import numpy as np
 from kernel.embedder import cross_encoder
 from kernel.models import ModelMismatch, same_model
 from kernel.resources import Resources
-from kernel.search import Filters, Hit
-from kernel.search.base import alias_name
+from kernel.search import Filters, Hit, SearchBackend
+from kernel.search.base import NotPublished, Release, check_filters
 from query import scoring, timing
 from query.analysis import Entity, analyze
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
@@ -48,6 +49,7 @@ from query.facts import (
     question_facts,
     synonym_concepts,
 )
+from query.normalize import clean_question
 from query.plan import QueryPlan, follow_up_plan, make_plan
 from query.scoring import ScoredDoc
 from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
@@ -58,30 +60,80 @@ __all__ = ["MODES", "Evidence", "Question", "RetrievalOptions", "Retriever", "Se
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 
 
+class Snapshot:
+    """What one release serves, as a query reads it: each index's target, the document catalog, whether
+    facts are published, and the FLAM lexicon (read on first use). Built once per release; a query holds
+    the snapshot it started with, so a publish during it changes nothing it reads."""
+
+    def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None):
+        self.release = release
+        self.id = release.id if release else None
+        self.targets = dict(release.targets) if release else {}
+        self.catalog = Catalog(backend, universe_csv, self.targets.get("documents"))
+        self.has_facts = all(n in self.targets for n in ("facts", "concepts"))
+        self._backend = backend
+        self._lexicon: list[dict] | None = None
+        self._lock = threading.Lock()
+
+    def target(self, index: str) -> str:
+        target = self.targets.get(index)
+        if target is None:
+            raise NotPublished(f"no {index} index is published: run `secplat index` and `secplat publish`")
+        return target
+
+    def lexicon(self) -> list[dict]:
+        """The release's FLAM lexicon: terms and Item weights (empty when none is published)."""
+        with self._lock:
+            if self._lexicon is None:
+                self._lexicon = (self._backend.scan(self.targets["lexicon"], INDEXES["lexicon"],
+                                                    ["term", "item_weights"]) if "lexicon" in self.targets else [])
+            return self._lexicon
+
+
 @dataclass(frozen=True)
 class Question:
-    """What every stage reads: the text searched, its plan, its vector, the caller's filters and options."""
+    """What every stage reads: the text searched, its plan, its vector, the caller's filters and options,
+    and the release snapshot every engine call of this query reads."""
 
     text: str
     plan: QueryPlan
     vector: np.ndarray
     filters: Filters | None
     opts: RetrievalOptions
+    snap: Snapshot
 
 
 class Retriever:
-    """Reads only the published indexes, through their aliases. Thread-safe for concurrent queries."""
+    """Reads only the published indexes, of the release live when each query starts (a new release is
+    picked up by the next query, without restart). Thread-safe for concurrent queries."""
 
     def __init__(self, resources: Resources, options: RetrievalOptions | None = None):
         self.resources = resources
         self.backend = timing.instrument(resources.backend)
         self.options = options or RetrievalOptions()
-        self.catalog = Catalog(self.backend, resources.settings.universe_if_any())
-        self._lexicon: list[dict] | None = None
-        self._has_facts = False
+        self._universe = resources.settings.universe_if_any()
+        self._snap: Snapshot | None = None
+        self._snap_lock = threading.Lock()
 
-    def alias(self, index: str) -> str:
-        return alias_name(self.backend.prefix, index)
+    def snapshot(self) -> Snapshot:
+        """The live release's snapshot: one cheap check of the live release per call, a new snapshot when it
+        changed (the engine then frees what it kept for the old one's targets)."""
+        release = self.backend.live_release()
+        rid = release.id if release else None
+        snap = self._snap
+        if snap is not None and snap.id == rid:
+            return snap
+        with self._snap_lock:
+            snap = self._snap
+            if snap is None or snap.id != rid:
+                snap = Snapshot(self.backend, release, self._universe)
+                self._snap = snap
+                self.backend.retain(set(snap.targets.values()))
+        return snap
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.snapshot().catalog
 
     def embed(self, text: str) -> np.ndarray:
         return self.resources.embedder.embed_one(text)
@@ -89,9 +141,10 @@ class Retriever:
     def warm(self) -> None:
         """Load the engine's in-memory search structures for the published indexes before the first query
         (a server before taking traffic, a benchmark before timing)."""
+        snap = self.snapshot()
         for name in ("documents", "passages"):
-            if self.backend.alias_target(self.alias(name)):
-                self.backend.warm(self.alias(name), INDEXES[name])
+            if name in snap.targets:
+                self.backend.warm(snap.targets[name], INDEXES[name])
 
     def check_model(self, catalog: Catalog) -> None:
         """Questions must be embedded by the model the published vectors came from: comparing vectors of two
@@ -105,11 +158,12 @@ class Retriever:
     # -- public
     def facts(self, request: FactsRequest) -> list[Fact]:
         """Reported figures by company, concept (or words) and fiscal period, with their pages (query.facts)."""
+        snap = self.snapshot()
         for name in ("facts", "concepts"):
-            if not self.backend.alias_target(self.alias(name)):
-                raise FactsError(f"no {name} index is published ({self.alias(name)}): run `secplat index` and "
+            if name not in snap.targets:
+                raise FactsError(f"no {name} index is published: run `secplat index` and "
                                  "`secplat publish` over a lake with iXBRL filings")
-        return find_facts(self.backend, self.backend.prefix, request)
+        return find_facts(self.backend, snap.targets, request)
 
     def search(self, question: str, k: int = 5, filters: Filters | None = None,
                options: RetrievalOptions | None = None) -> SearchResult:
@@ -117,14 +171,16 @@ class Retriever:
         opts = options or self.options
         if opts.mode not in MODES:
             raise ValueError(f"unknown mode {opts.mode!r}; modes: {', '.join(MODES)}")
-        text = " ".join(question.split())
+        text = clean_question(question)
         if not text:
             return SearchResult(text, [])
+        filters = check_filters(INDEXES["passages"], filters) or None  # FilterError names a bad field or value
         with timing.clock() as timings:
             q = self.plan(text, filters, opts)
+            snap = q.snap
             if opts.mode != "hierarchical":
                 with timing.stage("flat"):
-                    result = SearchResult(text, self.flat(q, max(k, 10) * 3)[:k], q.plan.as_dict())
+                    result = SearchResult(text, self.flat(q, max(k, 10) * 3)[:k], q.plan.as_dict(), release=snap.id)
             else:
                 with timing.stage("documents"):
                     docs = self.documents(q)
@@ -132,23 +188,25 @@ class Retriever:
                     evidence = self.evidence(q, docs)
                 result = SearchResult(text, evidence, q.plan.as_dict(),
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
-                                       for d in docs])
+                                       for d in docs], release=snap.id)
                 if opts.curate:
                     with timing.stage("curate"):
-                        curate(result, q.plan, opts, self.catalog, self._searcher(q))
+                        curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
         result.timings = timings
+        result.unindexed = [f"{e.name} ({', '.join(sorted(e.tickers))})" if e.tickers else e.name
+                            for e in snap.catalog.entities.unindexed(text)]
         return result
 
     # -- stage 1: the plan, built once
     def plan(self, text: str, filters: Filters | None, opts: RetrievalOptions) -> Question:
         with timing.stage("analyze"):
-            catalog = self.catalog.refresh()
-            self.check_model(catalog)
-            plan = make_plan(analyze(text, catalog.entities))
+            snap = self.snapshot()
+            self.check_model(snap.catalog)
+            plan = make_plan(analyze(text, snap.catalog.entities))
         with timing.stage("embed"):
             vector = self.embed(text)
-        return Question(text, plan, vector, filters, opts)
+        return Question(text, plan, vector, filters, opts, snap)
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
         """A complementary query for curation: the parent's plan narrowed to one company (and year), its text
@@ -157,10 +215,10 @@ class Retriever:
         if entity and entity.name.lower() not in text.lower():
             text = f"{entity.name} {text}"
         return Question(text, follow_up_plan(parent.plan, entity, year), self.embed(text), parent.filters,
-                        parent.opts)
+                        parent.opts, parent.snap)
 
     def flat(self, q: Question, k: int) -> list[Evidence]:
-        spec, alias, opts = INDEXES["passages"], self.alias("passages"), q.opts
+        spec, alias, opts = INDEXES["passages"], q.snap.target("passages"), q.opts
         if opts.mode == "bm25":
             hits = self.backend.bm25(alias, spec, q.plan.lexical, q.filters, k)
         elif opts.mode == "dense":
@@ -168,7 +226,7 @@ class Retriever:
         else:
             hits = self.backend.hybrid(alias, spec, q.plan.lexical, q.vector, q.filters, k, opts.fusion,
                                        dense_weight=opts.dense_weight, window=opts.passage_window)
-        return scoring.pages(hits, self.catalog, "flat " + opts.mode)
+        return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode)
 
     # -- stage 2: documents
     def documents(self, q: Question) -> list[ScoredDoc]:
@@ -177,26 +235,26 @@ class Retriever:
 
     def rank_documents(self, q: Question) -> list[ScoredDoc]:
         """Every candidate document, scored: the document search's rank, the passage votes, the plan's tiers."""
-        plan, opts = q.plan, q.opts
-        allowed = scoring.filter_docs(self.catalog.docs.values(), q.filters)
+        plan, opts, catalog = q.plan, q.opts, q.snap.catalog
+        allowed = scoring.filter_docs(catalog.docs.values(), q.filters)
         if plan.analysis.entities:
             keys = {e.key for e in plan.analysis.entities}
             allowed = [d for d in allowed if d.entity in keys] or allowed  # never empties the answer
-        doc_filter = {"doc_id": sorted(d.doc_id for d in allowed)} if len(allowed) < len(self.catalog.docs) else None
+        doc_filter = {"doc_id": sorted(d.doc_id for d in allowed)} if len(allowed) < len(catalog.docs) else None
         if doc_filter is not None and not doc_filter["doc_id"]:
             return []
         tiers = scoring.document_tiers(allowed, plan)
-        doc_hits = self.backend.hybrid(self.alias("documents"), INDEXES["documents"], plan.lexical, q.vector,
+        doc_hits = self.backend.hybrid(q.snap.target("documents"), INDEXES["documents"], plan.lexical, q.vector,
                                        doc_filter, opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
         voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs) \
             if doc_filter is not None else None
-        passage_hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, q.vector,
+        passage_hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector,
                                            {"doc_id": voters} if voters is not None else doc_filter, 30,
                                            opts.fusion, dense_weight=opts.dense_weight)
         scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
-            scored = self._rerank_docs(q.text, scored[:head], opts.reranker) + scored[head:]
+            scored = self._rerank_docs(q, scored[:head], opts.reranker) + scored[head:]
         return scored
 
     # -- stages 3 and 4: passages, then pins, then one evidence item per page
@@ -207,7 +265,7 @@ class Retriever:
         hits = self.passages(q, docs)
         if not hits:
             return []
-        return scoring.pages(self.pins(q, docs, hits) + hits, self.catalog, "hybrid match in a selected document",
+        return scoring.pages(self.pins(q, docs, hits) + hits, q.snap.catalog, "hybrid match in a selected document",
                              q.opts.page_coverage)
 
     def passages(self, q: Question, docs: list[ScoredDoc]) -> list[Hit]:
@@ -215,12 +273,12 @@ class Retriever:
         plan, opts = q.plan, q.opts
         doc_weight = scoring.document_weights(docs, plan)
         doc_filter = {**(q.filters or {}), "doc_id": list(doc_weight)}
-        hits = self.backend.hybrid(self.alias("passages"), INDEXES["passages"], plan.lexical, q.vector, doc_filter,
+        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector, doc_filter,
                                    opts.passage_window, opts.fusion,
                                    dense_weight=opts.dense_weight, window=opts.passage_window)
         if not hits:
             return []
-        item_weights = scoring.flam_weights(self.lexicon(), q.text) if opts.flam else {}
+        item_weights = scoring.flam_weights(q.snap.lexicon(), q.text) if opts.flam else {}
         tree_chunks = self.tree_chunks(q, list(doc_weight)) if opts.trees else set()
         rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
         if opts.reranker:
@@ -254,21 +312,21 @@ class Retriever:
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             for statement in plan.statements:
-                found = best_statement_page(statement, [h.source for h in self._bm25(QUERIES[statement], scope, 100)])
+                found = best_statement_page(statement, [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)])
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, f"the {statement} (asked for)")
-                    following = self._continuation(statement, scope, page)
+                    following = self._continuation(q, statement, scope, page)
                     if following is not None:
                         pin(following, following["chunk_id"], page + 1, f"the {statement}, continued")
             for name in plan.notes:
                 note = concept_map().notes[name]
-                found = best_heading_page(note.title, [h.source for h in self._bm25(note.query, scope, 50)])
+                found = best_heading_page(note.title, [h.source for h in self._bm25(q, note.query, scope, 50)])
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, f"the note on {name} ({', '.join(plan.concepts)})")
             if plan.cover:
-                hits = self._bm25(plan.lexical, {**scope, "page_start": 0}, 1)
+                hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "the cover page (registered securities)")
         return pinned
@@ -279,15 +337,15 @@ class Retriever:
         nothing: the statements' pages and the search stand."""
         plan = q.plan
         metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
-        if not metric or not self._facts_published():
+        if not metric or not q.snap.has_facts:
             return []
         names = [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
         for d in best[:PINNED_DOCUMENTS]:
-            found = question_facts(self.backend, self.backend.prefix, plan.core, names, d.doc_id)
+            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
             for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
-                hits = [h for h in self._bm25(plan.lexical, scope, 20)
+                hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
                         if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
                 if hits:
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
@@ -303,19 +361,13 @@ class Retriever:
                         llm=self.resources.llm if settings.llm_curation else None)
 
     # -- engine helpers
-    def _facts_published(self) -> bool:
-        """Whether facts are served; asked again until they are (a server may outlive the first publish)."""
-        if not self._has_facts:
-            self._has_facts = all(self.backend.alias_target(self.alias(n)) for n in ("facts", "concepts"))
-        return self._has_facts
+    def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
+        return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
 
-    def _bm25(self, text: str, scope: Filters, k: int) -> list[Hit]:
-        return self.backend.bm25(self.alias("passages"), INDEXES["passages"], text, scope, k)
-
-    def _continuation(self, statement: str, scope: Filters, page: int) -> dict | None:
+    def _continuation(self, q: Question, statement: str, scope: Filters, page: int) -> dict | None:
         """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
         liabilities, a cash flow statement's financing activities), else None."""
-        hits = self._bm25(f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
+        hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
         on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
         following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
         if not on_page or not following or CLOSINGS[statement].search(on_page):
@@ -324,26 +376,21 @@ class Retriever:
 
     # -- FLAM and trees
     def lexicon(self) -> list[dict]:
-        """The published FLAM lexicon's terms and Item weights (read once per process)."""
-        if self._lexicon is None:
-            alias = self.alias("lexicon")
-            self._lexicon = (self.backend.scan(alias, INDEXES["lexicon"], ["term", "item_weights"])
-                             if self.backend.alias_target(alias) else [])
-        return self._lexicon
+        """The live release's FLAM lexicon's terms and Item weights."""
+        return self.snapshot().lexicon()
 
     def tree_chunks(self, q: Question, doc_ids: list[str]) -> set[str]:
-        alias = self.alias("tree_nodes")
-        if not self.backend.alias_target(alias):
+        if "tree_nodes" not in q.snap.targets:
             return set()
-        hits = self.backend.hybrid(alias, INDEXES["tree_nodes"], q.text, q.vector,
+        hits = self.backend.hybrid(q.snap.targets["tree_nodes"], INDEXES["tree_nodes"], q.text, q.vector,
                                    {"doc_id": doc_ids, "level": 1}, 6, "rrf")
         return {c for h in hits[:3] for c in (h.source.get("chunk_ids") or [])}
 
     # -- optional cross-encoder
-    def _rerank_docs(self, text: str, scored: list[ScoredDoc], model: str) -> list[ScoredDoc]:
-        rows = {r["doc_id"]: r for r in self.backend.get(self.alias("documents"), INDEXES["documents"],
+    def _rerank_docs(self, q: Question, scored: list[ScoredDoc], model: str) -> list[ScoredDoc]:
+        rows = {r["doc_id"]: r for r in self.backend.get(q.snap.target("documents"), INDEXES["documents"],
                                                          [d.doc.doc_id for d in scored])}
-        scores = cross_encoder(model).predict([(text, rows.get(d.doc.doc_id, {}).get("cover_summary", ""))
+        scores = cross_encoder(model).predict([(q.text, rows.get(d.doc.doc_id, {}).get("cover_summary", ""))
                                                for d in scored])
         return sorted([ScoredDoc(d.doc, float(s) + d.score, d.why + ", reranked")
                        for d, s in zip(scored, scores, strict=True)], key=lambda t: -t.score)

@@ -88,18 +88,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--rebuild", action="store_true", help="build new index versions and swap the aliases")
 
-    p = sub.add_parser("rollback", help="point the index aliases back at their previous versions")
+    p = sub.add_parser("rollback", help="make the previous release live again (every index, upserts included)")
     _add_common(p)
-    p.add_argument("--index", help="only this index (documents, passages, tree_nodes, lexicon, facts, concepts)")
 
-    p = sub.add_parser("list-versions", help="index versions per index, the live one marked")
+    p = sub.add_parser("list-versions", help="releases (the live one marked) and the index versions they read")
     _add_common(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("query", help="hierarchical retrieval over the published indexes")
     _add_common(p)
     p.add_argument("question")
-    p.add_argument("-k", type=int, default=5, help="evidence items (at most 10 after curation)")
+    p.add_argument("-k", type=_bounded(1, 10), default=5, help="evidence items, 1 to 10 (as the HTTP API)")
     p.add_argument("--mode", default="hierarchical", help="hierarchical (default), hybrid, dense or bm25")
     p.add_argument("--filter", action="append", default=[], metavar="FIELD=VALUE",
                    help="exact filter, repeatable (ticker=KO, fiscal_year=2023, form=10-K)")
@@ -115,14 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--form", help="10-K or 10-Q: only figures reported in that form")
     p.add_argument("--dimension", action="append", default=None, metavar="AXIS=MEMBER",
                    help="repeatable; without it only consolidated figures")
-    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--limit", type=_bounded(1, 200), default=20)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("eval", help="retrieval metrics over a QA jsonl (FinanceBench or LOFin format)")
     _add_common(p)
     p.add_argument("qa", help="QA jsonl with gold (document, 0-based page) evidence")
     p.add_argument("--mode", action="append", default=[], help="repeatable; default: all four modes")
-    p.add_argument("-k", type=int, default=5)
+    p.add_argument("-k", type=_bounded(1, 10), default=5)
     p.add_argument("--out", help="write one line per question: id and ranked evidence (first mode)")
     p.add_argument("--report", help="write the metrics as JSON")
     p.add_argument("--flam", action="store_true", help="hierarchical mode with FLAM Item weights (off by default)")
@@ -131,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="the HTTP API (FastAPI; OpenAPI at /docs)")
     _add_common(p)
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
-    p.add_argument("--workers", type=int, default=1, help="worker processes (each loads the model: ~300 MB)")
+    p.add_argument("--port", type=_bounded(1, 65535), default=8080)
+    p.add_argument("--workers", type=_bounded(1, 64), default=1, help="worker processes (each loads the model: ~300 MB)")
 
     p = sub.add_parser("run", help="the nightly main job: every stage, on the configured (or embedded) defaults")
     _add_common(p)
@@ -141,11 +140,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mirror", help="serve a directory in SEC's URL layout on 127.0.0.1 (tests, offline runs)")
     p.add_argument("root", help="directory holding www.sec.gov/ and data.sec.gov/")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--port", type=_bounded(1, 65535), default=8765)
     p.add_argument("--as-of", type=_date, help="serve only filings filed on or before this date")
     p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered with a fault")
     p.add_argument("-v", "--verbose", action="store_true")
     return parser
+
+
+def _bounded(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high`` (else a usage error naming the range, exit 2)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({low} to {high})")
+        return value
+
+    return parse
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -211,18 +224,27 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_rollback(args: argparse.Namespace) -> int:
     from indexing.publish import rollback
 
-    for index, version in rollback(_resources(args).backend, args.index).items():
-        print(f"{index}: now serving {version}")
+    left, live = rollback(_resources(args).backend)
+    print(f"rolled back release {left.id}: release {live.id} (created {live.created[:19]}) is live")
+    for index, target in sorted(live.targets.items()):
+        print(f"  {index}: {target}")
     return 0
 
 
 def cmd_list_versions(args: argparse.Namespace) -> int:
-    from indexing.publish import list_versions
+    from indexing.publish import list_releases, list_versions
 
-    versions = list_versions(_resources(args).backend)
+    backend = _resources(args).backend
+    releases, live = list_releases(backend)
+    versions = list_versions(backend)
     if args.json:
-        print(json.dumps({k: [vars(v) for v in vs] for k, vs in versions.items()}, indent=1))
+        print(json.dumps({"live": live.id if live else None, "releases": [r.to_json() for r in releases],
+                          "versions": {k: [vars(v) for v in vs] for k, vs in versions.items()}}, indent=1))
         return 0
+    print("releases:" + ("" if releases else " (none: nothing published)"))
+    for r in reversed(releases):
+        changed = ", ".join(f"{i} {m}" for i, m in sorted(r.modes.items()) if m != "unchanged") or "no change"
+        print(f"  {'*' if live and r.id == live.id else ' '} {r.id}  created {r.created[:19]}  ({changed})")
     for index, vs in versions.items():
         print(f"{index}:" + ("" if vs else " (none)"))
         for v in vs:
@@ -237,7 +259,7 @@ def _filters(items: list[str]) -> dict:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise ConfigError(f"--filter wants FIELD=VALUE, got {item!r}")
-        out.setdefault(name, []).append(int(value) if value.isdigit() else value)
+        out.setdefault(name, []).append(value)  # typed by the index schema (kernel.search.base.check_filters)
     return {k: v[0] if len(v) == 1 else v for k, v in out.items()}
 
 
@@ -245,11 +267,17 @@ def cmd_query(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from query import MODES, Retriever
+    from query.normalize import clean_question
 
     if args.mode not in MODES:
         raise ConfigError(f"--mode must be one of {', '.join(MODES)}")
+    if not clean_question(args.question):
+        raise ConfigError("the question has no words")
     retriever = Retriever(_resources(args))
     result = retriever.search(args.question, args.k, _filters(args.filter), replace(retriever.options, mode=args.mode))
+    for company in result.unindexed:
+        print(f"note: no indexed filing of {company}: the evidence below is from other companies' filings",
+              file=sys.stderr)
     if args.json:
         body = result.as_dict() if args.explain else {"question": result.question,
                                                       "evidence": [e.as_dict() for e in result.evidence]}
@@ -274,11 +302,12 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    from query import FactsRequest, Retriever
+    from query import Retriever
+    from query.facts import facts_request
 
-    request = FactsRequest(concept=args.concept, ticker=args.ticker, fiscal_year=args.fiscal_year,
-                           fiscal_period=args.fiscal_period, form=args.form, dimensions=args.dimension,
-                           limit=args.limit)
+    request = facts_request(concept=args.concept, ticker=args.ticker, fiscal_year=args.fiscal_year,
+                            fiscal_period=args.fiscal_period, form=args.form, dimensions=args.dimension,
+                            limit=args.limit)
     found = Retriever(_resources(args)).facts(request)
     if args.json:
         print(json.dumps([f.model_dump() for f in found], indent=1, default=str))
@@ -378,13 +407,14 @@ def main(argv: list[str] | None = None) -> int:
     from etl.edgar_http import FetchError
     from indexing.publish import PublishError
     from kernel.models import ModelError
-    from kernel.search.base import BackendError
+    from kernel.search.base import BackendError, FilterError
     from kernel.storage import StorageError
+    from query.evaluate import QaFileError
     from query.facts import FactsError
 
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, ModelError, FactsError) as exc:
+    except (ConfigError, ModelError, FactsError, FilterError, QaFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError) as exc:

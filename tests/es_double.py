@@ -328,6 +328,16 @@ class EsDouble:
             mappings = (req.body or {}).get("mappings") or template.get("template", {}).get("mappings", {})
             self.indices[parts[0]] = Index(mappings, template.get("template", {}).get("settings", {}))
             return 200, {**ack, "shards_acknowledged": True, "index": parts[0]}
+        if op == "HEAD /{index}":
+            return (200, None) if self._targets(parts[0]) else (404, None)
+        if op == "POST /_reindex":
+            source, dest = req.body["source"]["index"], req.body["dest"]["index"]
+            if source not in self.indices or dest not in self.indices:
+                return 404, _missing(dest if source in self.indices else source)
+            rows = self.indices[source].docs
+            self.indices[dest].docs.update({k: dict(v) for k, v in rows.items()})
+            return 200, {"took": 1, "timed_out": False, "total": len(rows), "created": len(rows), "updated": 0,
+                         "deleted": 0, "batches": 1, "version_conflicts": 0, "noops": 0, "failures": []}
         if op == "GET /{index}":
             names = self._targets(parts[0])
             return 200, {n: {"aliases": {a: {} for a, ix in self.aliases.items() if n in ix},

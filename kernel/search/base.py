@@ -1,9 +1,10 @@
 """The backend interface every search engine implements, and the client-side score fusion.
 
-Indexes are versioned: a logical index (``documents``, ``passages``, ``tree_nodes``, ``lexicon``) is served
-through an alias ``<prefix>-<index>`` that points at one physical version ``<prefix>-<index>-v<stamp>``.
-A rebuild loads a new version completely and then moves the alias in one step; nightly runs upsert into
-the live version. Filters are typed values on keyword/number/date fields, never query strings, so user
+Indexes are versioned: a logical index (``documents``, ``passages``, ...) is stored as physical versions
+``<prefix>-<index>-v<stamp>``, and served through a :class:`Release`: one record naming, for every index,
+the exact target a reader searches (a physical version; on the embedded engine with its table version,
+``<physical>@<n>``). A publish loads or upserts into versions no reader is served from, then makes its
+release live in one atomic step, so readers see the previous release whole or the new one whole. Filters are typed values on keyword/number/date fields, never query strings, so user
 text cannot reach a query parser.
 """
 
@@ -30,6 +31,15 @@ class BackendError(RuntimeError):
     """A search backend refused an operation (bad filter, failed bulk load, unknown version, ...)."""
 
 
+class FilterError(BackendError):
+    """A filter names a field the index cannot filter on, or gives a value of the wrong type (the caller's
+    input: a usage error, HTTP 422)."""
+
+
+class NotPublished(BackendError):
+    """A reader asked for an index the live release does not have (nothing published yet)."""
+
+
 class PublisherBusy(BackendError):
     """Another publisher holds the backend's publish lock; the message names it."""
 
@@ -49,6 +59,50 @@ class Hit:
     id: str
     score: float
     source: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Release:
+    """What readers are served together: index name -> target (see the module docstring). ``parent`` is the
+    release that was live when this one was made: rollback returns to it."""
+
+    id: str
+    created: str
+    targets: dict[str, str]
+    parent: str | None = None
+    modes: dict[str, str] = field(default_factory=dict)  # index -> rebuild | upsert | unchanged
+
+    def physical(self, index: str) -> str | None:
+        target = self.targets.get(index)
+        return physical_of(target) if target else None
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "created": self.created, "targets": dict(sorted(self.targets.items())),
+                "parent": self.parent, "modes": dict(sorted(self.modes.items()))}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Release:
+        return cls(str(data["id"]), str(data.get("created", "")), dict(data.get("targets") or {}),
+                   data.get("parent"), dict(data.get("modes") or {}))
+
+
+_LAST_RELEASE: list[str] = [""]
+
+
+def release_id(when: dt.datetime | None = None) -> str:
+    """``r<UTC stamp to the millisecond>``: sortable by creation, lower case, never repeated by a process."""
+    when = when or dt.datetime.now(dt.UTC)
+    while True:
+        rid = f"r{when.strftime('%Y%m%d%H%M%S')}{when.microsecond // 1000:03d}"
+        if rid > _LAST_RELEASE[0]:
+            _LAST_RELEASE[0] = rid
+            return rid
+        when += dt.timedelta(milliseconds=1)
+
+
+def physical_of(target: str) -> str:
+    """The physical version a target reads (``name@7`` -> ``name``)."""
+    return target.split("@", 1)[0]
 
 
 @dataclass
@@ -82,17 +136,48 @@ def filter_fields(spec: IndexSpec) -> set[str]:
     return out
 
 
+def field_kind(spec: IndexSpec, name: str) -> type | None:
+    """The scalar type of a field (``int | None`` -> int), from the record schema; None when not scalar."""
+    annotation = spec.model.model_fields[name].annotation
+    args = typing.get_args(annotation) or (annotation,)
+    kinds = [a for a in args if a in (bool, int, float, str, dt.date)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def _coerce(name: str, kind: type | None, value: object) -> Scalar:
+    """A filter value as the field's type (digits for an integer field, an ISO date for a date field), or
+    FilterError naming the field and the type it wants."""
+    if kind is None or isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        if not isinstance(value, (str, int, bool, dt.date)) or isinstance(value, float):
+            raise FilterError(f"filter {name}: {value!r} is not a string, integer, boolean or date")
+        return value  # type: ignore[return-value]
+    text = value.strip() if isinstance(value, str) else None
+    if kind is int and text is not None and text.lstrip("-").isdigit():
+        return int(text)
+    if kind is bool and text is not None and text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if kind is dt.date and text is not None:
+        try:
+            return dt.date.fromisoformat(text)
+        except ValueError:
+            pass
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    wanted = {int: "an integer", bool: "true or false", dt.date: "a date (YYYY-MM-DD)", str: "a string",
+              float: "a number"}[kind]
+    raise FilterError(f"filter {name}: {value!r} is not {wanted}")
+
+
 def check_filters(spec: IndexSpec, filters: Filters | None) -> dict[str, list[Scalar]]:
-    """Filters as field -> allowed values, or BackendError naming the bad field or value."""
+    """Filters as field -> allowed values of the field's type, or FilterError naming the bad field or value."""
     allowed = filter_fields(spec)
     out: dict[str, list[Scalar]] = {}
     for name, value in (filters or {}).items():
         if name not in allowed:
-            raise BackendError(f"cannot filter {spec.name} on {name!r}; filterable fields: {sorted(allowed)}")
+            raise FilterError(f"cannot filter {spec.name} on {name!r}; filterable fields: {sorted(allowed)}")
         values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
-        for v in values:
-            if not isinstance(v, (str, int, bool, dt.date)) or isinstance(v, float):
-                raise BackendError(f"filter {name}: {v!r} is not a string, integer, boolean or date")
+        kind = field_kind(spec, name)
+        values = [_coerce(name, kind, v) for v in values]
         if values:
             out[name] = values
     return out
@@ -104,18 +189,59 @@ class SearchBackend(ABC):
     kind: str = "abstract"
     prefix: str = "secplat"
 
-    # -- versions and aliases
+    # -- releases
+    @abstractmethod
+    def live_release(self) -> Release | None:
+        """The release readers are served now (None: nothing published). Cheap: a reader asks once per query."""
+
+    @abstractmethod
+    def releases(self) -> list[Release]:
+        """Every kept release, oldest first."""
+
+    @abstractmethod
+    def commit_release(self, release: Release) -> None:
+        """Make ``release`` live in one atomic step (every target must exist)."""
+
+    @abstractmethod
+    def drop_release(self, release_id: str) -> None:
+        """Forget a release that is not live (retention)."""
+
+    @abstractmethod
+    def pin(self, physical: str) -> str:
+        """The target that reads ``physical`` as it is now, unaffected by later writes to it."""
+
+    def writable(self, target: str, spec: IndexSpec, meta: dict) -> str:
+        """A physical version holding what ``target`` reads, that no release serves, for an upsert: the
+        embedded engine writes new table versions of the same table (readers stay pinned to theirs);
+        a server engine copies the version."""
+        raise NotImplementedError
+
+    def retain(self, targets: set[str]) -> None:  # noqa: B027 - optional hook
+        """Free what reads of targets outside ``targets`` keep in memory (a reader moved to a new release)."""
+
+    def prune(self, keep: set[str]) -> None:  # noqa: B027 - optional hook
+        """Free storage older than every kept target (the embedded engine's old table versions)."""
+
+    def alias_target(self, alias: str) -> str | None:
+        """The physical version the live release serves for ``<prefix>-<index>``, or None."""
+        release = self.live_release()
+        index = alias[len(self.prefix) + 1:] if alias.startswith(self.prefix + "-") else alias
+        return release.physical(index) if release else None
+
+    def swap_alias(self, alias: str, physical: str) -> str | None:
+        """A release like the live one with one index served from ``physical``; returns what it served."""
+        release = self.live_release()
+        index = alias[len(self.prefix) + 1:]
+        before = release.physical(index) if release else None
+        targets = {**(release.targets if release else {}), index: self.pin(physical)}
+        self.commit_release(Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets,
+                                    release.id if release else None, {index: "swap"}))
+        return before
+
+    # -- versions
     @abstractmethod
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         """A new, empty physical index for ``spec``; returns its name. Not served until an alias swap."""
-
-    @abstractmethod
-    def alias_target(self, alias: str) -> str | None:
-        """The physical version an alias serves, or None."""
-
-    @abstractmethod
-    def swap_alias(self, alias: str, physical: str) -> str | None:
-        """Point the alias at ``physical`` in one atomic step; returns the version it served before."""
 
     @abstractmethod
     def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:

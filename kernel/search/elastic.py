@@ -12,6 +12,13 @@ configuration and are never logged.
 Client and server majors: the 8.x client sends ``compatible-with=8`` headers, which 8.x and 9.x servers
 accept; a 9.x client's ``compatible-with=9`` is refused by 8.x servers, hence ``elasticsearch>=8.14,<9``.
 
+Releases: a release is a marker index ``<prefix>-release-<id>`` whose mapping ``_meta`` holds the release
+record; the alias ``<prefix>-release`` names the live one. Making a release live is one ``update_aliases``
+request that moves every index alias whose target changed and the release alias together: one cluster
+state update, so readers see the old release or the new one whole. Readers resolve the release alias once
+per query and search the physical indices it names. An upsert never writes into a served index: the live
+version is copied into a new one server-side (``_reindex``) and the upsert goes there.
+
 Visibility: version indices never refresh on a timer (``refresh_interval: -1``); a load, an upsert (its new
 rows and the deletion of the replaced documents' stale rows) and a delete become visible in one explicit
 refresh at the end, so readers see the old rows until then and the new rows after. Only the instant of that
@@ -34,6 +41,7 @@ from kernel.search.base import (
     Filters,
     Hit,
     PublisherBusy,
+    Release,
     SearchBackend,
     VersionInfo,
     alias_name,
@@ -41,6 +49,7 @@ from kernel.search.base import (
     check_filters,
     fuse_rrf,
     lock_owner,
+    physical_of,
     version_name,
 )
 from schemas.base import META_KEY, es_mapping
@@ -65,6 +74,7 @@ class ElasticBackend(SearchBackend):
         self.prefix = prefix
         self.shards, self.replicas = shards, replicas
         self._server_rrf: bool | None = None
+        self._release_cache: dict[str, Release] = {}  # marker index -> its release (never changes)
 
     @classmethod
     def from_settings(cls, settings) -> ElasticBackend:
@@ -111,17 +121,90 @@ class ElasticBackend(SearchBackend):
         except Exception as exc:
             raise self._error(f"read alias {alias}", exc) from exc
 
-    def swap_alias(self, alias: str, physical: str) -> str | None:
-        before = self.alias_target(alias)
-        actions = [{"add": {"index": physical, "alias": alias}}]
-        if before and before != physical:
-            actions.insert(0, {"remove": {"index": before, "alias": alias}})
+    # -- releases
+    def _release_alias(self) -> str:
+        return alias_name(self.prefix, "release")
+
+    def live_release(self) -> Release | None:
+        """One ``GET /_alias`` per call; a marker's record is read once (a release never changes)."""
+        marker = self.alias_target(self._release_alias())
+        if marker is None:
+            return None
+        cache = self._release_cache
+        if marker not in cache:
+            found = self._markers(marker)
+            if not found:
+                return None
+            cache.clear()
+            cache[marker] = found[0]
+        return cache[marker]
+
+    def _markers(self, expr: str) -> list[Release]:
         try:
-            self.client.indices.refresh(index=physical)
+            indices = self.client.indices.get(index=expr, allow_no_indices=True).body
+        except Exception as exc:
+            raise self._error("read releases", exc) from exc
+        out = []
+        for name in sorted(indices):
+            record = indices[name].get("mappings", {}).get("_meta", {}).get(META_KEY, {}).get("release")
+            if record:
+                out.append(Release.from_json(record))
+        return out
+
+    def releases(self) -> list[Release]:
+        return sorted(self._markers(f"{self._release_alias()}-r*"), key=lambda r: r.id)
+
+    def commit_release(self, release: Release) -> None:
+        """The marker index, a refresh of every target, then one ``update_aliases``: each index alias whose
+        target changed and the release alias move together."""
+        marker = f"{self._release_alias()}-{release.id}"
+        live = self.live_release()
+        before = dict(live.targets) if live else {}
+        actions: list[dict] = []
+        for index, target in sorted(release.targets.items()):
+            alias = alias_name(self.prefix, index)
+            current = self.alias_target(alias)
+            if current == target:
+                continue
+            if current:
+                actions.append({"remove": {"index": current, "alias": alias}})
+            actions.append({"add": {"index": target, "alias": alias}})
+        current_marker = self.alias_target(self._release_alias())
+        if current_marker and current_marker != marker:
+            actions.append({"remove": {"index": current_marker, "alias": self._release_alias()}})
+        actions.append({"add": {"index": marker, "alias": self._release_alias()}})
+        try:
+            if not self.client.indices.exists(index=marker):
+                self.client.indices.create(index=marker, mappings={
+                    "dynamic": "false", "_meta": {META_KEY: {"managed": True, "release": release.to_json()}}},
+                    settings={"number_of_shards": 1, "number_of_replicas": self.replicas})
+            changed = sorted({t for i, t in release.targets.items() if before.get(i) != t})
+            if changed:
+                self.client.indices.refresh(index=",".join(changed))
             self.client.indices.update_aliases(actions=actions)  # one cluster-state update: atomic
         except Exception as exc:
-            raise self._error(f"swap alias {alias}", exc) from exc
-        return before
+            raise self._error(f"make release {release.id} live", exc) from exc
+
+    def drop_release(self, release_id: str) -> None:
+        marker = f"{self._release_alias()}-{release_id}"
+        if self.alias_target(self._release_alias()) == marker:
+            raise BackendError(f"release {release_id} is live")
+        self.drop(marker)
+
+    def pin(self, physical: str) -> str:
+        return physical  # a physical index no release serves is written; served ones are never written
+
+    def writable(self, target: str, spec: IndexSpec, meta: dict) -> str:
+        """A new version with the served one's rows, copied server-side (``_reindex``), for an upsert."""
+        source = physical_of(target)
+        version = self.create_version(spec, meta.get("dims"), meta)
+        try:
+            self.client.reindex(source={"index": source}, dest={"index": version}, refresh=True,
+                                wait_for_completion=True, request_timeout=self.request_timeout * 10)
+        except Exception as exc:
+            self.drop(version)
+            raise self._error(f"copy {source} into {version}", exc) from exc
+        return version
 
     def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
         alias = alias_name(self.prefix, spec.name)

@@ -2,10 +2,12 @@
 
 Each physical version is a Lance table with a native BM25 full-text index per text field and an exact
 cosine kNN over the table version's vectors held in memory, or Lance's IVF-HNSW index once a table passes
-``VECTOR_INDEX_MIN_ROWS``. Aliases
-live in ``aliases.json`` beside the tables, replaced by an atomic rename under a file lock, so a reader sees
-either the old or the new version. Every write to a table is one Lance commit (MVCC): readers never see a
-half-applied upsert. Filters are built as typed Lance expressions, never as SQL text.
+``VECTOR_INDEX_MIN_ROWS``. A release names each index's table *and its Lance table version*
+(``<table>@<n>``), and readers open that version (Lance time travel), so an upsert into a served table
+(new table versions) is invisible until its release is live. Releases live in ``releases/<id>.json``; the
+live one is ``release.json``, replaced by an atomic rename under a file lock: a reader sees the old release
+or the new one, never a mix. Table versions older than every kept release's are pruned after a publish.
+Filters are built as typed Lance expressions, never as SQL text.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
@@ -24,17 +27,20 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from kernel import faults
 from kernel.search.base import (
     BackendError,
     Filters,
     Hit,
     PublisherBusy,
+    Release,
     SearchBackend,
     VersionInfo,
     alias_name,
     busy_message,
     check_filters,
     lock_owner,
+    physical_of,
     version_name,
 )
 from kernel.search.exact_vectors import ExactVectors
@@ -52,7 +58,9 @@ ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-rank
 # Lance's full-text search with a prefilter
 TERM_MAX_ROWS = 100_000
 SERVING_WAIT_S = 0.2  # a warmed engine's wait for a new version's postings before searching with Lance
-KEEP_TABLE_VERSIONS_FOR = dt.timedelta(minutes=10)
+PRUNE_MARGIN = dt.timedelta(seconds=1)  # table versions this much older than the oldest kept one stay too
+LIVE_RELEASE = "release.json"
+_VERSION_NAME = re.compile(r"-v\d{17}$")  # a physical version (base.version_name), not an alias
 
 
 class EmbeddedBackend(SearchBackend):
@@ -77,6 +85,7 @@ class EmbeddedBackend(SearchBackend):
         self._terms_lock = threading.Lock()
         self._cache = VersionCache(self.root)  # vectors and postings per table version, for the next process
         self.term_wait: float | None = None  # seconds a query waits for a version's postings (None: until built)
+        self._live: tuple[tuple, Release | None] = ((), None)  # (stat of release.json, its release)
 
     @classmethod
     def from_settings(cls, settings) -> EmbeddedBackend:
@@ -110,36 +119,106 @@ class EmbeddedBackend(SearchBackend):
                 fh.truncate()
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    # -- aliases
+    # -- releases
     @contextlib.contextmanager
-    def _alias_lock(self):
-        with open(self.root / ".aliases.lock", "w") as lock:
+    def _release_lock(self):
+        with open(self.root / ".release.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
 
-    def _aliases(self) -> dict[str, str]:
+    def live_release(self) -> Release | None:
+        """``release.json``, re-read only when its file changed (one ``stat`` per call: a reader asks once
+        per query). A store written before releases existed is served from its ``aliases.json``."""
+        path = self.root / LIVE_RELEASE
         try:
-            return json.loads((self.root / "aliases.json").read_text())
+            st = path.stat()
         except FileNotFoundError:
-            return {}
+            return self._legacy_release()
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        cached_key, cached = self._live
+        if key == cached_key:
+            return cached
+        try:
+            release = Release.from_json(json.loads(path.read_bytes()))
+        except FileNotFoundError:  # replaced between stat and read: ask again
+            return self.live_release()
+        self._live = (key, release)
+        return release
 
-    def alias_target(self, alias: str) -> str | None:
-        return self._aliases().get(alias)
+    def _legacy_release(self) -> Release | None:
+        try:
+            aliases = json.loads((self.root / "aliases.json").read_text())
+        except FileNotFoundError:
+            return None
+        prefix = self.prefix + "-"
+        targets = {a[len(prefix):]: self.pin(p) for a, p in aliases.items()
+                   if a.startswith(prefix) and p in self._table_names()}
+        return Release("r0-aliases", "", targets) if targets else None
 
-    def swap_alias(self, alias: str, physical: str) -> str | None:
-        if physical not in self._table_names():
-            raise BackendError(f"no index version {physical}")
-        with self._alias_lock():
-            aliases = self._aliases()
-            before = aliases.get(alias)
-            aliases[alias] = physical
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".aliases.", suffix=".tmp")
-            with os.fdopen(fd, "w") as f:
-                json.dump(aliases, f, indent=1, sort_keys=True)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.root / "aliases.json")
-        return before
+    def releases(self) -> list[Release]:
+        out = []
+        for path in sorted((self.root / "releases").glob("r*.json")):
+            try:
+                out.append(Release.from_json(json.loads(path.read_bytes())))
+            except (OSError, ValueError) as exc:
+                log.warning("unreadable release record %s: %s", path.name, exc)
+        live = self.live_release()
+        if live is not None and all(r.id != live.id for r in out):
+            out.append(live)
+        return sorted(out, key=lambda r: r.id)
+
+    def commit_release(self, release: Release) -> None:
+        """Write the release's record, then replace ``release.json`` by one rename: the atomic step."""
+        missing = [t for t in release.targets.values() if physical_of(t) not in self._table_names()]
+        if missing:
+            raise BackendError(f"release {release.id}: no index version {', '.join(missing)}")
+        body = json.dumps(release.to_json(), indent=1, sort_keys=True).encode()
+        (self.root / "releases").mkdir(exist_ok=True)
+        with self._release_lock():
+            _write_atomic(self.root / "releases" / f"{release.id}.json", body)
+            _write_atomic(self.root / LIVE_RELEASE, body)
+
+    def drop_release(self, release_id: str) -> None:
+        live = self.live_release()
+        if live is not None and live.id == release_id:
+            raise BackendError(f"release {release_id} is live")
+        (self.root / "releases" / f"{release_id}.json").unlink(missing_ok=True)
+
+    def pin(self, physical: str) -> str:
+        return f"{physical}@{self._table(physical).version}"
+
+    def writable(self, target: str, spec: IndexSpec, meta: dict) -> str:
+        """The target's own table, its latest version made the target's: a publish killed after writing,
+        or a rollback, leaves newer table versions that no release serves; they are undone (a Lance restore,
+        one commit) before the upsert builds on top."""
+        physical, _, version = target.partition("@")
+        table = self._table(physical)
+        if version and table.version != int(version):
+            log.info("%s: table version %s is not the live release's %s: restored", physical, table.version, version)
+            table.restore(int(version))
+            faults.point(f"engine:restored {spec.name}")
+        return physical
+
+    def retain(self, targets: set[str]) -> None:
+        for cache in (self._tables, self._vectors, self._terms):
+            for key in [k for k in cache if "@" in k and k not in targets]:
+                cache.pop(key, None)
+
+    def prune(self, keep: set[str]) -> None:
+        """Remove table versions older than the oldest one a kept release reads (the latest stays anyway)."""
+        oldest: dict[str, int] = {}
+        for target in keep:
+            physical, _, version = target.partition("@")
+            if version:
+                oldest[physical] = min(oldest.get(physical, int(version)), int(version))
+        for physical, version in oldest.items():
+            table = self._table(physical)
+            stamps = {v["version"]: v["timestamp"] for v in table.list_versions()}
+            if version not in stamps or min(stamps) >= version:
+                continue
+            when = stamps[version]
+            now = dt.datetime.now(when.tzinfo) if when.tzinfo else dt.datetime.now()
+            table.optimize(cleanup_older_than=max(now - when + PRUNE_MARGIN, PRUNE_MARGIN))
 
     # -- versions
     def _table_names(self) -> list[str]:
@@ -169,27 +248,45 @@ class EmbeddedBackend(SearchBackend):
         return out
 
     def drop(self, physical: str) -> None:
-        self._tables.pop(physical, None)
-        self._vectors.pop(physical, None)
-        self._terms.pop(physical, None)
-        self._building.pop(physical, None)
+        for cache in (self._tables, self._vectors, self._terms, self._building):
+            for key in [k for k in cache if physical_of(k) == physical]:
+                cache.pop(key, None)
         self._db.drop_table(physical)
         self._cache.drop(physical)
 
+    def _resolve(self, target: str) -> str:
+        """An alias as the live release's target for it; any other target as it is."""
+        if "@" in target or _VERSION_NAME.search(target):
+            return target
+        release = self.live_release()
+        index = target[len(self.prefix) + 1:]
+        if release is None or index not in release.targets:
+            raise BackendError(f"no index or alias {target!r}")
+        return release.targets[index]
+
+    def _writable_table(self, target: str):
+        """The latest version of the table a target names (writes never go to a pinned table version)."""
+        return self._table(physical_of(self._resolve(target)))
+
     def _table(self, target: str):
-        physical = self.alias_target(target) or target
-        table = self._tables.get(physical)
+        """A table to read: ``<table>@<n>`` that table version (read-only), a table name its latest
+        version, an alias what the live release serves."""
+        target = self._resolve(target)
+        table = self._tables.get(target)
         if table is None:
+            physical, _, version = target.partition("@")
             try:
                 table = self._db.open_table(physical)
+                if version:
+                    table.checkout(int(version))
             except (FileNotFoundError, ValueError) as exc:
                 raise BackendError(f"no index or alias {target!r}") from exc
-            self._tables[physical] = table
+            self._tables[target] = table
         return table
 
     # -- data
     def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
-        table = self._table(target)
+        table = self._writable_table(target)
         schema = _without_meta(table.schema)
         written, pending, rows = 0, [], 0
         for batch in batches:  # few large writes: each write is a fragment, and a take or search pays per fragment
@@ -200,6 +297,7 @@ class EmbeddedBackend(SearchBackend):
                 written += self._add(table, pending)
                 pending, rows = [], 0
         written += self._add(table, pending)
+        faults.point(f"engine:rows added {spec.name}")
         self._build_indexes(table, spec)
         if table.count_rows() != written:
             raise BackendError(f"{target}: {table.count_rows()} rows after loading {written}")
@@ -227,7 +325,7 @@ class EmbeddedBackend(SearchBackend):
                replace_docs: Sequence[str] = ()) -> int:
         from lancedb.expr import col, lit
 
-        table = self._table(target)
+        table = self._writable_table(target)
         schema = _without_meta(table.schema)
         data = pa.concat_tables([_conform(b, schema) for b in batches] or [schema.empty_table()])
         if not data.num_rows and not replace_docs:
@@ -238,19 +336,19 @@ class EmbeddedBackend(SearchBackend):
                 raise BackendError(f"{spec.name} has no document field to replace by")
             merge = merge.when_not_matched_by_source_delete(col(spec.doc_field).isin([lit(d) for d in replace_docs]))
         merge.execute(data)  # one commit: inserts, updates and deletes together
+        faults.point(f"engine:upserted {spec.name}")
         self._compact(table)
         return data.num_rows
 
     def _compact(self, table) -> None:
-        """Fold new rows into the indexes and drop table versions older than ``KEEP_TABLE_VERSIONS_FOR``
-        (a reader holds a version for well under a second; without pruning every upsert would keep a
-        full copy of the table)."""
-        table.optimize(cleanup_older_than=KEEP_TABLE_VERSIONS_FOR)
+        """Fold new rows into the indexes. Old table versions stay: a release may read them (``prune``
+        removes them once no kept release does)."""
+        table.optimize()
 
     def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
         from lancedb.expr import col, lit
 
-        table = self._table(target)
+        table = self._writable_table(target)
         before = table.count_rows()
         conditions = []
         if ids:
@@ -330,21 +428,22 @@ class EmbeddedBackend(SearchBackend):
         """The row-term postings of the table's current version, built once per version on a background
         thread. The caller waits ``term_wait`` seconds for them (None: until built); None when they are not
         ready by then, and the caller searches with Lance meanwhile: a new version never stalls a server."""
-        cached = self._terms.get(table.name)
+        key = _key(table)
+        cached = self._terms.get(key)
         if cached is not None and cached.version == exact.version:
             return cached
         with self._terms_lock:
-            version, thread = self._building.get(table.name, (None, None))
+            version, thread = self._building.get(key, (None, None))
             if version != exact.version or thread is None:
-                thread = threading.Thread(target=self._build_terms, args=(table, spec, exact), daemon=True,
-                                          name=f"term-index {table.name}")
-                self._building[table.name] = (exact.version, thread)
+                thread = threading.Thread(target=self._build_terms, args=(table, spec, exact, key), daemon=True,
+                                          name=f"term-index {key}")
+                self._building[key] = (exact.version, thread)
                 thread.start()
         thread.join(self.term_wait)
-        cached = self._terms.get(table.name)
+        cached = self._terms.get(key)
         return cached if cached is not None and cached.version == exact.version else None
 
-    def _build_terms(self, table, spec: IndexSpec, exact: ExactVectors) -> None:
+    def _build_terms(self, table, spec: IndexSpec, exact: ExactVectors, key: str) -> None:
         try:
             cached = self._cache.load(table.name, exact.version, "terms")
             built = TermIndex(table, exact, spec.text_fields, cached)
@@ -353,11 +452,11 @@ class EmbeddedBackend(SearchBackend):
         except Exception as exc:  # the Lance path keeps serving; the next query tries again
             log.warning("%s: row-term postings not built (%s); full-text search serves", table.name, exc)
             with self._terms_lock:
-                self._building.pop(table.name, None)
+                self._building.pop(key, None)
             return
         with self._terms_lock:
-            if self._building.get(table.name, (None,))[0] == built.version:
-                self._terms[table.name] = built
+            if self._building.get(key, (None,))[0] == built.version:
+                self._terms[key] = built
 
     def warm(self, target: str, spec: IndexSpec) -> None:
         """Load what document-restricted searches of ``target`` read from memory (vectors, row-term
@@ -392,10 +491,11 @@ class EmbeddedBackend(SearchBackend):
 
     def _exact_vectors(self, table, spec: IndexSpec) -> ExactVectors:
         """The in-memory vectors of the table's current version (loaded once per version)."""
-        cached = self._vectors.get(table.name)
+        key = _key(table)
+        cached = self._vectors.get(key)
         if cached is not None and cached.version == table.version:
             return cached
-        self._vectors.pop(table.name, None)
+        self._vectors.pop(key, None)
         version = table.version
         stored = self._cache.load(table.name, version, "vectors")
         exact = ExactVectors(table, spec.id_field, stored[0] if stored else None)
@@ -403,8 +503,22 @@ class EmbeddedBackend(SearchBackend):
             exact = ExactVectors(table, spec.id_field)
         elif stored is None and exact.version == version:
             self._cache.save(table.name, version, "vectors", exact.arrays(), {"rows": len(exact.ids)})
-        self._vectors[table.name] = exact
+        self._vectors[_key(table)] = exact
         return exact
+
+
+def _key(table) -> str:
+    """Caches are per table version: ``<table>@<n>``."""
+    return f"{table.name}@{table.version}"
+
+
+def _write_atomic(path: Path, body: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "wb") as f:
+        f.write(body)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def _takes_limit(db) -> bool:

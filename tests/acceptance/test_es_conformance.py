@@ -11,10 +11,10 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from indexing.publish import apply_retention, rollback
+from indexing.publish import retain_releases, rollback
 from kernel.search import BackendError
 from kernel.search import elastic as es_module
-from kernel.search.base import PublisherBusy, alias_name
+from kernel.search.base import PublisherBusy, Release, alias_name, release_id
 from kernel.search.elastic import ElasticBackend
 from kernel.settings import load_settings
 from schemas.base import to_table
@@ -80,14 +80,16 @@ def test_every_backend_operation_conforms_to_the_specification(es, monkeypatch):
     be.hybrid(alias, spec, "gross profit", vector("PEP_2023_10K:8:0006"), {"ticker": "KO"}, k=5)  # server rrf
     be.hybrid(alias, spec, "gross profit", vector("PEP_2023_10K:8:0006"), k=5, fusion="minmax", dense_weight=0.6)
     new = [p for p in passages("v2") if p["doc_id"] == "KO_2023_10K"][:-2]
-    be.upsert(alias, spec, _table("passages", new).to_batches(), replace_docs=["KO_2023_10K", "PEP_2023_10K",
-                                                                                "GONE_2020_10K"])
+    work = be.writable(be.live_release().targets["passages"], spec, {"model": "test-model", "dims": DIMS})
+    be.upsert(work, spec, _table("passages", new).to_batches(), replace_docs=["KO_2023_10K", "PEP_2023_10K",
+                                                                               "GONE_2020_10K"])
+    be.swap_alias(alias, work)
     be.delete(alias, spec, ids=[new[0]["chunk_id"], "missing"])
     be.delete(alias, spec, doc_ids=["PEP_2023_10K"])
     _publish(be, "documents", records("v2")["documents"])
     _publish(be, "documents", records("v3")["documents"])
-    rollback(be, "documents")
-    apply_retention(be, INDEXES["documents"], keep=1)
+    rollback(be)
+    retain_releases(be, keep=1)
     with be.publish_lock(), pytest.raises(PublisherBusy), be.publish_lock():  # a second publisher is refused
         pass
     drop_test_indices(be.client, be.prefix)
@@ -96,10 +98,55 @@ def test_every_backend_operation_conforms_to_the_specification(es, monkeypatch):
     for op in ("PUT /_index_template/{name}", "PUT /{index}", "PUT /_bulk", "POST /_aliases", "GET /_alias/{name}",
                "POST /{index}/_search", "POST /{index}/_count", "POST /{index}/_refresh", "POST /{index}/_mget",
                "GET /{index}", "DELETE /{index}", "PUT /{index}/_create/{id}", "GET /{index}/_doc/{id}",
-               "DELETE /{index}/_doc/{id}", "DELETE /_index_template/{name}", "GET /_index_template/{name}"):
+               "DELETE /{index}/_doc/{id}", "DELETE /_index_template/{name}", "GET /_index_template/{name}",
+               "POST /_reindex", "HEAD /{index}"):
         assert op in ops, op
     assert not any("_delete_by_query" in r.path for r in es.requests)  # deletes are by id, each item checked
     assert versions and not es.indices  # the teardown left nothing behind
+
+
+def test_a_release_switch_is_one_update_aliases_request(es):
+    """Six indexes and the release marker change aliases in one ``POST /_aliases`` (one cluster-state update):
+    for a first release, an upsert release (a server-side copy, never a write to a served index) and a
+    rollback, each checked against the specification."""
+    be = backend_for(es)
+    meta = {"model": "test-model"}
+    targets = {}
+    for name, rows in records().items():
+        spec = INDEXES[name]
+        version = be.create_version(spec, DIMS if spec.has_vector else None, {**meta, "dims": DIMS})
+        be.load(version, spec, _table(name, rows).to_batches())
+        targets[name] = be.pin(version)
+
+    def switch(release: Release) -> list[dict]:
+        before = len(es.requests)
+        be.commit_release(release)
+        calls = [r for r in es.requests[before:] if r.operation == "POST /_aliases"]
+        assert len(calls) == 1, [r.operation for r in es.requests[before:]]
+        return calls[0].body["actions"]
+
+    first = Release(release_id(), "2026-01-01T00:00:00", targets)
+    actions = switch(first)
+    assert {a["add"]["alias"] for a in actions if "add" in a} == \
+        {alias_name(be.prefix, n) for n in [*INDEXES, "release"]}
+    assert be.live_release() == first
+    spec = INDEXES["passages"]
+    served = targets["passages"]
+    work = be.writable(served, spec, {**meta, "dims": DIMS})
+    assert work != served  # the served index is never written
+    rows = [p for p in passages("v2") if p["doc_id"] == "KO_2023_10K"]
+    be.upsert(work, spec, _table("passages", rows).to_batches(), replace_docs=["KO_2023_10K"])
+    second = Release(release_id(), "2026-01-02T00:00:00", {**targets, "passages": work}, first.id)
+    actions = switch(second)
+    assert {a.get("add", {}).get("alias") for a in actions} - {None} == \
+        {alias_name(be.prefix, "passages"), alias_name(be.prefix, "release")}
+    assert be.count(alias_name(be.prefix, "passages")) == be.count(work) and be.count(served) == len(passages())
+    assert [r.id for r in be.releases()] == [first.id, second.id]
+    left, live = rollback(be)
+    assert (left.id, live.id) == (second.id, first.id)
+    assert be.alias_target(alias_name(be.prefix, "passages")) == served
+    drop_test_indices(be.client, be.prefix)
+    conforms(es)
 
 
 def test_the_client_speaks_8_so_both_cluster_majors_accept_it(es):

@@ -83,9 +83,10 @@ def test_publish_then_upsert_then_rebuild(lake):
     publish(settings, rebuild=True)
     report = publish(settings, rebuild=True)
     passages = next(o for o in report.indexes if o.index == "passages")
-    assert passages.mode == "rebuild" and passages.dropped_versions == [first]
+    assert passages.mode == "rebuild" and first in report.dropped
     assert len(backend.versions(INDEXES["passages"])) == 2
-    assert rollback(open_backend(settings), "passages")["passages"] != passages.version
+    left, live = rollback(open_backend(settings))
+    assert left.id == report.release and live.physical("passages") != passages.version
 
 
 def test_corrupted_dataset_fails_the_gate_and_the_alias_keeps_serving(lake):
@@ -131,13 +132,20 @@ def test_cli_publish_list_versions_rollback(lake, capsys, monkeypatch):
     assert main(["publish"]) == 0
     assert "published to embedded" in capsys.readouterr().out
     assert main(["list-versions", "--json"]) == 0
-    versions = json.loads(capsys.readouterr().out)
+    listing = json.loads(capsys.readouterr().out)
+    versions = listing["versions"]
     assert set(versions) == set(INDEXES) and all(len(v) == 1 and v[0]["live"] for v in versions.values())
-    assert main(["rollback", "--index", "passages"]) != 0  # nothing to roll back to
-    assert "no previous version" in capsys.readouterr().err
+    assert [r["id"] for r in listing["releases"]] == [listing["live"]]
+    assert main(["rollback"]) == 3  # nothing to roll back to: one line, no traceback
+    err = capsys.readouterr().err
+    assert "cannot be rolled back: it is the first release" in err and err.count("\n") == 1
     assert main(["publish", "--rebuild"]) == 0
+    capsys.readouterr()
+    assert main(["list-versions"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("releases:") and out.count(" * r") == 1
     assert main(["rollback"]) == 0
-    assert "now serving" in capsys.readouterr().out
+    assert f"release {listing['live']}" in capsys.readouterr().out
 
 
 def test_publish_without_index_data_says_what_to_run(tmp_path):
@@ -239,7 +247,7 @@ def test_publish_after_a_rollback_upserts_into_the_version_now_live(lake):
     alias = alias_name(backend.prefix, "passages")
     older = backend.alias_target(alias)
     publish(settings, rebuild=True)
-    assert rollback(backend, "passages") == {"passages": older}
+    assert rollback(backend)[1].physical("passages") == older
     data = records("v1")
     data["passages"] = [p for p in records("v2")["passages"] if p["doc_id"] == "KO_2023_10K"] + \
         [p for p in data["passages"] if p["doc_id"] == "PEP_2023_10K"]
@@ -284,7 +292,7 @@ def test_serve_with_several_workers_builds_the_app_in_each(lake, monkeypatch):
                 pass
             assert server.poll() is None and time.monotonic() < deadline, "the server did not come up"
             time.sleep(0.3)
-        assert health.json()["passages"].startswith("secplat-passages-v")
+        assert health.json()["indexes"]["passages"].startswith("secplat-passages-v") and health.json()["release"]
         answers = {httpx.post(f"http://127.0.0.1:{port}/search", json={"question": "revenues"},
                               timeout=60).status_code for _ in range(4)}
         assert answers == {503}  # "test-model" published, MiniLM configured: refused in every worker
@@ -372,7 +380,7 @@ def test_a_load_that_fails_half_way_drops_its_version(lake, monkeypatch):
         publish(settings, rebuild=True)
     assert {n: [v.name for v in backend.versions(INDEXES[n])] for n in INDEXES} == before
     monkeypatch.undo()
-    with pytest.raises(PublishError, match="no index has a previous version"):  # the failed one is gone
+    with pytest.raises(PublishError, match="it is the first release"):  # the failed one is gone
         rollback(backend)
 
 

@@ -102,11 +102,11 @@ SLOW_SWAP = textwrap.dedent("""
     from kernel.settings import load_settings
     from shell.runner import run_stage
 
-    def swap_never(self, alias, physical):
-        Path(sys.argv[1]).write_text(physical)
+    def commit_never(self, release):
+        Path(sys.argv[1]).write_text(release.physical("documents"))
         time.sleep(600)
 
-    EmbeddedBackend.swap_alias = swap_never
+    EmbeddedBackend.commit_release = commit_never
     run_stage("publish", Resources(load_settings()), rebuild=True)
 """)
 
@@ -129,7 +129,7 @@ def test_a_publisher_killed_between_load_and_swap_leaves_nothing_behind(lake, tm
     assert {n: backend.alias_target(alias_name(backend.prefix, n)) for n in INDEXES} == live
 
     report = run_stage("publish", Resources(settings))  # the lock of the dead publisher does not block this one
-    assert orphan in report.orphans_dropped
+    assert orphan in report.dropped
     assert orphan not in {v.name for v in backend.versions(INDEXES["documents"])}
     assert {n: backend.alias_target(alias_name(backend.prefix, n)) for n in INDEXES} == live
     assert {o.mode for o in report.indexes} == {"unchanged"}

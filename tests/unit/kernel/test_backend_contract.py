@@ -11,9 +11,9 @@ import uuid
 import pyarrow as pa
 import pytest
 
-from indexing.publish import apply_retention, rollback
+from indexing.publish import retain_releases, rollback
 from kernel.search import BackendError, SearchBackend
-from kernel.search.base import alias_name
+from kernel.search.base import FilterError, alias_name
 from kernel.settings import load_settings
 from schemas.base import to_table
 from schemas.index import INDEXES
@@ -55,6 +55,16 @@ def drop_test_indices(client, prefix: str) -> None:
 
 def _table(name: str, rows) -> pa.Table:
     return to_table(INDEXES[name].model, rows)
+
+
+def _write(backend: SearchBackend, name: str, fn):
+    """Writes go to a version no release serves (``writable``), then a release makes them live."""
+    spec = INDEXES[name]
+    work = backend.writable(backend.live_release().targets[name], spec,
+                            {"model": "test-model", "dims": DIMS if spec.has_vector else None})
+    out = fn(work)
+    backend.swap_alias(alias_name(backend.prefix, name), work)
+    return out
 
 
 def _publish(backend: SearchBackend, name: str, rows) -> str:
@@ -124,8 +134,13 @@ def test_bm25_knn_hybrid_and_filters(backend):
         assert fused[0].id == target, fusion
     with pytest.raises(BackendError, match="cannot filter"):
         backend.bm25(alias, spec, "revenues", {"text": "x"})
-    with pytest.raises(BackendError, match="not a string"):
+    with pytest.raises(FilterError, match="fiscal_year: 2023.5 is not an integer"):
         backend.bm25(alias, spec, "revenues", {"fiscal_year": 2023.5})
+    with pytest.raises(FilterError, match="fiscal_year: 'abc' is not an integer"):
+        backend.knn(alias, spec, vector(target), {"fiscal_year": "abc"})
+    with pytest.raises(FilterError, match="ticker: 123 is not a string"):
+        backend.bm25(alias, spec, "revenues", {"ticker": 123})
+    assert backend.bm25(alias, spec, "revenues", {"fiscal_year": "2023", "ticker": "KO"})  # digits are a year
 
 
 @pytest.mark.parametrize("text", [
@@ -150,7 +165,8 @@ def test_upsert_replaces_a_document_and_leaves_others(backend):
     new = [p for p in passages("v2") if p["doc_id"] == "KO_2023_10K"][:-2]  # KO lost its last two chunks
     new.append({**new[0], "chunk_id": "KO_2023_10K:9A:0099", "item": "9A", "text": "Coca-Cola controls and procedures.",
                 "vector": vector("KO_2023_10K:9A:0099")})
-    assert backend.upsert(alias, spec, _table("passages", new).to_batches(), replace_docs=["KO_2023_10K"]) == len(new)
+    assert _write(backend, "passages", lambda work: backend.upsert(work, spec, _table("passages", new).to_batches(),
+                                                                   replace_docs=["KO_2023_10K"])) == len(new)
     ko = backend.bm25(alias, spec, "Coca-Cola", {"doc_id": "KO_2023_10K"}, k=100)
     assert {h.source["source_name"] for h in ko} == {"v2"} and len(ko) == len(new)
     pep = backend.bm25(alias, spec, "PepsiCo", {"doc_id": "PEP_2023_10K"}, k=100)
@@ -162,8 +178,8 @@ def test_upsert_replaces_a_document_and_leaves_others(backend):
     dropped = {p["chunk_id"] for p in passages("v1") if p["doc_id"] == "KO_2023_10K"} - {n["chunk_id"] for n in new}
     for chunk_id in dropped:
         assert backend.knn(alias, spec, vector(chunk_id), k=1)[0].id != chunk_id
-    assert backend.delete(alias, spec, ids=["KO_2023_10K:9A:0099"]) == 1
-    assert backend.delete(alias, spec, doc_ids=["PEP_2023_10K"]) == 10
+    assert _write(backend, "passages", lambda work: backend.delete(work, spec, ids=["KO_2023_10K:9A:0099"])) == 1
+    assert _write(backend, "passages", lambda work: backend.delete(work, spec, doc_ids=["PEP_2023_10K"])) == 10
     assert backend.count(alias) == len(new) - 1
     assert {h.id for h in backend.knn(alias, spec, vector("KO_2023_10K:9A:0099"), k=100)} == {
         n["chunk_id"] for n in new[:-1]}
@@ -177,10 +193,11 @@ def test_alias_swap_rollback_and_retention(backend):
     v3 = _publish(backend, "documents", records("v3")["documents"])
     assert backend.alias_target(alias) == v3
     assert [v.name for v in backend.versions(spec)] == [v1, v2, v3]
-    assert rollback(backend, "documents") == {"documents": v2}
+    left, live = rollback(backend)
+    assert left.targets["documents"] == backend.pin(v3) and live.physical("documents") == v2
     assert {h.source["source_name"] for h in backend.bm25(alias, spec, "annual report", k=5)} == {"v2"}
     assert backend.swap_alias(alias, v3) == v2
-    assert apply_retention(backend, spec, keep=1) == [v1]
+    assert retain_releases(backend, keep=1) == [v1]
     assert [v.name for v in backend.versions(spec)] == [v2, v3]
     with pytest.raises(BackendError):
         backend.swap_alias(alias, f"{alias}-vnothere")
@@ -208,7 +225,8 @@ def test_queries_during_a_swap_never_see_an_empty_partial_or_mixed_index(backend
         for tag in ("v2", "v3"):
             _publish(backend, "passages", passages(tag, per_item=25))
             rows = [p for p in passages(tag + "u", per_item=25) if p["doc_id"] == "KO_2023_10K"]
-            backend.upsert(alias, spec, _table("passages", rows).to_batches(), replace_docs=["KO_2023_10K"])
+            _write(backend, "passages", lambda work, rows=rows: backend.upsert(
+                work, spec, _table("passages", rows).to_batches(), replace_docs=["KO_2023_10K"]))
     finally:
         stop.set()
         thread.join()

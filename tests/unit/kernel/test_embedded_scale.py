@@ -87,11 +87,12 @@ def test_a_new_version_never_stalls_a_warmed_engine(engine, monkeypatch):
     monkeypatch.setattr(embedded, "TermIndex", SlowTermIndex)
     row = {**rows[0], "text": "A zeppelin hangar lease was signed."}
     be.upsert(alias, spec, to_table(spec.model, [row]).to_batches())
+    be.swap_alias(alias, be.alias_target(alias))  # a release serving the upserted table version
     started = time.perf_counter()
     during = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
     assert time.perf_counter() - started < 5 and [h.id for h in during] == [row["chunk_id"]] and not built
     release.set()
-    be._building[be.alias_target(alias)][1].join(30)
+    be._building[be._resolve(alias)][1].join(30)
     after = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
     assert built and [h.id for h in after] == [row["chunk_id"]]
     assert after[0].score != during[0].score  # the postings' score, not the full-text index's

@@ -46,7 +46,7 @@ def test_a_second_process_reads_what_the_first_computed(tmp_path, monkeypatch):
     second = EmbeddedBackend.from_settings(settings)
     assert _search(second) == first and first[0] and first[1]
     table = second._table(alias_name(second.prefix, "passages"))
-    assert isinstance(second._vectors[table.name].matrix, np.memmap)  # mapped from the cache, not read from Lance
+    assert isinstance(second._vectors[f"{table.name}@{table.version}"].matrix, np.memmap)  # mapped from the cache, not read from Lance
 
 
 def test_a_new_version_replaces_the_entry_and_a_dropped_table_leaves_none(tmp_path):
