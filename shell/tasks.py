@@ -218,12 +218,13 @@ def publish_indexes(rebuild: bool = False) -> dict:
 
 
 def check_serving(question: str = "What were the company's total revenues?") -> dict:
-    """A query through the live aliases after a publish: the indexes answer, with evidence."""
+    """A query of the live release after a publish: the indexes answer, with evidence."""
     from query.retrieve import Retriever
 
     result = Retriever(Resources(load_settings())).search(question, k=3)
     if not result.evidence:
         raise RuntimeError(f"the published indexes returned no evidence for {question!r}")
     top = result.evidence[0]
-    log.info("serving check: %d evidence item(s); best %s page %d", len(result.evidence), top.doc_id, top.page)
-    return {"evidence": len(result.evidence), "best": f"{top.doc_id}:{top.page}"}
+    log.info("serving check (release %s): %d evidence item(s); best %s page %d", result.release,
+             len(result.evidence), top.doc_id, top.page)
+    return {"release": result.release, "evidence": len(result.evidence), "best": f"{top.doc_id}:{top.page}"}
