@@ -32,26 +32,37 @@ from etl.cover import (
     CoverFacts,
     cover_summary,
     document_id,
+    exhibit_id,
     facts_from_ixbrl,
     facts_from_text,
+    release_period,
 )
 from etl.crawler import read_records, utc_now
-from etl.html_prepare import HtmlError, prepare_html
+from etl.filing_index import unwrap
+from etl.html_prepare import HtmlError, decode_html, prepare_html
 from etl.identity import Identity, amendment_links, assign_ids
 from etl.ixbrl import Fact
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
 from etl.pdf_render import RenderError, render_pdf
-from kernel.layout import dataset_key, dataset_parts, external_part, filing_part, part_name, pdf_key
+from kernel.layout import (
+    dataset_key,
+    dataset_parts,
+    exhibit_part,
+    external_part,
+    filing_part,
+    part_name,
+    pdf_key,
+)
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import base_form, check_batch, fiscal_period_of, in_batch
+from kernel.rules import EARNINGS, base_form, check_batch, exhibit_form, fiscal_period_of, in_batch
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord
 from schemas.facts import FactRecord
-from schemas.filings import FilingRecord
+from schemas.filings import ExhibitFile, FilingRecord
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +155,10 @@ def _converted(lake: Lake) -> dict[str, tuple[Identity, str]]:
 
 
 def _identity(part: str, doc: dict) -> Identity:
-    return Identity(part, doc["doc_id"], doc.get("doc_name") or doc["doc_id"],
-                    doc.get("accession") or doc.get("source_name") or doc["doc_id"], doc.get("filing_date"),
+    key = doc.get("accession") or doc.get("source_name") or doc["doc_id"]
+    if doc.get("exhibit_document"):  # an exhibit shares its filing's accession: its file name tells them apart
+        key = f"{key}/{doc['exhibit_document']}"
+    return Identity(part, doc["doc_id"], doc.get("doc_name") or doc["doc_id"], key, doc.get("filing_date"),
                     bool(doc.get("is_amendment")), doc.get("amends"))
 
 
@@ -245,7 +258,8 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
     return Converted(DocumentRecord(
         doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
-        period_end=period_end, filing_date=rec.filing_date, trading_symbols=cover.trading_symbols,
+        period_end=period_end, filing_date=rec.filing_date, filing_items=list(rec.items),
+        trading_symbols=cover.trading_symbols,
         exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
         metadata_source=cover.source, page_count=len(paged.pages), page_basis=paged.page_basis,
         rendered_page_count=paged.rendered_page_count,
@@ -254,6 +268,81 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
         source_sha256=rec.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=round(extract_s, 3), processed_at=utc_now(),
     ), paged, prepared.facts, prepared.facts_seconds)
+
+
+IMAGES_ONLY_CHARS = 200  # an exhibit with images and less text than this is page images, not a text release
+_PAGE_MARK_RE = re.compile(r"\f|^\s*<PAGE>\s*$", re.M | re.I)
+
+
+def text_exhibit_html(text: str) -> bytes:
+    """A plain-text exhibit as HTML the renderer pages as the filer did: one ``<pre>`` per page, a page
+    break at each form feed or ``<PAGE>`` line."""
+    from html import escape
+
+    pages = [p for p in _PAGE_MARK_RE.split(text) if p.strip()] or [text]
+    body = "".join(f'<pre style="white-space:pre-wrap;font:10pt monospace{";page-break-before:always" if i else ""}">'
+                   f"{escape(p)}</pre>" for i, p in enumerate(pages))
+    return f"<html><head><meta charset=\"utf-8\"></head><body>{body}</body></html>".encode()
+
+
+def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options: ConvertOptions,
+                    summarizer: TextModel | None = None) -> Converted:
+    """An exhibit of a crawled filing (an 8-K's EX-99 release) as a document of its own: the SGML wrapper
+    removed, HTML rendered like any filing (plain text paged as text), linked to its filing by accession,
+    with the 8-K's Items and its exhibit type. An earnings release (``kernel.rules.exhibit_form``) takes the
+    fiscal period its own first page names; other exhibits are press releases of the 8-K's date."""
+    raw = unwrap(lake.read_bytes(exhibit.key))
+    text_doc = exhibit.name.lower().endswith(".txt")
+    html_bytes = text_exhibit_html(decode_html(raw)[0]) if text_doc else raw
+    started = time.perf_counter()
+    prepared = prepare_html(html_bytes, rec.fiscal_year_end)
+    if prepared.visible_chars < IMAGES_ONLY_CHARS and b"<img" in html_bytes.lower():
+        raise HtmlError(f"no text layer (images only): {prepared.visible_chars} characters of text around page "
+                        "images; not indexed empty")
+    with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
+        rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
+    render_s = time.perf_counter() - started
+    paged = page_pdf(rendered.pdf, prepared.page_breaks, rendered=True)
+    if paged.page_basis == "edgar":
+        for p in paged.pages:
+            p.tables = prepared.tables.get(p.page, [])
+    kept = conservation(prepared.visible_chars, paged)
+    first = paged.pages[0].text if paged.pages else ""
+    form = exhibit_form(exhibit.type, rec.items)
+    ticker, company = rec.ticker, rec.company or rec.ticker
+    cover_id = document_id(ticker, "8-K", None, None, rec.report_date, rec.filing_date)
+    if form == EARNINGS:
+        fiscal_year, fiscal_period = release_period(" ".join(p.text for p in paged.pages[:2]), rec.filing_date,
+                                                    rec.fiscal_year_end)
+        if fiscal_year is None and rec.report_date:  # the quarter before the event, by the company's year
+            fiscal_year, fiscal_period = fiscal_period_of(rec.report_date - dt.timedelta(days=30), "10-Q",
+                                                          rec.fiscal_year_end)
+        doc_id = document_id(ticker, form, fiscal_year, fiscal_period, None, rec.filing_date)
+        kind = "earnings release"
+    else:
+        fiscal_year, fiscal_period = (rec.filing_date.year if rec.filing_date else None), None
+        doc_id, kind = exhibit_id(cover_id, exhibit.type), "press release"
+    headline = " ".join(first.split())[:300]
+    period = f" for fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ") if form == EARNINGS else ""
+    summary = (f"{company} ({ticker}) {exhibit.type} ({kind}){period} of 8-K {rec.accession} filed "
+               f"{rec.filing_date}, Items {', '.join(rec.items) or 'not listed'}. {headline}")
+    warnings = list(rendered.warnings) + ([kept] if kept else [])
+    if prepared.replaced_bytes:
+        warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
+                        "where it stood")
+    summary, summary_source = _with_llm_summary(summarizer, summary, first, warnings)
+    return Converted(DocumentRecord(
+        doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_name=exhibit.name, source_kind="html",
+        cik=rec.cik, ticker=ticker, company=company, form=form, fiscal_year=fiscal_year,
+        fiscal_period=fiscal_period, period_end=rec.report_date, filing_date=rec.filing_date,
+        filing_items=list(rec.items), exhibit_type=exhibit.type, exhibit_document=exhibit.name,
+        exhibit_description=exhibit.description.split(" | ")[0] or None, metadata_source="text",
+        page_count=len(paged.pages), page_basis=paged.page_basis, rendered_page_count=paged.rendered_page_count,
+        cover_summary=summary, summary_source=summary_source,
+        pdf_key=pdf_key(exhibit_part(rec.cik, rec.accession, exhibit.name)), source_key=exhibit.key,
+        source_sha256=exhibit.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
+        render_seconds=round(render_s, 3), extract_seconds=0.0, processed_at=utc_now(),
+    ), paged, [], 0.0)
 
 
 def conservation(visible_chars: int, paged: PagedPdf) -> str | None:
@@ -375,6 +464,9 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             continue
         key = filing_part(rec.cik, rec.accession)
         jobs.append((key, rec.accession, rec.sha256 or "", lambda rec=rec: convert_filing(lake, rec, options, summarizer)))
+        for ex in (e for e in rec.exhibits if e.status == "ok" and e.key):
+            jobs.append((exhibit_part(rec.cik, rec.accession, ex.name), f"{rec.accession} {ex.name}", ex.sha256 or "",
+                         lambda rec=rec, ex=ex: convert_exhibit(lake, rec, ex, options, summarizer)))
     before = _converted(lake)
     paths = [p for folder in options.pdf_dirs for p in pdf_files(Path(folder)) if in_batch(None, p.stem, options.batch)]
     refused = name_collisions(paths, before)

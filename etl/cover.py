@@ -27,6 +27,15 @@ _PERIOD_RE = re.compile(
 _EVENT_RE = re.compile(r"Date of Report[^:(\n]*(?:\([^)]*\))?\s*:?\s*\b([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I)
 _REGISTRANT_RE = re.compile(r"\n\s*([^\n]{3,120})\n[^\n]*\(Exact name of registrant", re.I)
 _FORM_TAGS = {"10-K": "10K", "10-Q": "10Q", "8-K": "8K"}
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_Q = r"(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarter"
+# "first quarter of fiscal 2024", "fiscal 2024 first quarter", "third quarter 2022", "Q1 FY24", "Q4 2007"
+_RELEASE_PERIOD_RES = [
+    (re.compile(_Q + r"\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4})", re.I), "qy"),
+    (re.compile(r"fiscal\s+(?:year\s+)?(\d{4})\s+" + _Q, re.I), "yq"),
+    (re.compile(r"\bQ([1-4])\s*(?:FY|fiscal\s*)?'?(\d{4}|\d{2})\b", re.I), "nq"),
+    (re.compile(r"full[\s-]+(?:fiscal[\s-]+)?year\s+(?:of\s+)?(?:fiscal\s+)?(\d{4})", re.I), "fy"),
+]
 
 
 @dataclass
@@ -140,6 +149,48 @@ def facts_from_text(page_texts: list[str]) -> CoverFacts:
     return cover
 
 
+def release_period(text: str, filed: dt.date | None = None,
+                   fiscal_year_end: str | None = None) -> tuple[int | None, str | None]:
+    """The fiscal year and quarter an earnings release reports, from its own words (its first pages):
+    "first quarter of fiscal 2024", "fiscal 2024 first quarter", "Q3 2022", "full-year 2006" (its fourth
+    quarter). A release also names the periods it compares with and the ones its outlook is for, so the
+    period reported is the latest one named that had ended when the release was filed (the company's fiscal
+    year end decides when a quarter ends); (None, None) when it names none."""
+    found = set()
+    for pattern, kind in _RELEASE_PERIOD_RES:
+        for m in pattern.finditer(text):
+            if kind == "qy":
+                quarter, year = _ORDINAL[m.group(1).lower()], int(m.group(2))
+            elif kind == "yq":
+                year, quarter = int(m.group(1)), _ORDINAL[m.group(2).lower()]
+            elif kind == "fy":
+                year, quarter = int(m.group(1)), 4
+            else:
+                quarter, year = int(m.group(1)), int(m.group(2))
+                year += 2000 if year < 100 else 0
+            if 1990 <= year <= 2100:
+                found.add((year, quarter))
+    ended = [p for p in found if filed is None or _quarter_end(*p, fiscal_year_end) < filed]
+    if not ended:
+        return None, None
+    year, quarter = max(ended)
+    return year, f"Q{quarter}"
+
+
+def _quarter_end(year: int, quarter: int, fiscal_year_end: str | None) -> dt.date:
+    """Roughly when fiscal quarter ``quarter`` of fiscal ``year`` ends (its month's first day), for a fiscal
+    year ending in the month of ``fiscal_year_end`` (MMDD; calendar years without one)."""
+    end_month = int(fiscal_year_end[:2]) if fiscal_year_end else 12
+    months_before_year_end = 3 * (4 - quarter)
+    month_index = year * 12 + (end_month - 1) - months_before_year_end
+    return dt.date(month_index // 12, month_index % 12 + 1, 1)
+
+
+def exhibit_id(cover_id: str, exhibit_type: str) -> str:
+    """A press release's id: its 8-K's, then the exhibit type (``AAPL_2019-11-15_8K_EX99-1``)."""
+    return f"{cover_id}_{re.sub(r'[^A-Z0-9]+', '-', exhibit_type.upper()).replace('EX-', 'EX', 1)}"
+
+
 def document_id(ticker: str, form: str, fiscal_year: int | None, fiscal_period: str | None,
                 period_end: dt.date | None, filing_date: dt.date | None, amendment: bool = False) -> str:
     """``TICKER_YYYY_10K``, ``TICKER_YYYYQn_10Q``, ``TICKER_YYYY-MM-DD_8K`` (LOFin); amendments end in A."""
@@ -149,7 +200,7 @@ def document_id(ticker: str, form: str, fiscal_year: int | None, fiscal_period: 
         day = period_end or filing_date
         return f"{ticker}_{day.isoformat() if day else 'unknown'}_{tag}"
     year = fiscal_year or (period_end.year if period_end else None) or (filing_date.year if filing_date else 0)
-    if form == "10-Q":
+    if form in ("10-Q", "EARNINGS"):
         quarter = fiscal_period if fiscal_period and re.fullmatch(r"Q[1-4]", fiscal_period) else None
         if quarter is None and period_end:
             quarter = f"Q{(period_end.month - 1) // 3 + 1}"

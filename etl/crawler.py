@@ -3,12 +3,19 @@
 Keys (``kernel.layout``; deterministic, so reruns upsert instead of duplicating)::
 
     raw/edgar/<cik>/<accession-no-dashes>/<primary document>   the primary document, decoded bytes
+    raw/edgar/<cik>/<accession-no-dashes>/<exhibit>            each exhibit EXHIBIT_TYPES names, as served
     raw/edgar/<cik>/<accession-no-dashes>/index.json           EDGAR's filing index
     raw/edgar/<cik>/<accession-no-dashes>/filing.json          the FilingRecord, written last
     manifests/filings.parquet                                  every FilingRecord, rebuilt after a run
 
 ``filing.json`` is the commit marker: it is written only after the documents, so a filing with an ``ok``
 record is complete, and a run killed at any point resumes by fetching whatever has no ``ok`` record.
+
+Exhibits (``EXHIBIT_TYPES``, e.g. ``EX-99*``): the filing's documents are listed from its own EDGAR index
+page, or from its full submission's header where it has no index page (``etl.filing_index`` says why);
+each chosen document is fetched under the same limiter and retries and recorded in the filing record
+(``exhibits``: ok, skipped by rule, missing or failed, with the reason); one that fails is a record, the
+filing stays ``ok``. A record made with other ``EXHIBIT_TYPES`` gets its exhibits (only) fetched again.
 """
 
 from __future__ import annotations
@@ -25,15 +32,16 @@ from dataclasses import dataclass, field
 from etl import full_index
 from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
+from etl.filing_index import FilingDocument, parse_index_page, parse_submission
 from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import historical_window
+from kernel.rules import GRAPHIC, exhibit_patterns, exhibit_selected, historical_window
 from kernel.settings import Settings
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
-from schemas.filings import FilingRecord
+from schemas.filings import ExhibitFile, FilingRecord
 
 log = logging.getLogger(__name__)
 
@@ -170,15 +178,19 @@ class Crawler:
     # -- download ------------------------------------------------------------------------------
     def fetch(self, company: Company, ref: FilingRef) -> tuple[str, FilingRecord]:
         """Download one filing unless an ``ok`` record says it is complete; returns (outcome, record)."""
-        existing = complete_record(self.lake, ref)
-        if existing is not None:
-            return "skipped", existing
         www = self.settings.edgar_www_url
         base_url = f"{www}/Archives/edgar/data/{ref.cik}/{ref.accession_nodash}"
+        existing = complete_record(self.lake, ref)
+        if existing is not None:
+            if existing.exhibit_types == self.settings.exhibit_types:
+                return "skipped", existing
+            rec = existing.model_copy(update=self._exhibits(base_url, ref))  # exhibits chosen anew, only they
+            self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+            return "skipped", rec
         record = dict(
             accession=ref.accession, cik=ref.cik, ticker=company.ticker, company=company.name, form=ref.form,
             is_amendment=ref.is_amendment, filing_date=ref.filing_date, report_date=ref.report_date,
-            primary_document=ref.primary_document, fiscal_year_end=ref.fiscal_year_end,
+            primary_document=ref.primary_document, fiscal_year_end=ref.fiscal_year_end, items=list(ref.items),
         )
         index_key = None
         expected = None
@@ -199,6 +211,7 @@ class Crawler:
             rec = FilingRecord(
                 **record, primary_key=primary_key, index_key=index_key, bytes=len(doc.content),
                 sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=utc_now(), status="ok",
+                **self._exhibits(base_url, ref),
             )
             outcome = "fetched"
         except NotFound as exc:
@@ -211,6 +224,57 @@ class Crawler:
             outcome = "failed"
         self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
         return outcome, rec
+
+    def _exhibits(self, base_url: str, ref: FilingRef) -> dict:
+        """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed
+        listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside)."""
+        setting = self.settings.exhibit_types
+        patterns = exhibit_patterns(setting)
+        if not patterns:
+            return {"exhibit_types": setting, "exhibit_source": None, "exhibits": []}
+        try:
+            documents, source = self._documents(base_url, ref)
+        except HostUnreachable:
+            raise
+        except FetchError as exc:
+            failed = ExhibitFile(name="", type="", status="failed", error=f"no document list: {exc}")
+            return {"exhibit_types": setting, "exhibit_source": None, "exhibits": [failed]}
+        out = [self._exhibit(base_url, ref, d, patterns) for d in documents if d.name != ref.primary_document]
+        return {"exhibit_types": setting, "exhibit_source": source, "exhibits": [e for e in out if e is not None]}
+
+    def _documents(self, base_url: str, ref: FilingRef) -> tuple[list[FilingDocument], str]:
+        """The filing's documents from its index page (a few KB, with each document's type), else from
+        its full submission's SGML headers (the whole submission: only where no index page exists)."""
+        try:
+            page = self.http.get(f"{base_url}/{ref.accession}-index.html")
+            return parse_index_page(page.content), "index page"
+        except NotFound:
+            full = self.http.get(f"{base_url}/{ref.accession}.txt")
+            return parse_submission(full.content), "full submission header"
+
+    def _exhibit(self, base_url: str, ref: FilingRef, doc: FilingDocument,
+                 patterns: tuple[str, ...]) -> ExhibitFile | None:
+        """One listed document: fetched when chosen, recorded as skipped when a graphic (by rule: the text
+        is what is indexed), left out otherwise."""
+        info = {"name": doc.name, "type": doc.type, "sequence": doc.sequence, "description": doc.description}
+        if doc.type == GRAPHIC:
+            return ExhibitFile(**info, status="skipped", error="graphic: not fetched (an exhibit's text is indexed)")
+        if not exhibit_selected(doc.type, patterns):
+            return None
+        if not doc.name:
+            return ExhibitFile(**info, status="skipped",
+                               error="no file of its own: the document exists only inside the full submission")
+        try:
+            body = self.http.get(f"{base_url}/{doc.name}").content
+        except NotFound as exc:
+            return ExhibitFile(**info, status="missing", error=str(exc))
+        except HostUnreachable:
+            raise
+        except FetchError as exc:
+            return ExhibitFile(**info, status="failed", error=str(exc))
+        key = primary_document_key(ref.cik, ref.accession, doc.name)
+        self.lake.write_bytes(key, body)
+        return ExhibitFile(**info, key=key, bytes=len(body), sha256=hashlib.sha256(body).hexdigest(), status="ok")
 
     def run(self, companies: list[Company]) -> CrawlReport:
         report = CrawlReport(companies=len(companies))

@@ -30,6 +30,7 @@ class FilingRef:
     primary_document: str
     size: int | None = None
     fiscal_year_end: str | None = None  # the company's fiscal year end, MMDD, from the submissions JSON
+    items: tuple[str, ...] = ()  # an 8-K's Items as its filer listed them (submissions ``items``)
 
     @property
     def is_amendment(self) -> bool:
@@ -66,9 +67,9 @@ def parse_filings_block(block: object, cik: int, where: str) -> list[FilingRef]:
         return values if isinstance(values, list) and len(values) == n else [None] * n
 
     refs = []
-    for acc, fdate, rdate, form, doc, size in zip(
+    for acc, fdate, rdate, form, doc, size, items in zip(
         block["accessionNumber"], block["filingDate"], col("reportDate"), block["form"], block["primaryDocument"],
-        col("size"), strict=True,
+        col("size"), col("items"), strict=True,
     ):
         filing_date = _date(fdate)
         if not acc or not form or not doc or filing_date is None:
@@ -79,6 +80,7 @@ def parse_filings_block(block: object, cik: int, where: str) -> list[FilingRef]:
                 accession=str(acc), cik=cik, form=str(form).upper(), filing_date=filing_date,
                 report_date=_date(rdate), primary_document=str(doc),
                 size=int(size) if isinstance(size, int | float) else None,
+                items=tuple(i.strip() for i in items.split(",") if i.strip()) if isinstance(items, str) else (),
             )
         )
     return refs

@@ -70,6 +70,7 @@ def filing_index_key(cik: int, accession: str) -> str:
 
 
 def primary_document_key(cik: int, accession: str, primary_document: str) -> str:
+    """A document of the filing (the primary one, or an exhibit) under its EDGAR file name."""
     return f"{filing_prefix(cik, accession)}/{primary_document}"
 
 
@@ -81,6 +82,11 @@ def pdf_key(doc_key: str) -> str:
 def filing_part(cik: int, accession: str) -> str:
     """A crawled filing's document key (``<cik>/<accession-no-dashes>``), the root of its part name."""
     return f"{cik}/{accession.replace('-', '')}"
+
+
+def exhibit_part(cik: int, accession: str, name: str) -> str:
+    """An exhibit's document key: its filing's, then its EDGAR file name."""
+    return f"{filing_part(cik, accession)}/{name}"
 
 
 def external_part(file_name: str) -> str:

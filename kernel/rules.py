@@ -48,6 +48,42 @@ def form_selected(form: str, forms: list[str], include_amendments: bool) -> bool
     return include_amendments and is_amendment(form) and base_form(form) in forms
 
 
+EXHIBIT_TYPE_RE = re.compile(r"^[A-Z0-9*][A-Z0-9.\-*]*$")
+GRAPHIC = "GRAPHIC"
+
+
+def exhibit_patterns(setting: str) -> tuple[str, ...]:
+    """EXHIBIT_TYPES as patterns (``EX-99*``; ``none`` or empty: no exhibits); ValueError for a bad one."""
+    if setting.strip().lower() in ("", "none"):
+        return ()
+    patterns = tuple(p.strip().upper() for p in setting.split(",") if p.strip())
+    bad = [p for p in patterns if not EXHIBIT_TYPE_RE.match(p)]
+    if bad:
+        raise ValueError(f"EXHIBIT_TYPES: {bad[0]!r} is not a document type pattern (EX-99*, EX-99.1, none)")
+    return patterns
+
+
+def exhibit_selected(doc_type: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a filing's document of this SGML type is crawled as an exhibit (graphics never are: what is
+    indexed is an exhibit's text)."""
+    import fnmatch
+
+    kind = doc_type.strip().upper()
+    return kind != GRAPHIC and any(fnmatch.fnmatchcase(kind, p) for p in patterns)
+
+
+EARNINGS = "EARNINGS"  # the form of an earnings release (FinanceBench's ``*_EARNINGS`` documents)
+RESULTS_ITEMS = frozenset({"2.02", "12"})  # 8-K Results of Operations: Item 2.02; Item 12 before August 2004
+_FIRST_EX99 = re.compile(r"^EX-99(\.0?1)?$")
+
+
+def exhibit_form(exhibit_type: str, items: Iterable[str]) -> str:
+    """What an 8-K exhibit is as a document: the first EX-99 of an 8-K reporting its results of operations
+    (Item 2.02, Item 12 before August 2004) is its earnings release (``EARNINGS``); any other exhibit is a
+    press release of the 8-K (``8-K``)."""
+    return EARNINGS if _FIRST_EX99.match(exhibit_type.upper()) and RESULTS_ITEMS & set(items) else "8-K"
+
+
 def check_window(filed_from: dt.date | None, filed_to: dt.date | None) -> None:
     """A filing-date window is inclusive on both ends; either end may be open."""
     if filed_from and filed_to and filed_from > filed_to:

@@ -73,6 +73,10 @@ class Settings(BaseSettings):
     include_amendments: bool = Field(True, description="Keep amendments such as 10-K/A (flagged as such)")
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
+    exhibit_types: str = Field(
+        "none", description="Documents of each filing to crawl besides the primary one, by SGML type: "
+        "comma-separated patterns (EX-99* for press and earnings releases); none: off (the default until "
+        "conversion reads exhibits)")
 
     # --- Conversion ---------------------------------------------------------------------------
     convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")
@@ -143,6 +147,12 @@ class Settings(BaseSettings):
     @classmethod
     def _csv_lists(cls, value: Any) -> Any:
         return _split_csv(value)
+
+    @field_validator("exhibit_types")
+    @classmethod
+    def _exhibit_patterns(cls, value: str) -> str:
+        rules.exhibit_patterns(value)  # ValueError naming the bad pattern
+        return value
 
     @field_validator("forms")
     @classmethod

@@ -50,6 +50,8 @@ def _arrow_type(annotation: Any) -> pa.DataType:
     }
     if annotation in mapping:
         return mapping[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):  # a nested record: a struct
+        return pa.struct(list(arrow_schema(annotation)))
     raise TypeError(f"no Arrow type for {annotation}")
 
 

@@ -39,6 +39,10 @@ class DocumentRecord(BaseModel):
     fiscal_period: str | None = None
     period_end: dt.date | None = None
     filing_date: dt.date | None = None
+    filing_items: list[str] = Field(default_factory=list, description="The 8-K's Items (a cover and its exhibits)")
+    exhibit_type: str | None = Field(None, description="EX-99.1, ...: this document is an exhibit of its filing")
+    exhibit_document: str | None = Field(None, description="The exhibit's EDGAR file name")
+    exhibit_description: str | None = None
     trading_symbols: list[str] = Field(default_factory=list)
     exchanges: list[str] = Field(default_factory=list)
     shares_outstanding: float | None = None

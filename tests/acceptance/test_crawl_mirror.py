@@ -137,3 +137,36 @@ def test_sigkill_mid_crawl_then_rerun_loses_and_duplicates_nothing(
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert f"{len(rows) - len(done_before)} fetched, {len(done_before)} already present" in rerun.stdout
     assert_lake_matches_mirror(lake, rows)
+
+
+def test_exhibits_are_crawled_byte_identical_and_once(edgar_mirror, universe_csv, tmp_path):
+    """EXHIBIT_TYPES=EX-99*: every EX-99 document that exhibits.tsv lists is fetched byte-identical to the
+    mirror and recorded with its type; graphics are recorded as skipped by rule; a filing without an index
+    page is listed from its full submission; a second crawl fetches nothing."""
+    import csv
+    import hashlib
+
+    with open(edgar_mirror / "exhibits.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    ex99 = {(r["accession"], r["document"]): r for r in rows if r["type"].startswith("EX-99")}
+    graphics = {(r["accession"], r["document"]) for r in rows if r["type"] == "GRAPHIC"}
+    tickers = ",".join(sorted({r["ticker"] for r in rows}))
+    with MirrorServer(edgar_mirror) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=universe_csv, universe_tickers=tickers,
+                          forms=["8-K"], exhibit_types="EX-99*")
+        lake, report = crawl(s, rate=LIFTED)
+        assert report.failed == 0 and report.missing == 0
+        records = {r.accession: r for r in read_records(lake)}
+        fetched = {(r.accession, e.name): e for r in records.values() for e in r.exhibits if e.status == "ok"}
+        assert set(fetched) == set(ex99)
+        for key, e in fetched.items():
+            assert e.type == ex99[key]["type"] and e.sha256 == ex99[key]["sha256"], key
+            assert hashlib.sha256(lake.read_bytes(e.key)).hexdigest() == ex99[key]["sha256"]
+        skipped = {(r.accession, e.name) for r in records.values() for e in r.exhibits if e.type == "GRAPHIC"}
+        assert graphics <= skipped and all(e.status == "skipped" for r in records.values()
+                                           for e in r.exhibits if e.type == "GRAPHIC")
+        assert records["0000066740-24-000023"].exhibit_source == "full submission header"  # MMM: no index page
+        assert records["0000320193-24-000005"].exhibit_source == "index page"
+        server.clear_log()
+        _, again = crawl(s, rate=LIFTED)
+        assert again.fetched == 0 and not [e for e in server.log if "/Archives/" in e.path]

@@ -1,0 +1,84 @@
+"""A filing's own list of its documents: EDGAR's filing index page, or the header of the full submission.
+
+The crawler needs each document's SGML type (``EX-99.1``, ``GRAPHIC``, ...) to choose the exhibits
+``EXHIBIT_TYPES`` names. EDGAR's ``index.json`` directory listing has names and sizes but no types; the
+``<accession>-index.html`` page lists every document with its sequence, description, file name, type and
+size in a few kilobytes, so it is read first. The full submission ``<accession>.txt`` carries the same
+header fields for every document, but also every document itself (often megabytes): it is read only where
+a filing has no index page, and for filings from before 2001, whose documents have no file name (they exist
+only inside the ``.txt``; ``split_submission`` cuts them out as EDGAR would serve them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lxml import html
+
+_DOC_RE = re.compile(rb"<DOCUMENT>\r?\n.*?</DOCUMENT>\r?\n?", re.S)
+_FIELD_RE = {name: re.compile(rb"^<" + name.encode() + rb">([^\r\n<]*)", re.M)
+             for name in ("TYPE", "SEQUENCE", "FILENAME", "DESCRIPTION")}
+_TEXT_RE = re.compile(rb"<TEXT>\r?\n?(.*?)</TEXT>", re.S)
+
+
+@dataclass(frozen=True)
+class FilingDocument:
+    """One document of a filing as its index names it; ``name`` is empty where EDGAR has no URL for it."""
+
+    sequence: str
+    type: str
+    name: str
+    description: str = ""
+    size: int | None = None
+
+
+def parse_index_page(page: bytes) -> list[FilingDocument]:
+    """The documents of EDGAR's ``-index.html`` page (the "Document Format Files" and "Data Files"
+    tables: Seq, Description, Document, Type, Size); the complete submission text file is left out."""
+    root = html.document_fromstring(page)
+    out = []
+    for table in root.iter("table"):
+        if "tablefile" not in (table.get("class") or "").lower():
+            continue
+        for row in table.iter("tr"):
+            cells = row.findall("td")
+            if len(cells) < 5:
+                continue
+            seq, description, document, kind, size = (" ".join(c.text_content().split()) for c in cells[:5])
+            name = document.split(" ")[0] if document else ""
+            if description.lower() == "complete submission text file":
+                continue
+            out.append(FilingDocument(seq, kind.upper(), name, description,
+                                      int(size) if size.isdigit() else None))
+    return out
+
+
+def parse_submission(text: bytes) -> list[FilingDocument]:
+    """The documents of a full submission ``.txt`` from their SGML headers."""
+    out = []
+    for block in _DOC_RE.finditer(text):
+        fields = {name: _field(pattern, block.group(0)) for name, pattern in _FIELD_RE.items()}
+        out.append(FilingDocument(fields["SEQUENCE"], fields["TYPE"].upper(), fields["FILENAME"],
+                                  fields["DESCRIPTION"], len(block.group(0))))
+    return out
+
+
+def split_submission(text: bytes) -> dict[str, bytes]:
+    """sequence -> a document's ``<DOCUMENT>`` block with its newline, as EDGAR serves a non-iXBRL document
+    at its URL (the only form a pre-2001 document without a file name can be had in)."""
+    return {_field(_FIELD_RE["SEQUENCE"], m.group(0)): m.group(0) for m in _DOC_RE.finditer(text)}
+
+
+def unwrap(served: bytes) -> bytes:
+    """A document without its SGML wrapper: the content of ``<TEXT>``, or the bytes as they are when
+    unwrapped already (inline XBRL documents are served bare)."""
+    if not served.lstrip().startswith(b"<DOCUMENT>"):
+        return served
+    m = _TEXT_RE.search(served)
+    return m.group(1) if m else served
+
+
+def _field(pattern: re.Pattern, block: bytes) -> str:
+    m = pattern.search(block)
+    return m.group(1).decode("latin-1").strip() if m else ""

@@ -1,0 +1,78 @@
+"""8-K exhibits end to end on the mirror's 8-Ks (EXHIBIT_TYPES=EX-99*): crawled byte-identical (see
+test_crawl_mirror), then each EX-99 with text converted into a document of its own, linked to its filing;
+the release that is only page images is quarantined as such."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+
+import pytest
+
+from etl.convert import ConvertOptions
+from etl.convert import run as run_convert
+from etl.crawler import Crawler, build_http
+from etl.ratelimit import RateLimiter
+from etl.universe import resolve_universe
+from kernel.layout import dataset_key, exhibit_part, part_name
+from kernel.storage import LocalLake, read_parquet
+from tests.conftest import make_settings
+
+pytestmark = [pytest.mark.shared, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def exhibit_lake(edgar_mirror, universe_csv, tmp_path_factory):
+    from etl.edgar_mirror import MirrorServer
+
+    with open(edgar_mirror / "exhibits.tsv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    tickers = ",".join(sorted({r["ticker"] for r in rows}))
+    root = tmp_path_factory.mktemp("exhibits") / "lake"
+    with MirrorServer(edgar_mirror) as server:
+        s = make_settings(server, str(root), universe_csv=universe_csv, universe_tickers=tickers, forms=["8-K"],
+                          exhibit_types="EX-99*")
+        http = build_http(s, RateLimiter(500))
+        companies, _ = resolve_universe(s, http)
+        Crawler(s, LocalLake(root), http=http).run(companies)
+    lake = LocalLake(root)
+    return lake, run_convert(lake, ConvertOptions(workers=2)), rows
+
+
+def _docs(lake) -> dict[str, dict]:
+    docs = [read_parquet(lake, k).to_pylist()[0] for k in lake.list("datasets/documents")]
+    return {d["doc_id"]: d for d in docs}
+
+
+def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_lake):
+    lake, report, rows = exhibit_lake
+    docs = _docs(lake)
+    exhibits = {(d["accession"], d["exhibit_document"]): d for d in docs.values() if d["exhibit_type"]}
+    ex99 = {(r["accession"], r["document"]) for r in rows if r["type"].startswith("EX-99")}
+    images_only = ("0000019617-26-000241", "jpmcpressrelease06252026.htm")  # JPM: a shell around two images
+    assert set(exhibits) == ex99 - {images_only}
+    reasons = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
+    assert len(reasons) == 1 and "no text layer (images only)" in reasons[0] and images_only[0] in reasons[0]
+    covers = {d["accession"]: d for d in docs.values() if not d["exhibit_type"]}
+    for (accession, _), d in exhibits.items():
+        cover = covers[accession]
+        assert (d["ticker"], d["filing_date"], d["filing_items"]) == (cover["ticker"], cover["filing_date"],
+                                                                       cover["filing_items"])
+        assert d["page_count"] >= 1 and d["form"] in ("EARNINGS", "8-K")
+        assert d["doc_id"] != cover["doc_id"]
+
+
+def test_earnings_releases_take_their_fiscal_period_from_their_own_words(exhibit_lake):
+    lake, _, _ = exhibit_lake
+    docs = _docs(lake)
+    apple = docs["AAPL_2024Q1_EARNINGS"]  # "first quarter of fiscal 2024", filed 2024-02-01
+    assert (apple["form"], apple["fiscal_year"], apple["fiscal_period"]) == ("EARNINGS", 2024, "Q1")
+    assert apple["exhibit_type"] == "EX-99.1" and apple["filing_items"] == ["2.02", "9.01"]
+    assert apple["filing_date"] == dt.date(2024, 2, 1) and "earnings release" in apple["cover_summary"]
+    part = part_name(exhibit_part(apple["cik"], apple["accession"], apple["exhibit_document"]))
+    pages = read_parquet(lake, dataset_key("pages", part))
+    assert any("Services" in t for t in pages.column("text").to_pylist())
+    press = [d for d in docs.values() if d["exhibit_type"] and d["form"] == "8-K"]
+    assert press and all(d["doc_id"].startswith(f"{d['ticker']}_") and "_8K_EX99" in d["doc_id"] for d in press)
+    text_exhibits = [d for d in docs.values() if (d["exhibit_document"] or "").endswith(".txt")]
+    assert text_exhibits and all(d["page_count"] >= 1 for d in text_exhibits)  # SO's plain-text exhibits

@@ -1,0 +1,75 @@
+"""A filing's list of documents from its EDGAR index page or its full submission (literal inputs)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from etl.cover import release_period
+from etl.filing_index import FilingDocument, parse_index_page, parse_submission, split_submission, unwrap
+from kernel.rules import exhibit_form, exhibit_patterns, exhibit_selected
+
+PAGE = b"""<html><body><table class="tableFile" summary="Document Format Files">
+<tr><th>Seq</th><th>Description</th><th>Document</th><th>Type</th><th>Size</th></tr>
+<tr><td>1</td><td>8-K</td><td><a href="/x/a8k.htm">a8k.htm</a> &nbsp;<span>iXBRL</span></td><td>8-K</td><td>40631</td></tr>
+<tr><td>2</td><td>EX-99.1</td><td><a href="/x/ex991.htm">ex991.htm</a></td><td>EX-99.1</td><td>140647</td></tr>
+<tr><td>3</td><td></td><td><a href="/x/g1.jpg">g1.jpg</a></td><td>GRAPHIC</td><td>1264</td></tr>
+<tr><td>&nbsp;</td><td>Complete submission text file</td><td><a href="/x/a.txt">a.txt</a></td><td>&nbsp;</td>
+<td>412459</td></tr></table>
+<table class="tableFile" summary="Old"><tr><td>1</td><td></td><td><a href="/x/"></a></td><td>EX-99</td><td>12</td></tr>
+</table></body></html>"""
+
+SUBMISSION = (b"<SEC-DOCUMENT>0000000000-96-000001.txt\n<SEC-HEADER>...</SEC-HEADER>\n"
+              b"<DOCUMENT>\n<TYPE>8-K\n<SEQUENCE>1\n<TEXT>\nCover text\n</TEXT>\n</DOCUMENT>\n"
+              b"<DOCUMENT>\n<TYPE>EX-99\n<SEQUENCE>2\n<DESCRIPTION>PRESS RELEASE\n<TEXT>\nRevenue grew.\n</TEXT>\n"
+              b"</DOCUMENT>\n</SEC-DOCUMENT>\n")
+
+
+def test_index_page_lists_each_document_with_its_type():
+    assert parse_index_page(PAGE) == [
+        FilingDocument("1", "8-K", "a8k.htm", "8-K", 40631), FilingDocument("2", "EX-99.1", "ex991.htm", "EX-99.1", 140647),
+        FilingDocument("3", "GRAPHIC", "g1.jpg", "", 1264), FilingDocument("1", "EX-99", "", "", 12)]
+
+
+def test_full_submission_headers_and_documents():
+    docs = parse_submission(SUBMISSION)
+    assert [(d.sequence, d.type, d.name, d.description) for d in docs] == [
+        ("1", "8-K", "", ""), ("2", "EX-99", "", "PRESS RELEASE")]
+    blocks = split_submission(SUBMISSION)
+    assert blocks["2"].startswith(b"<DOCUMENT>\n<TYPE>EX-99") and blocks["2"].endswith(b"</DOCUMENT>\n")
+    assert unwrap(blocks["2"]) == b"Revenue grew.\n" and unwrap(b"<html>bare</html>") == b"<html>bare</html>"
+
+
+@pytest.mark.parametrize("setting, kind, chosen", [
+    ("EX-99*", "EX-99.1", True), ("EX-99*", "ex-99.02", True), ("EX-99*", "EX-10.1", False),
+    ("EX-99*", "GRAPHIC", False), ("EX-99.1, EX-10*", "EX-10.1", True), ("none", "EX-99.1", False),
+    ("", "EX-99.1", False), ("*", "GRAPHIC", False)])
+def test_exhibit_types_choose_documents(setting, kind, chosen):
+    assert exhibit_selected(kind, exhibit_patterns(setting)) is chosen
+
+
+def test_a_bad_exhibit_pattern_is_refused():
+    with pytest.raises(ValueError, match="EXHIBIT_TYPES: 'EX 99' is not a document type pattern"):
+        exhibit_patterns("EX 99")
+
+
+@pytest.mark.parametrize("text, filed, fye, period", [
+    ("Apple reports first quarter results. Revenue for the fiscal 2024 first quarter ended December 30, 2023. "
+     "Outlook for the second quarter of fiscal 2024.", dt.date(2024, 2, 1), "0928", (2024, "Q1")),
+    ("reported full-year 2006 earnings ... compared with the fourth quarter of 2005", dt.date(2007, 1, 25), None,
+     (2006, "Q4")),
+    ("ORACLE ANNOUNCES FISCAL 2022 FOURTH QUARTER AND FULL YEAR", dt.date(2022, 6, 13), "0531", (2022, "Q4")),
+    ("Caterpillar reports first-quarter 2022 results", dt.date(2022, 4, 28), None, (2022, "Q1")),
+    ("Record Revenue in Q1 FY23", dt.date(2023, 3, 15), "1201", (2023, "Q1")),
+    ("A new chief executive officer was named.", dt.date(2023, 3, 15), None, (None, None)),
+])
+def test_an_earnings_release_names_the_period_it_reports(text, filed, fye, period):
+    assert release_period(text, filed, fye) == period
+
+
+@pytest.mark.parametrize("kind, items, form", [
+    ("EX-99.1", ["2.02", "9.01"], "EARNINGS"), ("EX-99.01", ["2.02"], "EARNINGS"), ("EX-99", ["12", "7"], "EARNINGS"),
+    ("EX-99.2", ["2.02", "9.01"], "8-K"), ("EX-99.1", ["5.02", "9.01"], "8-K"), ("EX-99.1", [], "8-K")])
+def test_the_first_ex99_of_a_results_8k_is_its_earnings_release(kind, items, form):
+    assert exhibit_form(kind, items) == form
