@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from etl import conservation as conserved
 from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
+from etl.release_sections import release_sections
 from etl.segment import Segmentation, segment
 from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
 from kernel.models import ModelError, TokenCounter, token_counter
@@ -137,7 +138,7 @@ def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tupl
     page_tables = [tables[i] or [] for i in order]
     if len(pages) != doc["page_count"]:
         raise ValueError(f"pages dataset has {len(pages)} pages, the document says {doc['page_count']}")
-    seg = segment(pages, doc["form"] or "")
+    seg = release_sections(pages) if doc.get("exhibit_type") else segment(pages, doc["form"] or "")
     items = item_records(doc["doc_id"], doc["form"] or "", seg, pages)
     chunks = chunker.chunk(doc["doc_id"], pages, page_tables, seg)
     warning = conserved.check(chunk_coverage(pages, chunks), sum(conserved.visible(p) for p in pages),

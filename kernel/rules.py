@@ -84,6 +84,15 @@ def exhibit_form(exhibit_type: str, items: Iterable[str]) -> str:
     return EARNINGS if _FIRST_EX99.match(exhibit_type.upper()) and RESULTS_ITEMS & set(items) else "8-K"
 
 
+def exhibit_label(exhibit_type: str | None, form: str | None, accession: str | None) -> str:
+    """How a reader is told what an exhibit is: ``EX-99.1 (earnings release) of 8-K 0000320193-24-000005``;
+    empty for a document that is not an exhibit."""
+    if not exhibit_type:
+        return ""
+    kind = "earnings release" if form == EARNINGS else "press release"
+    return f"{exhibit_type} ({kind}) of 8-K {accession or ''}".rstrip()
+
+
 def check_window(filed_from: dt.date | None, filed_to: dt.date | None) -> None:
     """A filing-date window is inclusive on both ends; either end may be open."""
     if filed_from and filed_to and filed_from > filed_to:

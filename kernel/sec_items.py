@@ -181,6 +181,16 @@ SHORT_TITLES = {
 _PART = {"1": "I", "2": "II"}
 
 
+# Sections of a release (an 8-K's EX-99 exhibit), which has no SEC Items (etl.release_sections finds them)
+RELEASE_SECTIONS = {
+    "release:headline": "Headline and release text",
+    "release:highlights": "Highlights",
+    "release:outlook": "Outlook and guidance",
+    "release:financial-tables": "Financial tables",
+    "release:non-gaap": "Non-GAAP reconciliation",
+}
+
+
 def item_label(form: str | None, key: str | None) -> str:
     """What a reader calls an Item: ``Item 7 (MD&A)`` in a 10-K, ``Part I, Item 1 (Financial Statements)``
     in a 10-Q, ``Item 2.02 (Results of Operations and Financial Condition)`` in an 8-K; the cover and
@@ -191,6 +201,8 @@ def item_label(form: str | None, key: str | None) -> str:
         return "Cover page and contents"
     if key == UNKNOWN:
         return "No recognized Item"
+    if key in RELEASE_SECTIONS:
+        return f"Release section: {RELEASE_SECTIONS[key]}"
     item = next((d for d in vocabulary(form or "") if d.key == key), None)
     if item is None:
         return f"Item {key}"

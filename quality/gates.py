@@ -141,7 +141,7 @@ def _weights_ok(weights) -> bool:
     for key, value in (weights or []):
         if not np.isfinite(value) or value < 0:
             return False
-        form = key.rsplit(":", 1)[0]
+        form = key.split(":", 1)[0]  # "<form>:<item>"; an item key may hold a colon (release:outlook)
         sums[form] = sums.get(form, 0.0) + value
     return all(abs(s - 1.0) < 1e-4 for s in sums.values())  # weights are stored to 6 decimals
 

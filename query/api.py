@@ -49,6 +49,8 @@ class Evidence(BaseModel):
     form: str | None
     fiscal_year: int | None
     fiscal_period: str | None
+    exhibit_type: str | None = Field(None, description="EX-99.1, ...: the page is of that exhibit of an 8-K")
+    document: str = Field("", description="What an exhibit is: 'EX-99.1 (earnings release) of 8-K <accession>'")
     item: str = Field(description="The Item's key: 7, 1A, part1item2, 2.02, cover")
     item_title: str
     item_label: str = Field("", description="The Item as a reader names it: 'Part I, Item 2 (MD&A)'")

@@ -26,10 +26,11 @@ class DocInfo(DocumentMeta):
     entity: str | None = None
     page_count: int = 0
     amends: str | None = None  # an amendment: the doc_id it amends
+    accession: str | None = None  # the filing (an exhibit's is its 8-K's)
 
 
 # what the catalog reads of each published document
-FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends"]
+FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends", "accession"]
 
 
 class Catalog:
@@ -68,7 +69,7 @@ class Catalog:
             key = entities.add(name, r.get("ticker"), extra_names=names[1:])
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
-                                        page_count=r.get("page_count") or 0,
+                                        page_count=r.get("page_count") or 0, accession=r.get("accession"),
                                         amends=r.get("amends") if r.get("is_amendment") else None)
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})
         self.docs, self.entities = docs, entities

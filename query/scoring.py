@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from kernel.rules import exhibit_label
 from kernel.search import Filters, Hit
 from kernel.sec_items import item_label
 from query.analysis import QueryAnalysis
@@ -222,7 +223,9 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0)
             doc_id=doc_id, doc_name=s.get("doc_name") or (info.doc_name if info else None),
             source_name=s.get("source_name") or (info.source_name if info else None),
             company=s.get("company"), ticker=s.get("ticker"), form=s.get("form"), fiscal_year=s.get("fiscal_year"),
-            fiscal_period=s.get("fiscal_period"), item=s.get("item", ""), item_title=s.get("item_title", ""),
+            fiscal_period=s.get("fiscal_period"), exhibit_type=s.get("exhibit_type"),
+            document=exhibit_label(s.get("exhibit_type"), s.get("form"), info.accession if info else None),
+            item=s.get("item", ""), item_title=s.get("item_title", ""),
             item_label=item_label(s.get("form"), s.get("item")),
             page=page, chunk_id=h.id, text=s.get("text", ""),
             score=round(float(h.score + coverage * total.get(key, 0.0)), 6), reason=s.get("_reason") or reason))

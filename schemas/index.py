@@ -26,6 +26,7 @@ class DocumentMeta(BaseModel):
     fiscal_year: int | None = None
     fiscal_period: str | None = None
     period_end: dt.date | None = None
+    exhibit_type: str | None = Field(None, description="EX-99.1, ...: the document is that exhibit of its 8-K")
 
 
 class PassageRecord(DocumentMeta):

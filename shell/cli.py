@@ -295,7 +295,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     for n, e in enumerate(result.evidence, start=1):
         period = " ".join(str(x) for x in (e.fiscal_year, e.fiscal_period) if x)
         print(f"{n:>2}. {e.doc_id}  page {e.page}  {e.item_label or 'no Item'}  {e.ticker or e.company or ''} "
-              f"{e.form or ''} {period}  score {e.score:.3f}")
+              f"{e.form or ''} {period}  score {e.score:.3f}" + (f"\n    {e.document}" if e.document else ""))
         print("    " + " ".join(e.text.split())[:240])
         print(f"    why: {e.reason}")
     return 0

@@ -76,3 +76,46 @@ def test_earnings_releases_take_their_fiscal_period_from_their_own_words(exhibit
     assert press and all(d["doc_id"].startswith(f"{d['ticker']}_") and "_8K_EX99" in d["doc_id"] for d in press)
     text_exhibits = [d for d in docs.values() if (d["exhibit_document"] or "").endswith(".txt")]
     assert text_exhibits and all(d["page_count"] >= 1 for d in text_exhibits)  # SO's plain-text exhibits
+
+
+@pytest.fixture(scope="module")
+def exhibit_index(exhibit_lake, universe_csv):
+    """The 8-K lake segmented, indexed and published (releases have sections, not Items)."""
+    from kernel.resources import Resources
+    from kernel.settings import load_settings
+    from shell.runner import run_stage
+
+    lake, _, _ = exhibit_lake
+    settings = load_settings(lake_root=str(lake.path), spark_master="local[2]", embedding_backend="onnx-int8",
+                             universe_csv=universe_csv)
+    segmented = run_stage("segment", Resources(settings))
+    assert segmented.quarantined == 0, segmented.problems
+    run_stage("index", Resources(settings))
+    report = run_stage("publish", Resources(settings))
+    assert not report.blocked, report.summary()
+    return settings
+
+
+def test_releases_are_divided_by_their_own_headings(exhibit_index):
+    lake = LocalLake(exhibit_index.lake_root)
+    docs = _docs(lake)
+    apple = docs["AAPL_2024Q1_EARNINGS"]
+    part = part_name(exhibit_part(apple["cik"], apple["accession"], apple["exhibit_document"]))
+    items = [i["item"] for i in read_parquet(lake, dataset_key("items", part)).to_pylist()]
+    assert items == ["release:headline", "release:financial-tables"]
+    chunks = read_parquet(lake, dataset_key("chunks", part)).to_pylist()
+    assert {c["item"] for c in chunks} == set(items)
+
+
+def test_a_question_about_an_earnings_release_finds_its_page_first(exhibit_index):
+    from kernel.resources import Resources
+    from query import Retriever
+
+    retriever = Retriever(Resources(exhibit_index))
+    result = retriever.search("What was Apple's services revenue in the first quarter of fiscal 2024?", k=5)
+    top = result.evidence[0]
+    assert top.doc_id == "AAPL_2024Q1_EARNINGS" and "Services" in top.text, [(e.doc_id, e.page) for e in
+                                                                              result.evidence]
+    assert top.document == "EX-99.1 (earnings release) of 8-K 0000320193-24-000005"
+    only = retriever.search("Apple revenue", k=5, filters={"exhibit_type": "EX-99.2"})
+    assert only.evidence and {e.exhibit_type for e in only.evidence} == {"EX-99.2"}

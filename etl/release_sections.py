@@ -1,0 +1,55 @@
+"""Sections of a release (an 8-K's EX-99 exhibit): releases have no SEC Items, so their own headings divide
+them: the headline (from the start), highlights, outlook or guidance, the financial tables (condensed
+statements), and the non-GAAP reconciliation. Each section runs from its first heading line to the next
+section's; a release without such headings is one headline section, so every character stays in a span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from etl.segment import ItemSpan, Position, Segmentation
+from kernel.sec_items import RELEASE_SECTIONS
+
+HEADLINE = "release:headline"
+# (key, heading pattern): a heading is a short line that starts with these words
+SECTIONS = [
+    ("release:highlights",
+     re.compile(r"^(?:[\w&,'’-]+\s+){0,4}highlights\b", re.I)),
+    ("release:outlook",
+     re.compile(r"^(?:(?:business|financial|fiscal|full[\s-]year|quarterly|[\w’']+\s+quarter|\d{4}|q[1-4])\s+)*"
+                r"(?:outlook|guidance)\b", re.I)),
+    ("release:financial-tables",
+     re.compile(r"^(?:unaudited\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:statements?\s+of\s+(?:consolidated\s+)?"
+                r"(?:operations|income|earnings|cash\s+flows|financial\s+position)|balance\s+sheets?)\b", re.I)),
+    ("release:non-gaap",
+     re.compile(r"^(?:reconciliations?\s+of\b|(?:information\s+on\s+|\w+\s+){0,3}non[\s-]?gaap\s+(?:financial\s+)?"
+                r"(?:measures?|reconciliations?|results|information)\b)", re.I)),
+]
+TITLES = RELEASE_SECTIONS
+MAX_HEADING_CHARS = 90
+
+
+def release_sections(pages: list[str]) -> Segmentation:
+    """The release's sections as spans covering the whole text in order (``method``: ``release``)."""
+    end = Position(len(pages) - 1, len(pages[-1])) if pages else Position(0, 0)
+    starts: dict[str, tuple[Position, str]] = {}
+    for page, text in enumerate(pages):
+        offset = 0
+        for line in text.split("\n"):
+            heading = line.strip()
+            if heading and len(heading) <= MAX_HEADING_CHARS and (page, offset) != (0, 0):
+                for key, pattern in SECTIONS:
+                    if key not in starts and pattern.match(heading):
+                        starts[key] = (Position(page, offset), heading)
+                        break
+            offset += len(line) + 1
+    found = sorted(starts.items(), key=lambda kv: kv[1][0])
+    spans = []
+    first = found[0][1][0] if found else end
+    spans.append(ItemSpan(HEADLINE, TITLES[HEADLINE], Position(0, 0), first if found else end,
+                          (pages[0].strip().split("\n")[0] if pages else "")[:MAX_HEADING_CHARS]))
+    for n, (key, (pos, heading)) in enumerate(found):
+        nxt = found[n + 1][1][0] if n + 1 < len(found) else end
+        spans.append(ItemSpan(key, TITLES[key], pos, nxt, heading))
+    return Segmentation(spans, method="release")
