@@ -29,7 +29,7 @@ from kernel.layout import INDEX_DATASETS, quarantine_prefix, state_key
 from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
 from kernel.search import SearchBackend, VersionInfo
-from kernel.search.base import Release, physical_of, release_id
+from kernel.search.base import LEGACY_RELEASE, Release, physical_of, release_id
 from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
@@ -176,7 +176,7 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
         faults.point(f"publish:{outcome.mode} {name}")
     modes = {o.index: o.mode for o in report.indexes}
     release = live
-    if live is None or targets != live.targets:  # else nothing changed: no new release
+    if live is None or targets != live.targets or live.id == LEGACY_RELEASE:  # else nothing changed
         release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id if live else None,
                           modes)
         lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())

@@ -89,6 +89,9 @@ class Release:
 _LAST_RELEASE: list[str] = [""]
 
 
+LEGACY_RELEASE = "r0-aliases"  # a store published before releases existed, served from its aliases
+
+
 def release_id(when: dt.datetime | None = None) -> str:
     """``r<UTC stamp to the millisecond>``: sortable by creation, lower case, never repeated by a process."""
     when = when or dt.datetime.now(dt.UTC)

@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from kernel import faults
 from kernel.search.base import (
+    LEGACY_RELEASE,
     BackendError,
     Filters,
     Hit,
@@ -153,7 +154,7 @@ class EmbeddedBackend(SearchBackend):
         prefix = self.prefix + "-"
         targets = {a[len(prefix):]: self.pin(p) for a, p in aliases.items()
                    if a.startswith(prefix) and p in self._table_names()}
-        return Release("r0-aliases", "", targets) if targets else None
+        return Release(LEGACY_RELEASE, "", targets) if targets else None
 
     def releases(self) -> list[Release]:
         out = []

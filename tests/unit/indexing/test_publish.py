@@ -439,3 +439,25 @@ def test_facts_gate_holds_back_a_document_with_an_impossible_fact():
     reasons = {d: " ".join(r) for d, r in report.held_back.items()}
     assert "value_ok" in reasons["D03_2023_10K"] and "period_ok" in reasons["D04_2023_10K"]
     assert "page_count" in reasons["D05_2023_10K"]
+
+
+def test_a_store_published_before_releases_is_served_then_released(lake):
+    """A search store with only aliases.json (written before releases existed) is served from it, and the
+    next publish makes its first release (even with nothing changed), after which release.json serves."""
+    import shutil
+
+    from kernel.search.base import LEGACY_RELEASE
+
+    settings = _settings(lake)
+    publish(settings)
+    root = lake / "search"
+    live = EmbeddedBackend.from_settings(settings).live_release()
+    (root / "aliases.json").write_text(json.dumps({f"secplat-{n}": live.physical(n) for n in live.targets}))
+    (root / "release.json").unlink()
+    shutil.rmtree(root / "releases")
+    backend, served = _served(settings)
+    assert backend.live_release().id == LEGACY_RELEASE and len(served) == 20
+    report = publish(settings)
+    assert {o.mode for o in report.indexes} == {"unchanged"} and report.release != LEGACY_RELEASE
+    assert (root / "release.json").exists() and EmbeddedBackend.from_settings(settings).live_release().id == \
+        report.release
