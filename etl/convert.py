@@ -39,11 +39,11 @@ from etl.cover import (
 )
 from etl.crawler import read_records, utc_now
 from etl.filing_index import unwrap
-from etl.html_prepare import HtmlError, decode_html, prepare_html
+from etl.html_prepare import HtmlError, PreparedHtml, decode_html, prepare_html
 from etl.identity import Identity, amendment_links, assign_ids
 from etl.ixbrl import Fact
 from etl.pdf_pages import PagedPdf, PdfError, page_pdf
-from etl.pdf_render import RenderError, render_pdf
+from etl.pdf_render import RenderError, RenderResult, render_pdf
 from kernel.layout import (
     dataset_key,
     dataset_parts,
@@ -215,6 +215,31 @@ def _write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, f
     release(lake, STAGE, key)
 
 
+def render_paged(prepared: PreparedHtml, options: ConvertOptions, started: float) -> tuple[RenderResult, PagedPdf,
+                                                                                          float]:
+    """Render prepared HTML in the sandbox and cut it into EDGAR pages, each with its HTML tables; the
+    seconds since ``started`` (preparation included)."""
+    with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
+        rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
+    render_s = time.perf_counter() - started
+    paged = page_pdf(rendered.pdf, prepared.page_breaks, rendered=True)
+    if paged.page_basis == "edgar":
+        for p in paged.pages:
+            p.tables = prepared.tables.get(p.page, [])
+    return rendered, paged, render_s
+
+
+def html_warnings(prepared: PreparedHtml, rendered: RenderResult, paged: PagedPdf) -> list[str]:
+    """What a rendered HTML document's record warns of: blocked resources, text the pages lost (the
+    conservation check), bytes that were invalid in its encoding."""
+    kept = conservation(prepared.visible_chars, paged)
+    warnings = list(rendered.warnings) + ([kept] if kept else [])
+    if prepared.replaced_bytes:
+        warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
+                        "where it stood")
+    return warnings
+
+
 def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
                    summarizer: TextModel | None = None) -> Converted:
     """Render, page and describe one crawled filing, with its iXBRL facts (raises HtmlError/RenderError/PdfError)."""
@@ -225,14 +250,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
                         "(CONVERT_MAX_HTML_MB)")
     started = time.perf_counter()
     prepared = prepare_html(raw, rec.fiscal_year_end)
-    with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
-        rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
-    render_s = time.perf_counter() - started
-    paged = page_pdf(rendered.pdf, prepared.page_breaks, rendered=True)
-    if paged.page_basis == "edgar":
-        for p in paged.pages:
-            p.tables = prepared.tables.get(p.page, [])
-    kept = conservation(prepared.visible_chars, paged)
+    rendered, paged, render_s = render_paged(prepared, options, started)
     extract_s = time.perf_counter() - started - render_s
     cover = facts_from_ixbrl(prepared.source_text) or facts_from_text([p.text for p in paged.pages[:2]])
     form = base_form(rec.form)
@@ -244,10 +262,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
     ticker = rec.ticker
     company = rec.company or cover.company or ticker
     doc_id = document_id(ticker, form, fiscal_year, fiscal_period, period_end, rec.filing_date, rec.is_amendment)
-    warnings = list(rendered.warnings) + ([kept] if kept else [])
-    if prepared.replaced_bytes:
-        warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
-                        "where it stood")
+    warnings = html_warnings(prepared, rendered, paged)
     if paged.missing_markers:
         warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
     if cover.form and cover.form != form:
@@ -299,14 +314,7 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
     if prepared.visible_chars < IMAGES_ONLY_CHARS and b"<img" in html_bytes.lower():
         raise HtmlError(f"no text layer (images only): {prepared.visible_chars} characters of text around page "
                         "images; not indexed empty")
-    with tempfile.TemporaryDirectory(prefix="secplat-render-") as workdir:
-        rendered = render_pdf(prepared.html, workdir, timeout=options.timeout_s, memory_mb=options.memory_mb)
-    render_s = time.perf_counter() - started
-    paged = page_pdf(rendered.pdf, prepared.page_breaks, rendered=True)
-    if paged.page_basis == "edgar":
-        for p in paged.pages:
-            p.tables = prepared.tables.get(p.page, [])
-    kept = conservation(prepared.visible_chars, paged)
+    rendered, paged, render_s = render_paged(prepared, options, started)
     first = paged.pages[0].text if paged.pages else ""
     form = exhibit_form(exhibit.type, rec.items)
     ticker, company = rec.ticker, rec.company or rec.ticker
@@ -326,10 +334,7 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
     period = f" for fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ") if form == EARNINGS else ""
     summary = (f"{company} ({ticker}) {exhibit.type} ({kind}){period} of 8-K {rec.accession} filed "
                f"{rec.filing_date}, Items {', '.join(rec.items) or 'not listed'}. {headline}")
-    warnings = list(rendered.warnings) + ([kept] if kept else [])
-    if prepared.replaced_bytes:
-        warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
-                        "where it stood")
+    warnings = html_warnings(prepared, rendered, paged)
     summary, summary_source = _with_llm_summary(summarizer, summary, first, warnings)
     return Converted(DocumentRecord(
         doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_name=exhibit.name, source_kind="html",
