@@ -244,6 +244,8 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
                    summarizer: TextModel | None = None) -> Converted:
     """Render, page and describe one crawled filing, with its iXBRL facts (raises HtmlError/RenderError/PdfError)."""
     raw = lake.read_bytes(rec.primary_key)
+    if rec.primary_document.lower().endswith(".txt"):  # plain text (a filing from before HTML): paged as text
+        raw = text_exhibit_html(decode_html(unwrap(raw))[0])
     cap = options.max_html_bytes
     if len(raw) > cap:
         raise HtmlError(f"primary document is {len(raw) / 1e6:.1f} MB, over the {cap / 1e6:.1f} MB cap "

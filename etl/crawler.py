@@ -32,7 +32,13 @@ from dataclasses import dataclass, field
 from etl import full_index
 from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
-from etl.filing_index import FilingDocument, parse_index_page, parse_submission
+from etl.filing_index import (
+    FilingDocument,
+    parse_index_page,
+    parse_submission,
+    split_submission,
+    submission_document_name,
+)
 from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
@@ -156,6 +162,12 @@ class Crawler:
                     report.problems.append(f"{company.ticker}: {exc}")
                     report.undiscovered.append(company.ticker)
                     log.error("%s: %s", company.ticker, exc)
+        if not exhibit_patterns(s.exhibit_types):
+            legacy = [ref.accession for _, ref in found if not ref.primary_document]
+            if legacy:
+                log.info("%d filing(s) without a primary document skipped (from before 2001: their documents "
+                         "exist only in the full submission, which the exhibits crawl splits)", len(legacy))
+            found = [(c, ref) for c, ref in found if ref.primary_document]
         found.sort(key=lambda pair: (pair[0].ticker, pair[1].filing_date, pair[1].accession))
         return found
 
@@ -192,6 +204,10 @@ class Crawler:
             is_amendment=ref.is_amendment, filing_date=ref.filing_date, report_date=ref.report_date,
             primary_document=ref.primary_document, fiscal_year_end=ref.fiscal_year_end, items=list(ref.items),
         )
+        if not ref.primary_document:
+            rec, outcome = self._from_submission(base_url, ref, record)
+            self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+            return outcome, rec
         index_key = None
         expected = None
         try:
@@ -225,6 +241,36 @@ class Crawler:
         self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
         return outcome, rec
 
+    def _from_submission(self, base_url: str, ref: FilingRef, record: dict) -> tuple[FilingRecord, str]:
+        """A filing without a primary document (before 2001: EDGAR has no URL for its documents): its full
+        submission, split into its documents as EDGAR would serve each (``<DOCUMENT>`` block); the one of the
+        filing's form is the primary document, the chosen others its exhibits, each under a name of the
+        accession and its sequence (``<accession>-d2.txt``)."""
+        try:
+            full = self.http.get(f"{base_url}/{ref.accession}.txt").content
+        except NotFound as exc:
+            return FilingRecord(**record, fetched_at=utc_now(), status="missing", error=str(exc)), "missing"
+        except HostUnreachable:
+            raise
+        except FetchError as exc:
+            return FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc)), "failed"
+        documents, blocks = parse_submission(full), split_submission(full)
+        primary = next((d for d in documents if d.type.split("/")[0] == ref.form.split("/")[0]), None)
+        if primary is None or primary.sequence not in blocks:
+            return FilingRecord(**record, fetched_at=utc_now(), status="failed",
+                                error=f"the full submission holds no {ref.form} document"), "failed"
+        name = submission_document_name(ref.accession, primary.sequence)
+        body = blocks[primary.sequence]
+        key = primary_document_key(ref.cik, ref.accession, name)
+        self.lake.write_bytes(key, body)
+        patterns = exhibit_patterns(self.settings.exhibit_types)
+        exhibits = [self._exhibit(base_url, ref, d, patterns, blocks) for d in documents if d is not primary]
+        return FilingRecord(
+            **{**record, "primary_document": name}, primary_key=key, bytes=len(body),
+            sha256=hashlib.sha256(body).hexdigest(), fetched_at=utc_now(), status="ok",
+            exhibit_types=self.settings.exhibit_types, exhibit_source="full submission (documents without files)",
+            exhibits=[e for e in exhibits if e is not None]), "fetched"
+
     def _exhibits(self, base_url: str, ref: FilingRef) -> dict:
         """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed
         listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside)."""
@@ -252,15 +298,22 @@ class Crawler:
             full = self.http.get(f"{base_url}/{ref.accession}.txt")
             return parse_submission(full.content), "full submission header"
 
-    def _exhibit(self, base_url: str, ref: FilingRef, doc: FilingDocument,
-                 patterns: tuple[str, ...]) -> ExhibitFile | None:
-        """One listed document: fetched when chosen, recorded as skipped when a graphic (by rule: the text
-        is what is indexed), left out otherwise."""
+    def _exhibit(self, base_url: str, ref: FilingRef, doc: FilingDocument, patterns: tuple[str, ...],
+                 blocks: dict[str, bytes] | None = None) -> ExhibitFile | None:
+        """One listed document: fetched when chosen (or, without a file of its own, cut from the full
+        submission's ``blocks``), recorded as skipped when a graphic (by rule: the text is what is
+        indexed), left out otherwise."""
         info = {"name": doc.name, "type": doc.type, "sequence": doc.sequence, "description": doc.description}
         if doc.type == GRAPHIC:
             return ExhibitFile(**info, status="skipped", error="graphic: not fetched (an exhibit's text is indexed)")
         if not exhibit_selected(doc.type, patterns):
             return None
+        if not doc.name and blocks and doc.sequence in blocks:
+            name, body = submission_document_name(ref.accession, doc.sequence), blocks[doc.sequence]
+            key = primary_document_key(ref.cik, ref.accession, name)
+            self.lake.write_bytes(key, body)
+            return ExhibitFile(**{**info, "name": name}, key=key, bytes=len(body),
+                               sha256=hashlib.sha256(body).hexdigest(), status="ok", from_submission=True)
         if not doc.name:
             return ExhibitFile(**info, status="skipped",
                                error="no file of its own: the document exists only inside the full submission")

@@ -27,7 +27,7 @@ class FilingRef:
     form: str
     filing_date: dt.date
     report_date: dt.date | None
-    primary_document: str
+    primary_document: str  # empty for a filing from before 2001: its documents exist only in the full submission
     size: int | None = None
     fiscal_year_end: str | None = None  # the company's fiscal year end, MMDD, from the submissions JSON
     items: tuple[str, ...] = ()  # an 8-K's Items as its filer listed them (submissions ``items``)
@@ -72,13 +72,13 @@ def parse_filings_block(block: object, cik: int, where: str) -> list[FilingRef]:
         col("size"), col("items"), strict=True,
     ):
         filing_date = _date(fdate)
-        if not acc or not form or not doc or filing_date is None:
+        if not acc or not form or filing_date is None:
             log.warning("%s: skipping an entry with missing fields (accession=%r)", where, acc)
             continue
         refs.append(
             FilingRef(
                 accession=str(acc), cik=cik, form=str(form).upper(), filing_date=filing_date,
-                report_date=_date(rdate), primary_document=str(doc),
+                report_date=_date(rdate), primary_document=str(doc or ""),
                 size=int(size) if isinstance(size, int | float) else None,
                 items=tuple(i.strip() for i in items.split(",") if i.strip()) if isinstance(items, str) else (),
             )

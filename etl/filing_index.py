@@ -70,6 +70,11 @@ def split_submission(text: bytes) -> dict[str, bytes]:
     return {_field(_FIELD_RE["SEQUENCE"], m.group(0)): m.group(0) for m in _DOC_RE.finditer(text)}
 
 
+def submission_document_name(accession: str, sequence: str) -> str:
+    """The name a document without a file of its own is kept under: ``<accession>-d<sequence>.txt``."""
+    return f"{accession}-d{sequence}.txt"
+
+
 def unwrap(served: bytes) -> bytes:
     """A document without its SGML wrapper: the content of ``<TEXT>``, or the bytes as they are when
     unwrapped already (inline XBRL documents are served bare)."""

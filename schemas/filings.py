@@ -21,6 +21,7 @@ class ExhibitFile(BaseModel):
     bytes: int | None = None
     sha256: str | None = None
     status: str = Field(description="ok | skipped (by rule: the reason says which) | missing (404) | failed")
+    from_submission: bool = Field(False, description="Cut from the full submission (it has no file of its own)")
     error: str | None = Field(None, description="Why skipped, missing or failed")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
-from etl.crawler import Crawler, build_http
+from etl.crawler import Crawler, build_http, read_records
 from etl.ratelimit import RateLimiter
 from etl.universe import resolve_universe
 from kernel.layout import dataset_key, exhibit_part, part_name
@@ -50,7 +50,10 @@ def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_la
     exhibits = {(d["accession"], d["exhibit_document"]): d for d in docs.values() if d["exhibit_type"]}
     ex99 = {(r["accession"], r["document"]) for r in rows if r["type"].startswith("EX-99")}
     images_only = ("0000019617-26-000241", "jpmcpressrelease06252026.htm")  # JPM: a shell around two images
-    assert set(exhibits) == ex99 - {images_only}
+    legacy = {r.accession: r for r in read_records(lake) if r.exhibit_source and r.exhibit_source.startswith("full sub")
+              and r.primary_document.endswith("-d1.txt")}
+    split = {(a, e.name) for a, r in legacy.items() for e in r.exhibits if e.status == "ok"}
+    assert set(exhibits) == (ex99 - {images_only}) | split
     reasons = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
     assert len(reasons) == 1 and "no text layer (images only)" in reasons[0] and images_only[0] in reasons[0]
     covers = {d["accession"]: d for d in docs.values() if not d["exhibit_type"]}
@@ -60,6 +63,25 @@ def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_la
                                                                        cover["filing_items"])
         assert d["page_count"] >= 1 and d["form"] in ("EARNINGS", "8-K")
         assert d["doc_id"] != cover["doc_id"]
+
+
+def test_filings_from_before_2001_are_split_into_their_documents(exhibit_lake, edgar_mirror):
+    """Their documents have no files on EDGAR: the full submission is split, the 8-K is the primary
+    document and each EX-99 an exhibit; other exhibit types (EX-23.1, EX-20.1) are not chosen."""
+    lake, _, _ = exhibit_lake
+    with open(edgar_mirror / "legacy-filings.tsv", encoding="utf-8") as fh:
+        legacy = {r["accession"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    records = {r.accession: r for r in read_records(lake) if r.accession in legacy}
+    assert set(records) == set(legacy)
+    chosen = {a: [(e.type, e.name) for e in r.exhibits if e.status == "ok"] for a, r in records.items()}
+    assert chosen == {"0000320193-96-000027": [("EX-99", "0000320193-96-000027-d2.txt")],
+                      "0000912057-00-002128": [("EX-99.1", "0000912057-00-002128-d2.txt")],
+                      "0000891020-98-001352": [], "0000891618-95-000727": [],
+                      "0000899243-95-000310": [("EX-99", "0000899243-95-000310-d2.txt")]}
+    docs = _docs(lake)
+    covers = [d for d in docs.values() if d["accession"] in legacy and not d["exhibit_type"]]
+    assert len(covers) == 5 and all(d["form"] == "8-K" and d["page_count"] >= 1 for d in covers)
+    assert all(r.primary_document == f"{a}-d1.txt" for a, r in records.items())
 
 
 def test_earnings_releases_take_their_fiscal_period_from_their_own_words(exhibit_lake):
