@@ -27,10 +27,12 @@ class DocInfo(DocumentMeta):
     page_count: int = 0
     amends: str | None = None  # an amendment: the doc_id it amends
     accession: str | None = None  # the filing (an exhibit's is its 8-K's)
+    filing_items: list[str] = []  # an 8-K's Items (its cover's and its exhibits')
 
 
 # what the catalog reads of each published document
-FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends", "accession"]
+FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends", "accession",
+          "filing_items"]
 
 
 class Catalog:
@@ -70,6 +72,7 @@ class Catalog:
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),
+                                        filing_items=list(r.get("filing_items") or []),
                                         amends=r.get("amends") if r.get("is_amendment") else None)
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})
         self.docs, self.entities = docs, entities

@@ -174,10 +174,12 @@ class Retriever:
         text = clean_question(question)
         if not text:
             return SearchResult(text, [])
-        filters = check_filters(INDEXES["passages"], filters) or None  # FilterError names a bad field or value
         with timing.clock() as timings:
-            q = self.plan(text, filters, opts)
-            snap = q.snap
+            snap = self.snapshot()
+            filters = document_filters(snap.catalog, filters)  # FilterError names a bad field or value
+            if filters is not None and filters.get("doc_id") == []:
+                return SearchResult(text, [], release=snap.id)
+            q = self.plan(text, filters, opts, snap)
             if opts.mode != "hierarchical":
                 with timing.stage("flat"):
                     result = SearchResult(text, self.flat(q, max(k, 10) * 3)[:k], q.plan.as_dict(), release=snap.id)
@@ -199,9 +201,9 @@ class Retriever:
         return result
 
     # -- stage 1: the plan, built once
-    def plan(self, text: str, filters: Filters | None, opts: RetrievalOptions) -> Question:
+    def plan(self, text: str, filters: Filters | None, opts: RetrievalOptions, snap: Snapshot | None = None) -> Question:
         with timing.stage("analyze"):
-            snap = self.snapshot()
+            snap = snap or self.snapshot()
             self.check_model(snap.catalog)
             plan = make_plan(analyze(text, snap.catalog.entities))
         with timing.stage("embed"):
@@ -399,6 +401,24 @@ class Retriever:
         scores = cross_encoder(model).predict([(text, h.source["text"]) for h in hits])
         return [Hit(h.id, float(s), {**h.source, "_reason": "cross-encoder"})
                 for h, s in sorted(zip(hits, scores, strict=True), key=lambda t: -t[1])]
+
+
+FILING_ITEM = "filing_item"  # a filter on the 8-K Items a document's filing reported (catalog-side)
+
+
+def document_filters(catalog: Catalog, filters: Filters | None) -> Filters | None:
+    """The caller's filters checked against the passages' schema, with ``filing_item`` (an 8-K's Item:
+    its cover and its exhibits) turned into the documents that have it."""
+    filters = dict(filters or {})
+    items = filters.pop(FILING_ITEM, None)
+    checked: dict = check_filters(INDEXES["passages"], filters)
+    if items is None:
+        return checked or None
+    wanted = {str(i).strip() for i in (items if isinstance(items, list | tuple | set) else [items])}
+    docs = sorted(d.doc_id for d in catalog.docs.values() if wanted & set(d.filing_items))
+    if "doc_id" in checked:
+        docs = [d for d in docs if d in set(checked["doc_id"])]
+    return {**checked, "doc_id": docs}  # empty: no document has those Items, no evidence
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

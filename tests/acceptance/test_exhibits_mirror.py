@@ -141,3 +141,8 @@ def test_a_question_about_an_earnings_release_finds_its_page_first(exhibit_index
     assert top.document == "EX-99.1 (earnings release) of 8-K 0000320193-24-000005"
     only = retriever.search("Apple revenue", k=5, filters={"exhibit_type": "EX-99.2"})
     assert only.evidence and {e.exhibit_type for e in only.evidence} == {"EX-99.2"}
+    docs = _docs(LocalLake(exhibit_index.lake_root))
+    officers = {d for d, doc in docs.items() if "5.02" in doc["filing_items"]}  # officer changes
+    named = retriever.search("new chief executive officer appointed", k=5, filters={"filing_item": "5.02"})
+    assert named.evidence and {e.doc_id for e in named.evidence} <= officers
+    assert retriever.search("revenue", k=5, filters={"filing_item": "1.01"}).evidence == []  # none reports it
