@@ -111,7 +111,8 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
     timings = resp.json()["explain"]["timings_ms"]  # ms per stage and engine call
     assert {"total", "embed", "documents", "passages", "documents.bm25", "passages.knn"} <= set(timings)
     assert timings["total"] >= timings["documents"] > 0
-    assert client.post("/search", json={"question": "x", "filters": {"text": "y"}}).status_code == 400
+    bad = client.post("/search", json={"question": "x", "filters": {"text": "y"}})  # not a filterable field
+    assert bad.status_code == 422 and "cannot filter passages on 'text'" in bad.json()["detail"]
     assert client.post("/search", json={"question": ""}).status_code == 422
     for key, value in {"LAKE_ROOT": published.lake_root, "EMBEDDING_BACKEND": "onnx-int8"}.items():
         monkeypatch.setenv(key, value)
