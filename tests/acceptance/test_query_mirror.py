@@ -119,6 +119,12 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
     assert main(["query", "PepsiCo net revenue 2023", "--json", "-k", "2"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["evidence"][0]["doc_id"] == "PEP_2023_10K"
+    # a company of the universe with no indexed filing is named, not answered silently from other filings
+    assert main(["query", "What was Tesla's revenue in 2023?", "-k", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "note: no indexed filing of Tesla, Inc. (TSLA)" in err
+    resp = client.post("/search", json={"question": "What was Tesla's revenue in 2023?", "k": 2})
+    assert resp.json()["unindexed_companies"] == ["Tesla, Inc. (TSLA)"]
 
 
 def test_llm_curation_uses_the_endpoint_and_falls_back(published, llm_endpoint):
