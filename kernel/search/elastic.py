@@ -114,12 +114,14 @@ class ElasticBackend(SearchBackend):
         return name
 
     def alias_target(self, alias: str) -> str | None:
+        """One ``GET /_alias/<name>`` (a missing alias answers 404: None)."""
         try:
-            if not self.client.indices.exists_alias(name=alias):
-                return None
-            return next(iter(self.client.indices.get_alias(name=alias).body))
+            resp = self.client.options(ignore_status=404).indices.get_alias(name=alias)
         except Exception as exc:
             raise self._error(f"read alias {alias}", exc) from exc
+        if resp.meta.status == 404:
+            return None
+        return next(iter(resp.body), None)
 
     # -- releases
     def _release_alias(self) -> str:
