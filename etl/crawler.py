@@ -43,7 +43,7 @@ from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import GRAPHIC, exhibit_patterns, exhibit_selected, historical_window
+from kernel.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
 from kernel.settings import Settings
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
@@ -255,19 +255,17 @@ class Crawler:
         except FetchError as exc:
             return FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc)), "failed"
         documents, blocks = parse_submission(full), split_submission(full)
-        primary = next((d for d in documents if d.type.split("/")[0] == ref.form.split("/")[0]), None)
+        primary = next((d for d in documents if base_form(d.type) == base_form(ref.form)), None)
         if primary is None or primary.sequence not in blocks:
             return FilingRecord(**record, fetched_at=utc_now(), status="failed",
                                 error=f"the full submission holds no {ref.form} document"), "failed"
         name = submission_document_name(ref.accession, primary.sequence)
-        body = blocks[primary.sequence]
-        key = primary_document_key(ref.cik, ref.accession, name)
-        self.lake.write_bytes(key, body)
+        stored = self._store(ref, name, blocks[primary.sequence])
         patterns = exhibit_patterns(self.settings.exhibit_types)
         exhibits = [self._exhibit(base_url, ref, d, patterns, blocks) for d in documents if d is not primary]
         return FilingRecord(
-            **{**record, "primary_document": name}, primary_key=key, bytes=len(body),
-            sha256=hashlib.sha256(body).hexdigest(), fetched_at=utc_now(), status="ok",
+            **{**record, "primary_document": name}, primary_key=stored["key"], bytes=stored["bytes"],
+            sha256=stored["sha256"], fetched_at=utc_now(), status="ok",
             exhibit_types=self.settings.exhibit_types, exhibit_source="full submission (documents without files)",
             exhibits=[e for e in exhibits if e is not None]), "fetched"
 
@@ -309,11 +307,9 @@ class Crawler:
         if not exhibit_selected(doc.type, patterns):
             return None
         if not doc.name and blocks and doc.sequence in blocks:
-            name, body = submission_document_name(ref.accession, doc.sequence), blocks[doc.sequence]
-            key = primary_document_key(ref.cik, ref.accession, name)
-            self.lake.write_bytes(key, body)
-            return ExhibitFile(**{**info, "name": name}, key=key, bytes=len(body),
-                               sha256=hashlib.sha256(body).hexdigest(), status="ok", from_submission=True)
+            name = submission_document_name(ref.accession, doc.sequence)
+            return ExhibitFile(**{**info, "name": name}, **self._store(ref, name, blocks[doc.sequence]), status="ok",
+                               from_submission=True)
         if not doc.name:
             return ExhibitFile(**info, status="skipped",
                                error="no file of its own: the document exists only inside the full submission")
@@ -325,9 +321,13 @@ class Crawler:
             raise
         except FetchError as exc:
             return ExhibitFile(**info, status="failed", error=str(exc))
-        key = primary_document_key(ref.cik, ref.accession, doc.name)
+        return ExhibitFile(**info, **self._store(ref, doc.name, body), status="ok")
+
+    def _store(self, ref: FilingRef, name: str, body: bytes) -> dict:
+        """A document of the filing written under its name: its key, size and sha256 for the record."""
+        key = primary_document_key(ref.cik, ref.accession, name)
         self.lake.write_bytes(key, body)
-        return ExhibitFile(**info, key=key, bytes=len(body), sha256=hashlib.sha256(body).hexdigest(), status="ok")
+        return {"key": key, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
 
     def run(self, companies: list[Company]) -> CrawlReport:
         report = CrawlReport(companies=len(companies))

@@ -86,17 +86,20 @@ class Release:
                    data.get("parent"), dict(data.get("modes") or {}))
 
 
+LEGACY_RELEASE = "r0-aliases"  # a store published before releases existed, served from its aliases
 _LAST_RELEASE: list[str] = [""]
 
 
-LEGACY_RELEASE = "r0-aliases"  # a store published before releases existed, served from its aliases
+def _stamp(when: dt.datetime) -> str:
+    """A UTC time to the millisecond as 17 sortable digits (version and release names)."""
+    return f"{when.strftime('%Y%m%d%H%M%S')}{when.microsecond // 1000:03d}"
 
 
 def release_id(when: dt.datetime | None = None) -> str:
     """``r<UTC stamp to the millisecond>``: sortable by creation, lower case, never repeated by a process."""
     when = when or dt.datetime.now(dt.UTC)
     while True:
-        rid = f"r{when.strftime('%Y%m%d%H%M%S')}{when.microsecond // 1000:03d}"
+        rid = f"r{_stamp(when)}"
         if rid > _LAST_RELEASE[0]:
             _LAST_RELEASE[0] = rid
             return rid
@@ -121,7 +124,7 @@ class VersionInfo:
 def version_name(prefix: str, index: str, when: dt.datetime | None = None) -> str:
     """``<prefix>-<index>-v<UTC stamp to the millisecond>``: sortable, lower case (Elasticsearch's rule)."""
     when = when or dt.datetime.now(dt.UTC)
-    return f"{alias_name(prefix, index)}-v{when.strftime('%Y%m%d%H%M%S')}{when.microsecond // 1000:03d}"
+    return f"{alias_name(prefix, index)}-v{_stamp(when)}"
 
 
 def alias_name(prefix: str, index: str) -> str:
@@ -244,7 +247,7 @@ class SearchBackend(ABC):
     # -- versions
     @abstractmethod
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
-        """A new, empty physical index for ``spec``; returns its name. Not served until an alias swap."""
+        """A new, empty physical index for ``spec``; returns its name. Not served until a release names it."""
 
     @abstractmethod
     def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
