@@ -54,7 +54,6 @@ class IndexOutcome:
     version: str
     rows: int = 0  # rows written (loaded or upserted)
     deleted_documents: int = 0
-    dropped_versions: list[str] = field(default_factory=list)
 
 
 @dataclass
