@@ -11,8 +11,9 @@ Keys (``kernel.layout``; deterministic, so reruns upsert instead of duplicating)
 ``filing.json`` is the commit marker: it is written only after the documents, so a filing with an ``ok``
 record is complete, and a run killed at any point resumes by fetching whatever has no ``ok`` record.
 
-Exhibits (``EXHIBIT_TYPES``, e.g. ``EX-99*``): the filing's documents are listed from its own EDGAR index
-page, or from its full submission's header where it has no index page (``etl.filing_index`` says why);
+Exhibits (``EXHIBIT_TYPES``, e.g. ``EX-99*``): where the filing's ``index.json`` lists files besides the
+primary document, its documents are listed from its own EDGAR index page, or from its full submission's
+header where it has no index page (``etl.filing_index`` says why);
 each chosen document is fetched under the same limiter and retries and recorded in the filing record
 (``exhibits``: ok, skipped by rule, missing or failed, with the reason); one that fails is a record, the
 filing stays ``ok``. A record made with other ``EXHIBIT_TYPES`` gets its exhibits (only) fetched again.
@@ -34,6 +35,10 @@ from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
 from etl.filing_index import (
     FilingDocument,
+    complete_index_page,
+    complete_submission,
+    has_other_documents,
+    listed_sizes,
     parse_index_page,
     parse_submission,
     split_submission,
@@ -196,7 +201,8 @@ class Crawler:
         if existing is not None:
             if existing.exhibit_types == self.settings.exhibit_types:
                 return "skipped", existing
-            rec = existing.model_copy(update=self._exhibits(base_url, ref))  # exhibits chosen anew, only they
+            listing = json.loads(self.lake.read_bytes(existing.index_key)) if existing.index_key else None
+            rec = existing.model_copy(update=self._exhibits(base_url, ref, listing))  # exhibits chosen anew
             self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
             return "skipped", rec
         record = dict(
@@ -210,6 +216,7 @@ class Crawler:
             return outcome, rec
         index_key = None
         expected = None
+        index = None
         try:
             try:
                 index_resp = self.http.get(f"{base_url}/index.json", validate=json_body)
@@ -227,7 +234,7 @@ class Crawler:
             rec = FilingRecord(
                 **record, primary_key=primary_key, index_key=index_key, bytes=len(doc.content),
                 sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=utc_now(), status="ok",
-                **self._exhibits(base_url, ref),
+                **self._exhibits(base_url, ref, index),
             )
             outcome = "fetched"
         except NotFound as exc:
@@ -247,7 +254,7 @@ class Crawler:
         filing's form is the primary document, the chosen others its exhibits, each under a name of the
         accession and its sequence (``<accession>-d2.txt``)."""
         try:
-            full = self.http.get(f"{base_url}/{ref.accession}.txt").content
+            full = self.http.get(f"{base_url}/{ref.accession}.txt", validate=complete_submission).content
         except NotFound as exc:
             return FilingRecord(**record, fetched_at=utc_now(), status="missing", error=str(exc)), "missing"
         except HostUnreachable:
@@ -269,13 +276,17 @@ class Crawler:
             exhibit_types=self.settings.exhibit_types, exhibit_source="full submission (documents without files)",
             exhibits=[e for e in exhibits if e is not None]), "fetched"
 
-    def _exhibits(self, base_url: str, ref: FilingRef) -> dict:
+    def _exhibits(self, base_url: str, ref: FilingRef, listing: object = None) -> dict:
         """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed
-        listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside)."""
+        listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside).
+        ``listing`` (the filing's ``index.json``) holding only the primary document means no exhibit."""
         setting = self.settings.exhibit_types
         patterns = exhibit_patterns(setting)
         if not patterns:
             return {"exhibit_types": setting, "exhibit_source": None, "exhibits": []}
+        if has_other_documents(listing, ref.accession, ref.primary_document) is False:
+            return {"exhibit_types": setting, "exhibit_source": "directory listing (the primary document only)",
+                    "exhibits": []}
         try:
             documents, source = self._documents(base_url, ref)
         except HostUnreachable:
@@ -283,24 +294,26 @@ class Crawler:
         except FetchError as exc:
             failed = ExhibitFile(name="", type="", status="failed", error=f"no document list: {exc}")
             return {"exhibit_types": setting, "exhibit_source": None, "exhibits": [failed]}
-        out = [self._exhibit(base_url, ref, d, patterns) for d in documents if d.name != ref.primary_document]
+        sizes = listed_sizes(listing)
+        out = [self._exhibit(base_url, ref, d, patterns, sizes=sizes) for d in documents
+               if d.name != ref.primary_document]
         return {"exhibit_types": setting, "exhibit_source": source, "exhibits": [e for e in out if e is not None]}
 
     def _documents(self, base_url: str, ref: FilingRef) -> tuple[list[FilingDocument], str]:
         """The filing's documents from its index page (a few KB, with each document's type), else from
         its full submission's SGML headers (the whole submission: only where no index page exists)."""
         try:
-            page = self.http.get(f"{base_url}/{ref.accession}-index.html")
+            page = self.http.get(f"{base_url}/{ref.accession}-index.html", validate=complete_index_page)
             return parse_index_page(page.content), "index page"
         except NotFound:
-            full = self.http.get(f"{base_url}/{ref.accession}.txt")
+            full = self.http.get(f"{base_url}/{ref.accession}.txt", validate=complete_submission)
             return parse_submission(full.content), "full submission header"
 
     def _exhibit(self, base_url: str, ref: FilingRef, doc: FilingDocument, patterns: tuple[str, ...],
-                 blocks: dict[str, bytes] | None = None) -> ExhibitFile | None:
-        """One listed document: fetched when chosen (or, without a file of its own, cut from the full
-        submission's ``blocks``), recorded as skipped when a graphic (by rule: the text is what is
-        indexed), left out otherwise."""
+                 blocks: dict[str, bytes] | None = None, sizes: dict[str, int] | None = None) -> ExhibitFile | None:
+        """One listed document: fetched when chosen (whole: the size ``index.json`` lists, where it does),
+        or, without a file of its own, cut from the full submission's ``blocks``; recorded as skipped when
+        a graphic (by rule: the text is what is indexed), left out otherwise."""
         info = {"name": doc.name, "type": doc.type, "sequence": doc.sequence, "description": doc.description}
         if doc.type == GRAPHIC:
             return ExhibitFile(**info, status="skipped", error="graphic: not fetched (an exhibit's text is indexed)")
@@ -314,7 +327,7 @@ class Crawler:
             return ExhibitFile(**info, status="skipped",
                                error="no file of its own: the document exists only inside the full submission")
         try:
-            body = self.http.get(f"{base_url}/{doc.name}").content
+            body = self.http.get(f"{base_url}/{doc.name}", expected_size=(sizes or {}).get(doc.name)).content
         except NotFound as exc:
             return ExhibitFile(**info, status="missing", error=str(exc))
         except HostUnreachable:

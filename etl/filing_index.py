@@ -7,6 +7,10 @@ size in a few kilobytes, so it is read first. The full submission ``<accession>.
 header fields for every document, but also every document itself (often megabytes): it is read only where
 a filing has no index page, and for filings from before 2001, whose documents have no file name (they exist
 only inside the ``.txt``; ``split_submission`` cuts them out as EDGAR would serve them).
+
+The ``index.json`` listing the crawler reads anyway decides whether either is needed: a directory holding
+no file besides the primary document and EDGAR's generated ones has no exhibit to look for
+(``has_other_documents``), which spares a request per filing where exhibits are rare (most 10-Ks and 10-Qs).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ _DOC_RE = re.compile(rb"<DOCUMENT>\r?\n.*?</DOCUMENT>\r?\n?", re.S)
 _FIELD_RE = {name: re.compile(rb"^<" + name.encode() + rb">([^\r\n<]*)", re.M)
              for name in ("TYPE", "SEQUENCE", "FILENAME", "DESCRIPTION")}
 _TEXT_RE = re.compile(rb"<TEXT>\r?\n?(.*?)</TEXT>", re.S)
+_RENDERING_RE = re.compile(r"^R\d+\.(htm|xml)$")  # EDGAR's XBRL viewer pages
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,46 @@ def split_submission(text: bytes) -> dict[str, bytes]:
 def submission_document_name(accession: str, sequence: str) -> str:
     """The name a document without a file of its own is kept under: ``<accession>-d<sequence>.txt``."""
     return f"{accession}-d{sequence}.txt"
+
+
+def has_other_documents(listing: object, accession: str, primary_document: str) -> bool | None:
+    """Whether EDGAR's ``index.json`` lists a file besides the primary document and the files EDGAR
+    generates for every filing (index pages, full submission, XBRL renderings); None when the listing is
+    not one (then only the index page or the full submission can tell)."""
+    try:
+        names = [str(item["name"]) for item in listing["directory"]["item"]]  # type: ignore[index]
+    except (KeyError, TypeError):
+        return None
+    generated = (f"{accession}.txt", f"{accession}-index.html", f"{accession}-index-headers.html",
+                 f"{accession}-xbrl.zip", "FilingSummary.xml", "Financial_Report.xlsx")
+    return any(n != primary_document and n not in generated and not _RENDERING_RE.match(n) for n in names)
+
+
+def listed_sizes(listing: object) -> dict[str, int]:
+    """name -> byte size from EDGAR's ``index.json`` (where it gives one): each fetched document's check
+    that it arrived whole, as for the primary document."""
+    try:
+        items = listing["directory"]["item"]  # type: ignore[index]
+        return {str(i["name"]): int(i["size"]) for i in items if str(i.get("size", "")).isdigit()}
+    except (KeyError, TypeError):
+        return {}
+
+
+def complete_index_page(page: bytes) -> None:
+    """ValueError unless the page lists documents in tables that all close: a page cut short would
+    silently list fewer documents (EDGAR gives no size for it)."""
+    low = page.lower()
+    if b"tablefile" not in low or low.count(b"<table") != low.count(b"</table>"):
+        raise ValueError("incomplete filing index page (its document tables do not close)")
+
+
+def complete_submission(text: bytes) -> None:
+    """ValueError unless the full submission ends as EDGAR ends one (``</SEC-DOCUMENT>``, or the
+    privacy-enhanced message's end line of older filings): a cut one would lose its last documents."""
+    tail = text.rstrip()[-64:]
+    if not (tail.endswith(b"</SEC-DOCUMENT>") or tail.endswith(b"-----END PRIVACY-ENHANCED MESSAGE-----")
+            or tail.endswith(b"</SUBMISSION>")):
+        raise ValueError("incomplete full submission (no </SEC-DOCUMENT> at its end)")
 
 
 def unwrap(served: bytes) -> bytes:

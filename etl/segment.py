@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from kernel.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
 
+_ABSENT_RE = re.compile(r"(?:are\s+|is\s+)?(?:not\s+applicable|omitted|none)\b", re.I)
 _HEAD_RE = re.compile(
     r"^(?:part\s+[ivx]+\s*[,.:;\-\u2013\u2014]?\s*)?items?\s*(?:no\.?\s*)?"
     r"(?P<num>\d{1,2}(?:\.\s?\d{2})?[a-c]?|[ivx]{1,4})\b"
@@ -122,6 +123,8 @@ def _candidates(lines: list[tuple[int, int, str]]) -> list[_Candidate]:
             nxt += 1
         if rest and rest[0].islower():
             continue  # "Item 7 of this report": a cross-reference that wrapped to the line start
+        if m.group("more") and _ABSENT_RE.match(rest):
+            continue  # "Items 1 through 4, 6 and 8 Not Applicable.": a list of items the filing does not have
         after = ""
         while nxt < len(lines) and nxt <= i + 4:
             if lines[nxt][2].strip():
@@ -160,7 +163,7 @@ def _toc_pages(cands: list[_Candidate], page_count: int) -> set[int]:
         by_page.setdefault(c.pos.page, []).append(c)
     toc = set()
     for page, cs in by_page.items():
-        distinct = {n for c in cs for n in c.numbers}
+        distinct = {c.numbers[0] for c in cs}  # "Items 1 through 4, 6 and 8 Not Applicable" is one line, not four
         if sum(c.toc_like for c in cs) >= 3:
             toc.add(page)
         elif len(distinct) >= 4 and page < max(3, 0.2 * page_count):

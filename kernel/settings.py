@@ -74,9 +74,8 @@ class Settings(BaseSettings):
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
     exhibit_types: str = Field(
-        "none", description="Documents of each filing to crawl besides the primary one, by SGML type: "
-        "comma-separated patterns (EX-99* for press and earnings releases); none: off (the default until "
-        "conversion reads exhibits)")
+        "EX-99*", description="Documents of each filing to crawl besides the primary one, by SGML type: "
+        "comma-separated patterns (EX-99*: press and earnings releases); none: off")
 
     # --- Conversion ---------------------------------------------------------------------------
     convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")

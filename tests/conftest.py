@@ -82,13 +82,34 @@ def mirror_manifest(edgar_mirror: Path) -> list[dict[str, str]]:
 
 
 @pytest.fixture(scope="session")
+def mirror_legacy(edgar_mirror: Path) -> list[dict[str, str]]:
+    """The mirror's filings from before 2001 (no primary document: only the full submission)."""
+    with open(edgar_mirror / "legacy-filings.tsv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.fixture(scope="session")
+def mirror_filings(mirror_manifest, mirror_legacy) -> list[dict[str, str]]:
+    """Every filing the mirror serves: what a crawl with exhibits on (the default) fetches."""
+    return mirror_manifest + mirror_legacy
+
+
+@pytest.fixture(scope="session")
+def mirror_exhibits(edgar_mirror: Path) -> list[dict[str, str]]:
+    """exhibits.tsv: every served file of the mirror's added 8-Ks besides the primary document."""
+    with open(edgar_mirror / "exhibits.tsv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.fixture(scope="session")
 def universe_csv(shared: Path) -> str:
     return str(shared / "universe" / "sp500_constituents.csv")
 
 
 @pytest.fixture(scope="session")
-def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_factory):
-    """The whole shared mirror crawled and converted once per session: (lake, convert report)."""
+def converted_mirror(edgar_mirror, mirror_filings, universe_csv, tmp_path_factory):
+    """The whole shared mirror crawled (8-K exhibits too, the default) and converted once per session:
+    (lake, convert report)."""
     from etl import crawl
     from etl.convert import ConvertOptions
     from etl.convert import run as run_convert
@@ -97,7 +118,7 @@ def converted_mirror(edgar_mirror, mirror_manifest, universe_csv, tmp_path_facto
 
     root = tmp_path_factory.mktemp("mirror-lake") / "lake"
     settings = load_settings(lake_root=str(root), edgar_mirror=str(edgar_mirror), universe_csv=universe_csv,
-                             universe_tickers=",".join(sorted({r["ticker"] for r in mirror_manifest})),
+                             universe_tickers=",".join(sorted({r["ticker"] for r in mirror_filings})),
                              http_backoff_base=0.05, http_backoff_max=1.0, http_timeout=5.0)
     lake = LocalLake(root)
     crawl.run(lake, crawl.CrawlOptions(settings, limiter=RateLimiter(500)))

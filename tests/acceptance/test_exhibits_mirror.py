@@ -1,42 +1,25 @@
-"""8-K exhibits end to end on the mirror's 8-Ks (EXHIBIT_TYPES=EX-99*): crawled byte-identical (see
-test_crawl_mirror), then each EX-99 with text converted into a document of its own, linked to its filing;
+"""8-K exhibits end to end on the mirror's 8-Ks (the default EXHIBIT_TYPES=EX-99*): crawled byte-identical
+(see test_crawl_mirror), then each EX-99 with text converted into a document of its own, linked to its filing;
 the release that is only page images is quarantined as such."""
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 
 import pytest
 
-from etl.convert import ConvertOptions
-from etl.convert import run as run_convert
-from etl.crawler import Crawler, build_http, read_records
-from etl.ratelimit import RateLimiter
-from etl.universe import resolve_universe
-from kernel.layout import dataset_key, exhibit_part, part_name
+from etl.crawler import read_records
+from kernel.layout import dataset_key, exhibit_part, filing_part, part_name
 from kernel.storage import LocalLake, read_parquet
-from tests.conftest import make_settings
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def exhibit_lake(edgar_mirror, universe_csv, tmp_path_factory):
-    from etl.edgar_mirror import MirrorServer
-
-    with open(edgar_mirror / "exhibits.tsv", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
-    tickers = ",".join(sorted({r["ticker"] for r in rows}))
-    root = tmp_path_factory.mktemp("exhibits") / "lake"
-    with MirrorServer(edgar_mirror) as server:
-        s = make_settings(server, str(root), universe_csv=universe_csv, universe_tickers=tickers, forms=["8-K"],
-                          exhibit_types="EX-99*")
-        http = build_http(s, RateLimiter(500))
-        companies, _ = resolve_universe(s, http)
-        Crawler(s, LocalLake(root), http=http).run(companies)
-    lake = LocalLake(root)
-    return lake, run_convert(lake, ConvertOptions(workers=2)), rows
+def exhibit_lake(converted_mirror, mirror_exhibits):
+    """The session's mirror lake (crawled with the default EXHIBIT_TYPES=EX-99*, converted)."""
+    lake, report = converted_mirror
+    return lake, report, mirror_exhibits
 
 
 def _docs(lake) -> dict[str, dict]:
@@ -55,7 +38,10 @@ def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_la
     split = {(a, e.name) for a, r in legacy.items() for e in r.exhibits if e.status == "ok"}
     assert set(exhibits) == (ex99 - {images_only}) | split
     reasons = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
-    assert len(reasons) == 1 and "no text layer (images only)" in reasons[0] and images_only[0] in reasons[0]
+    images = [r for r in reasons if "no text layer (images only)" in r]
+    assert len(images) == 1 and images_only[0] in images[0]
+    others = [r for r in reasons if r not in images and any(a in r for a, _ in ex99)]
+    assert not others  # no other exhibit quarantined
     covers = {d["accession"]: d for d in docs.values() if not d["exhibit_type"]}
     for (accession, _), d in exhibits.items():
         cover = covers[accession]
@@ -65,12 +51,11 @@ def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_la
         assert d["doc_id"] != cover["doc_id"]
 
 
-def test_filings_from_before_2001_are_split_into_their_documents(exhibit_lake, edgar_mirror):
+def test_filings_from_before_2001_are_split_into_their_documents(exhibit_lake, mirror_legacy):
     """Their documents have no files on EDGAR: the full submission is split, the 8-K is the primary
     document and each EX-99 an exhibit; other exhibit types (EX-23.1, EX-20.1) are not chosen."""
     lake, _, _ = exhibit_lake
-    with open(edgar_mirror / "legacy-filings.tsv", encoding="utf-8") as fh:
-        legacy = {r["accession"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    legacy = {r["accession"]: r for r in mirror_legacy}
     records = {r.accession: r for r in read_records(lake) if r.accession in legacy}
     assert set(records) == set(legacy)
     chosen = {a: [(e.type, e.name) for e in r.exhibits if e.status == "ok"] for a, r in records.items()}
@@ -101,14 +86,24 @@ def test_earnings_releases_take_their_fiscal_period_from_their_own_words(exhibit
 
 
 @pytest.fixture(scope="module")
-def exhibit_index(exhibit_lake, universe_csv):
-    """The 8-K lake segmented, indexed and published (releases have sections, not Items)."""
+def exhibit_index(exhibit_lake, mirror_legacy, universe_csv, tmp_path_factory):
+    """The mirror's added 8-Ks (covers and exhibits, copied from the session's lake) segmented, indexed
+    and published (releases have sections, not Items)."""
+    import shutil
+
     from kernel.resources import Resources
     from kernel.settings import load_settings
     from shell.runner import run_stage
 
-    lake, _, _ = exhibit_lake
-    settings = load_settings(lake_root=str(lake.path), spark_master="local[2]", embedding_backend="onnx-int8",
+    lake, _, rows = exhibit_lake
+    prefixes = tuple(part_name(filing_part(int(r["cik"]), r["accession"])) for r in rows + mirror_legacy)
+    root = tmp_path_factory.mktemp("exhibits") / "lake"
+    for ds in ("documents", "pages", "facts"):
+        (root / "datasets" / ds).mkdir(parents=True)
+        for f in (lake.path / "datasets" / ds).glob("*.parquet"):
+            if f.name.startswith(prefixes):
+                shutil.copy(f, root / "datasets" / ds / f.name)
+    settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
                              universe_csv=universe_csv)
     segmented = run_stage("segment", Resources(settings))
     assert segmented.quarantined == 0, segmented.problems

@@ -7,7 +7,17 @@ import datetime as dt
 import pytest
 
 from etl.cover import release_period
-from etl.filing_index import FilingDocument, parse_index_page, parse_submission, split_submission, unwrap
+from etl.filing_index import (
+    FilingDocument,
+    complete_index_page,
+    complete_submission,
+    has_other_documents,
+    listed_sizes,
+    parse_index_page,
+    parse_submission,
+    split_submission,
+    unwrap,
+)
 from kernel.rules import exhibit_form, exhibit_patterns, exhibit_selected
 
 PAGE = b"""<html><body><table class="tableFile" summary="Document Format Files">
@@ -73,3 +83,27 @@ def test_an_earnings_release_names_the_period_it_reports(text, filed, fye, perio
     ("EX-99.2", ["2.02", "9.01"], "8-K"), ("EX-99.1", ["5.02", "9.01"], "8-K"), ("EX-99.1", [], "8-K")])
 def test_the_first_ex99_of_a_results_8k_is_its_earnings_release(kind, items, form):
     assert exhibit_form(kind, items) == form
+
+
+def _listing(*names: str) -> dict:
+    return {"directory": {"item": [{"name": n, "type": "text.gif", "size": "10" if n != "b.txt" else ""}
+                                   for n in names]}}
+
+
+def test_a_directory_of_the_primary_document_alone_needs_no_index_page():
+    acc = "0000000000-24-000001"
+    assert has_other_documents(_listing("a.htm"), acc, "a.htm") is False
+    assert has_other_documents(_listing("a.htm", f"{acc}-index.html", f"{acc}.txt", "R1.htm"), acc, "a.htm") is False
+    assert has_other_documents(_listing("a.htm", "ex991.htm"), acc, "a.htm") is True
+    assert has_other_documents({"not": "a listing"}, acc, "a.htm") is None
+    assert listed_sizes(_listing("a.htm", "b.txt")) == {"a.htm": 10}
+
+
+def test_a_cut_index_page_or_submission_is_refused():
+    complete_index_page(PAGE)
+    with pytest.raises(ValueError, match="incomplete filing index page"):
+        complete_index_page(PAGE[: len(PAGE) // 2])
+    complete_submission(SUBMISSION)
+    complete_submission(b"<SEC-DOCUMENT>...</SEC-DOCUMENT>\n-----END PRIVACY-ENHANCED MESSAGE-----\n")
+    with pytest.raises(ValueError, match="incomplete full submission"):
+        complete_submission(SUBMISSION[: len(SUBMISSION) // 2])

@@ -78,6 +78,11 @@ def test_eight_k_items_current_and_pre_2004():
     old = segment(["FORM 8-K\nItem 5. Other Events\nA thing happened.\nItem 7. Financial Statements and Exhibits\n"
                    "99 Press release"], "8-K")
     assert [s.item for s in old.spans] == ["cover", "5", "7"]
+    # a line naming the items a filing does not have is neither a heading nor a contents page (AAPL, 1996)
+    absent = segment(["FORM 8-K\nDate of Report", "INFORMATION INCLUDED IN THIS REPORT\nItems 1 through 4, 6 and 8 "
+                      "Not Applicable.\nItem 5. Other Events.\nA thing happened.\nItem 7. Financial Statements, "
+                      "Pro Forma Financial Information and Exhibits.\n99.1 Press release"], "8-K")
+    assert [(s.item, s.status) for s in absent.spans] == [("cover", "cover"), ("5", "found"), ("7", "found")]
 
 
 def test_no_recognizable_items_still_chunks_as_unknown():
