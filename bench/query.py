@@ -17,7 +17,7 @@ latency each client saw. Writes bench/results/query_http.json.
 ``--scale N1,N2``: for each N, a published index N times larger built from the lake's (``bench.scale``:
 copies of every document under new ids, vectors perturbed, text kept) under ``--scale-dir``; reports its
 build time and disk size, hierarchical and flat hybrid p50/p95 with the mean time of each query stage
-(``query.timing``), and the ANN's recall@50 against exact search for unrestricted kNN where the passages
+(``kernel.timing``), and the ANN's recall@50 against exact search for unrestricted kNN where the passages
 pass ``VECTOR_INDEX_MIN_ROWS`` (kNN restricted to documents is exact at every size). Writes
 bench/results/query_scale.json.
 """
@@ -118,7 +118,7 @@ def http_load(lake: Path, questions: list[str], workers: int, requests: int, thr
 
 
 def _stages(retriever: Retriever, questions: list[str], opts) -> dict:
-    """Latency percentiles and the mean milliseconds of each stage and engine call (query.timing)."""
+    """Latency percentiles and the mean milliseconds of each stage and engine call (kernel.timing)."""
     retriever.warm()
     for q in questions:  # warm: model, catalog, and each filter column's postings (built once per version)
         retriever.search(q, 5, options=opts)

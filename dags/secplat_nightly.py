@@ -25,7 +25,7 @@ from shell import tasks
     schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
     **dag_settings("ingest", __doc__, retries=3),
     params={
-        # The settings' own rules (kernel.rules via shell.tasks): what FORMS accepts, a run's params accept.
+        # The settings' own rules (domain.rules via shell.tasks): what FORMS accepts, a run's params accept.
         "tickers": Param([], type="array", items={"type": "string", "pattern": tasks.TICKER_PATTERN},
                          description="Companies to crawl; empty: UNIVERSE_TICKERS (or the whole universe CSV)"),
         "forms": Param([], type="array", items={"type": "string", "enum": list(tasks.FORM_CHOICES)}, uniqueItems=True,

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from domain.rules import EARNINGS, base_form, check_batch, exhibit_form, fiscal_period_of, in_batch
 from etl import conservation as conserved
 from etl.cover import (
     CoverFacts,
@@ -56,7 +57,6 @@ from kernel.layout import (
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import EARNINGS, base_form, check_batch, exhibit_form, fiscal_period_of, in_batch
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
@@ -81,7 +81,7 @@ class ConvertOptions:
     llm_summary: bool = False  # the LLM (passed to run) adds a sentence to the deterministic cover summary
     pdf_dirs: tuple[Path, ...] = ()  # folders of PDFs that arrive as PDFs (converted besides the crawled filings)
     progress: Callable[[Iterable, str, int], Iterable] | None = None
-    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (kernel.rules)
+    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (domain.rules)
 
     @classmethod
     def from_settings(cls, settings: Settings, pdf_dirs: Iterable[str | Path] = (), progress=None,
@@ -306,7 +306,7 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
                     summarizer: TextModel | None = None) -> Converted:
     """An exhibit of a crawled filing (an 8-K's EX-99 release) as a document of its own: the SGML wrapper
     removed, HTML rendered like any filing (plain text paged as text), linked to its filing by accession,
-    with the 8-K's Items and its exhibit type. An earnings release (``kernel.rules.exhibit_form``) takes the
+    with the 8-K's Items and its exhibit type. An earnings release (``domain.rules.exhibit_form``) takes the
     fiscal period its own first page names; other exhibits are press releases of the 8-K's date."""
     raw = unwrap(lake.read_bytes(exhibit.key))
     text_doc = exhibit.name.lower().endswith(".txt")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from dateutil import parser as dateparser
 
-from kernel.rules import fiscal_period_of
+from domain.rules import fiscal_period_of
 
 _DEI_START_RE = re.compile(r"<ix:(nonNumeric|nonFraction)\b([^>]*?\bname=\"dei:(\w+)\"[^>]*)>", re.I)
 _IX_TAG_RE = re.compile(r"<(/?)ix:(?:nonNumeric|nonFraction)\b[^>]*>", re.I)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
 from etl import full_index
 from etl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
@@ -48,7 +49,6 @@ from etl.ratelimit import RateLimiter
 from etl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
 from kernel.settings import Settings
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table

@@ -8,8 +8,8 @@ import logging
 import re
 from dataclasses import dataclass
 
+from domain.rules import form_selected, in_window, is_amendment
 from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable
-from kernel.rules import form_selected, in_window, is_amendment
 
 log = logging.getLogger(__name__)
 

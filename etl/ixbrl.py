@@ -18,9 +18,10 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from domain.rules import fact_period
+from domain.text import lower_words
 from etl.html_tables import cell_text, is_figure
 from etl.page_markers import paged_elements, strip_markers
-from kernel.rules import fact_period
 from schemas.facts import ExtractedFact as Fact
 
 TEXT_LIMIT = 2000  # characters of a text fact's display kept in the dataset (text_chars has the whole length)
@@ -105,7 +106,7 @@ def number(display: str, fmt: str | None) -> Decimal:
     if name in ("fixedzero", "zerodash", "fixedempty"):
         return Decimal(0)
     if name in ("numwordsen", "numworden"):
-        words = [w for w in re.split(r"[\s-]+", text.lower().replace(" and ", " ")) if w]
+        words = [w for w in lower_words(text) if w != "and"]  # "one hundred and twenty-five"
         if words and all(w in _WORDS or w in _SCALES for w in words):
             total = group = 0
             for w in words:

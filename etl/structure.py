@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
+from domain.rules import check_batch, in_batch
+from domain.sec_items import expected_items, title_of
 from etl import conservation as conserved
 from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
 from etl.release_sections import release_sections
@@ -26,8 +28,6 @@ from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, datas
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
-from kernel.rules import check_batch, in_batch
-from kernel.sec_items import expected_items, title_of
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
@@ -48,7 +48,7 @@ class SegmentOptions:
     model: str  # the tokenizer's model: part of every chunk fingerprint
     workers: int = 1
     progress: Callable[[Iterable, str, int], Iterable] | None = None
-    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (kernel.rules)
+    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (domain.rules)
 
     @classmethod
     def from_settings(cls, settings: Settings, progress=None, batch: tuple[int, int] | None = None) -> SegmentOptions:

@@ -14,7 +14,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel.rules import normalize_ticker
+from domain.rules import normalize_ticker
 from kernel.settings import ConfigError
 
 

@@ -16,6 +16,7 @@ import json
 import logging
 from dataclasses import dataclass
 
+from domain.rules import concept_words
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
@@ -26,7 +27,6 @@ from kernel.layout import (
     state_key,
 )
 from kernel.reports import StageReport
-from kernel.rules import concept_words
 from kernel.storage import Lake, read_json, read_parquet_footer, write_parquet
 from schemas.base import arrow_schema, to_table
 from schemas.chunks import ItemRecord

@@ -2,8 +2,8 @@
 
 Lexicon = the curated list (``indexing/financial_lexicon.txt``) plus terms mined from the filings' own
 inline-XBRL concept names (``us-gaap:OperatingIncomeLoss`` -> "operating income"), kept when at least
-two documents use the concept. Terms are matched on word n-grams (1-4) of the chunk text, lower case,
-non-alphanumerics as spaces.
+two documents use the concept. Terms are matched on word n-grams (1-4) of the chunk text's words as
+``domain.text.lower_words`` reads them, the function the query side reads a question with (``plain_term``).
 
 Counts are stored per document and per *term batch* (``index/lexicon_counts``, partitioned by both): a
 batch is the set of terms a run added to the lexicon. A nightly run counts every batch over the new or
@@ -25,11 +25,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from domain.rules import split_concept
+from domain.text import lower_words, plain_term
 from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
 from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, state_key
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
-from kernel.rules import split_concept
 from kernel.storage import Lake, read_json, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord
@@ -45,10 +46,10 @@ TOKENS = INDEX_DATASETS["item_tokens"]
 CONCEPTS = INDEX_DATASETS["xbrl_concepts"]
 MAX_NGRAM = 4
 MIN_CONCEPT_DOCS = 2
+WORDS = "lower_words/1"  # the words counts are made of (domain.text): other words in the state = recount
 SMOOTHING_TOKENS = 100_000  # prior weight of the corpus rate, in tokens (about one mid-sized item)
 _GENERIC_TAIL = re.compile(r"\s+(net|gross|abstract|member|axis|domain|table|line items|text block|policy|"
                            r"current|noncurrent|total|loss)$")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass
@@ -62,10 +63,6 @@ class LexiconReport(StageReport):
         return (f"{self.documents} documents counted, {self.new_terms} new terms, lexicon of {self.terms} terms")
 
 
-def normalize_term(text: str) -> str:
-    return _NON_ALNUM.sub(" ", text.lower()).strip()
-
-
 def curated_terms() -> dict[str, str]:
     """term -> category, from the curated list."""
     out = {}
@@ -73,7 +70,7 @@ def curated_terms() -> dict[str, str]:
         if not line.strip() or line.startswith("#"):
             continue
         category, _, term = line.partition(":")
-        out[normalize_term(term)] = category.strip()
+        out[plain_term(term)] = category.strip()
     return out
 
 
@@ -82,7 +79,7 @@ def concept_term(concept: str) -> str | None:
     words = split_concept(concept).lower()
     for _ in range(3):
         words = _GENERIC_TAIL.sub("", words)
-    words = normalize_term(words)
+    words = plain_term(words)
     n = len(words.split())
     return words if 1 <= n <= MAX_NGRAM and len(words) >= 4 else None
 
@@ -100,6 +97,8 @@ def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
     """(changed, state, parts): documents whose chunks changed since counted; ``changed`` is also
     non-empty-equivalent when the curated list gained terms (see :func:`pending`)."""
     state = read_json(lake, STATE_KEY, {"batches": {}, "docs": {}})
+    if state.get("words") != WORDS and (state["batches"] or state["docs"]):
+        state = {"batches": {}, "docs": {}, "stale": True}  # counted with other words: everything anew
     parts = _doc_parts(lake)
     return sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp), state, parts
 
@@ -122,6 +121,8 @@ def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     spark = spark or spark_session(options)
     from pyspark.sql import functions as F
 
+    if state.pop("stale", False):
+        _forget_counts(lake)
     # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
     if changed:
         _mine_concepts(spark, lake, changed, report)
@@ -147,12 +148,23 @@ def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     others = sorted(set(parts) - set(changed))
     if new_terms and others:
         _count(spark, lake, others, {_batch_id(new_terms): new_terms}, write_tokens=False)
-    state = {"batches": batches, "docs": parts}
+    state = {"batches": batches, "docs": parts, "words": WORDS}
     # 4. Weights and clusters from all counts.
     if parts:
         _publish_lexicon(spark, lake, lexicon, options.embedding)
     lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
     return report
+
+
+def _forget_counts(lake: Lake) -> None:
+    """Counts and concept terms made with other words (an older normalizer): removed before the recount,
+    since a batch's partitions from then would be summed with the new ones."""
+    removed = 0
+    for prefix in (COUNTS, TOKENS, CONCEPTS):
+        for key in list(lake.list(prefix + "/")):
+            lake.delete(key)
+            removed += 1
+    log.info("lexicon counted with other words: %d count files removed, every document counted again", removed)
 
 
 def _mine_concepts(spark, lake: Lake, docs: list[str], report: LexiconReport) -> None:
@@ -181,13 +193,14 @@ def _mine_concepts(spark, lake: Lake, docs: list[str], report: LexiconReport) ->
 def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], write_tokens: bool) -> None:
     """Term counts per (document, form, item) for the given batches, written per (doc_part, batch)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, StringType
 
     forms = read_parts(spark, lake, "documents", docs, DocumentRecord).select(
         "doc_id", F.coalesce("form", F.lit("unknown")).alias("form"))
     chunks = read_parts(spark, lake, "chunks", docs, ChunkRecord).join(F.broadcast(forms), "doc_id")
     tokens = chunks.select(
         "doc_part", "doc_id", "form", "item",
-        F.split(F.trim(F.regexp_replace(F.lower("text"), "[^a-z0-9]+", " ")), " ").alias("tokens"))
+        F.udf(lower_words, ArrayType(StringType()))("text").alias("tokens"))  # the query side's words
     if write_tokens:
         write_partitions(tokens.groupBy("doc_part", "doc_id", "form", "item")
                          .agg(F.sum(F.size("tokens")).alias("tokens")), lake, TOKENS, "doc_part")

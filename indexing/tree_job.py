@@ -17,9 +17,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from domain.text import lower_words
 from indexing.embed_job import STATE_KEY as EMBED_STATE_KEY
 from indexing.embed_job import embed_batches
-from indexing.lexicon_job import curated_terms, normalize_term
+from indexing.lexicon_job import curated_terms
 from indexing.spark import IndexOptions, read_dataset, spark_session, write_partitions
 from kernel.layout import INDEX_DATASETS, state_key
 from kernel.reports import StageReport
@@ -44,7 +45,7 @@ def _sentences(text: str, n: int, limit: int = 300) -> str:
 def _top_terms(texts: list[str], terms: set[str], k: int = 3) -> list[str]:
     counts: Counter = Counter()
     for text in texts:
-        tokens = normalize_term(text).split()
+        tokens = lower_words(text)
         for n in (3, 2, 1):
             for i in range(len(tokens) - n + 1):
                 gram = " ".join(tokens[i:i + n])

@@ -48,6 +48,14 @@ class Resources:
         return open_backend(self.settings)
 
     @cached_property
+    def timed_backend(self) -> SearchBackend:
+        """The same backend behind a wrapper that books its read calls to the open query clock
+        (``kernel.timing``): what the query side searches through."""
+        from kernel.timing import TimedBackend
+
+        return TimedBackend(self.backend)  # type: ignore[return-value]
+
+    @cached_property
     def embedder(self) -> Embedder:
         from kernel.embedder import Embedder
 

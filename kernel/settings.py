@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from kernel import layout, rules
+from domain import rules
+from kernel import layout
 from kernel.models import DEFAULT_EMBEDDING_BACKEND, EmbeddingSpec
 from kernel.storage import Lake, open_lake, parse_root
 

@@ -1,8 +1,8 @@
 """The query side: hierarchical retrieval with evidence curation over the published indexes.
 
-Importable without Airflow or Spark. ``Retriever(Resources(settings))`` keeps the backend, catalog and model
-loaded between questions; ``search(question)`` and ``facts(...)`` are one-call conveniences that open them for
-that call (a process asking many questions keeps a ``Retriever``).
+Importable without Airflow or Spark. ``Retriever(resources)`` keeps the backend, catalog and model loaded
+between questions; the process's composition root (``shell``) builds the resources: ``shell.client`` has
+one-call conveniences (``search(question)``, ``facts(...)``), the CLI and the HTTP app keep a ``Retriever``.
 """
 
 from __future__ import annotations
@@ -11,26 +11,4 @@ from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.facts import Fact, FactsError, FactsRequest
 from query.retrieve import Retriever
 
-__all__ = ["MODES", "Evidence", "Fact", "FactsError", "FactsRequest", "RetrievalOptions", "Retriever", "SearchResult",
-           "facts", "search"]
-
-
-def _retriever(settings) -> Retriever:
-    from kernel.resources import Resources
-    from kernel.settings import load_settings
-
-    return Retriever(Resources(settings or load_settings()))
-
-
-def search(question: str, k: int = 5, filters: dict | None = None, settings=None) -> list[Evidence]:
-    """Evidence for a question: doc_id, company, ticker, form, period, item, 0-based page, chunk_id, text,
-    score and a short reason per item, best first."""
-    return _retriever(settings).search(question, k, filters).evidence
-
-
-def facts(concept: str, ticker: str | None = None, fiscal_year: int | None = None, fiscal_period: str | None = None,
-          settings=None, **more) -> list[Fact]:
-    """Reported figures: ``facts("gross profit", "KO", 2023)`` -> value, unit, period, document and page."""
-    request = FactsRequest(concept=concept, ticker=ticker, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
-                           **more)
-    return _retriever(settings).facts(request)
+__all__ = ["MODES", "Evidence", "Fact", "FactsError", "FactsRequest", "RetrievalOptions", "Retriever", "SearchResult"]

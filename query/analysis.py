@@ -8,7 +8,7 @@ name's first word alone only when no other name starts with it ("Verizon", not "
 with capitals after its first letter ("JPM", "JnJ", "AmEx") is read as a short name: a ticker (compared in
 capitals: "JnJ" is JNJ), or an abbreviation made of the leading letters of each word of a name ("AmEx",
 "AMEX": American Express). Nothing here is a hard requirement: an unrecognized
-entity leaves the search unfiltered rather than empty. Periods are read by ``query.normalize``.
+entity leaves the search unfiltered rather than empty. Periods are read by ``domain.periods``.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from query.normalize import periods
+from domain.periods import periods
+from domain.text import surface_words
 
 _SUFFIXES = {"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
              "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"}
-_WORD = re.compile(r"[A-Za-z0-9&]+(?:['’][sS])?")
 # Capitalized words that look like tickers but are English (or finance) words in questions.
 _NOT_TICKERS = {"A", "I", "AN", "AS", "AT", "BE", "BY", "DO", "FY", "IT", "ON", "OR", "SO", "TO", "US", "USD", "EPS",
                 "Q", "CEO", "CFO", "GAAP", "EBIT", "EBITDA", "ROA", "ROE", "COGS", "SG", "PPNE", "PP", "YOY",
@@ -30,7 +30,7 @@ _NOT_TICKERS = {"A", "I", "AN", "AS", "AT", "BE", "BY", "DO", "FY", "IT", "ON", 
 
 def squash(text: str) -> str:
     """Lower case, possessives and corporate suffixes dropped, letters, digits and & only, no spaces."""
-    words = [w.lower().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(text or "")]
+    words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text)]
     words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
     kept = [w for w in words if w not in _SUFFIXES] or words
     return "".join(kept)
@@ -84,7 +84,7 @@ class EntityIndex:
         for word, keys in self.first_words.items():
             if len(keys) == 1:
                 self.names.setdefault(word, next(iter(keys)))
-        self.name_words = {key: [w for w in (x.lower() for x in _WORD.findall(e.name)) if w not in _SUFFIXES]
+        self.name_words = {key: [w for w in (x.lower() for x, _ in surface_words(e.name)) if w not in _SUFFIXES]
                            for key, e in self.entities.items()}
 
     def _short_name(self, word: str) -> str | None:
@@ -113,7 +113,7 @@ class EntityIndex:
     def _mentions(self, question: str) -> dict[str, int]:
         """entity key -> where the question first names it."""
         found: dict[str, int] = {}
-        tokens = [(m.group(0), m.start()) for m in _WORD.finditer(question)]
+        tokens = surface_words(question)
         covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
         for i in range(len(tokens)):
             for n in (4, 3, 2, 1):

@@ -1,5 +1,5 @@
 """The query side's public models: what a caller sends and gets back, shared by the Python API
-(``query.search``, ``Retriever``), the CLI and the HTTP layer (``query.http``), so that each is written once.
+(``query.search``, ``Retriever``), the CLI and the HTTP layer (``shell.http``), so that each is written once.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, field_validator
 
-from query.normalize import clean_question
+from domain.text import clean_question
 
 MODES = ("bm25", "dense", "hybrid", "hierarchical")
 
@@ -71,7 +71,7 @@ class SearchResult:
     plan: dict = field(default_factory=dict)  # the query plan (query.plan.QueryPlan.as_dict)
     documents: list[dict] = field(default_factory=list)  # the selected documents with their scores
     iterations: list[dict] = field(default_factory=list)  # what each curation round did
-    timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (query.timing)
+    timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (kernel.timing)
     release: str | None = None  # the release every engine call of this search read
     unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
 

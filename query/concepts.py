@@ -3,7 +3,7 @@
 The map is reviewed data; this module only reads it and matches its cues. A concept's evidence is a list of
 kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the notes section gives
 each note's title pattern (to recognize the note's own page) and the words that find it (BM25). Cues are
-phrases compared on normalized, stemmed words (``query.normalize``).
+phrases compared on normalized, stemmed words (``domain.text``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from query.normalize import has_phrase, phrase_text, words
+from domain.text import has_phrase, phrase_text, words
 
 MAP_FILE = Path(__file__).with_name("concepts.yaml")
 STATEMENT_NAMES = ("balance sheet", "income statement", "cash flow statement")

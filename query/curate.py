@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from domain.text import lower_words
 from kernel import llm
 from query.analysis import Entity, QueryAnalysis
 from query.api import Evidence, RetrievalOptions, SearchResult
@@ -26,7 +26,6 @@ from query.catalog import Catalog
 from query.plan import QueryPlan
 
 log = logging.getLogger(__name__)
-_TOKENS = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ def _floor(evidence: list, ratio: float) -> list:
 def _dedupe(evidence: list, threshold: float = 0.9) -> list:
     kept, shingles = [], []
     for e in evidence:
-        tokens = set(_TOKENS.findall(e.text.lower()))
+        tokens = set(lower_words(e.text))
         if any(len(tokens & s) / max(1, len(tokens | s)) >= threshold for s in shingles):
             continue
         kept.append(e)

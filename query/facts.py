@@ -19,10 +19,10 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from kernel.rules import concept_words
+from domain.rules import concept_words
+from domain.sec_items import item_label
+from domain.text import lower_words, phrase_text, surface_words, words
 from kernel.search import SearchBackend
-from kernel.sec_items import item_label
-from query.normalize import phrase_text, words
 from schemas.index import INDEXES
 
 SYNONYMS_FILE = Path(__file__).with_name("fact_synonyms.yaml")
@@ -103,7 +103,7 @@ def synonyms() -> dict[str, tuple[str, ...]]:
 
 @functools.cache
 def _synonym_phrases() -> list[tuple[str, str]]:
-    """(normalized phrase, term) of every synonym, longest first (``query.normalize``: the planner's words)."""
+    """(normalized phrase, term) of every synonym, longest first (``domain.text``: the words both sides use)."""
     return sorted(((phrase_text(words(t)), t) for t in synonyms()), key=lambda pt: (-len(pt[0]), pt[1]))
 
 
@@ -146,13 +146,16 @@ QUESTION_CONCEPTS = 2  # concepts a question's words may add (beyond its synonym
 QUESTION_FLOOR = 0.8  # ... each within this share of the best one's BM25 score
 
 
+_PERIOD_WORD = re.compile(r"(fy|q[1-4]|h[12])\d*")
+
+
 def metric_words(text: str, names: list[str]) -> str:
     """A question's words without its companies' names, years and quarters: what the concepts index should
     match (a company's name also appears in row labels such as "equity income from Coca-Cola FEMSA")."""
-    drop = {w for n in names for w in re.findall(r"[a-z0-9]+", (n or "").lower())}
-    words = [w for w in re.findall(r"[a-z0-9&]+", text.lower().replace("'s", " "))
-             if w not in drop and not w.isdigit() and not re.fullmatch(r"(fy|q[1-4]|h[12])\d*", w)]
-    return " ".join(words)
+    drop = {w for n in names for w in lower_words(n)}
+    said = (w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text))
+    kept = [w for w in said if w not in drop and not w.isdigit() and not _PERIOD_WORD.fullmatch(w)]
+    return " ".join(kept)
 
 
 def question_facts(backend: SearchBackend, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
@@ -164,8 +167,8 @@ def question_facts(backend: SearchBackend, targets: Mapping[str, str], question:
     scope = {"doc_id": doc_id, "dimensional": False, "kind": "numeric"}
     concepts = [m.concept for m in synonym_concepts(question)]
     if not concepts:
-        words = metric_words(question, names)
-        hits = backend.bm25(targets["facts"], facts, words, scope, 50) if words else []
+        said = metric_words(question, names)
+        hits = backend.bm25(targets["facts"], facts, said, scope, 50) if said else []
         best: dict[str, float] = {}
         for h in hits:
             best.setdefault(h.source["concept"], h.score)

@@ -29,9 +29,9 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from domain.periods import printed_periods
 from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
-from query.normalize import printed_periods
 from query.statements import TITLES
 
 ANNUAL, QUARTERLY, CURRENT, EARNINGS = "10-K", "10-Q", "8-K", "EARNINGS"
@@ -58,7 +58,7 @@ _UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|p
 
 def lexical_query(core: str) -> str:
     """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
-    H1 FY2023 -> six months 2023 (``query.normalize``), and no unit or instruction words (USD, millions,
+    H1 FY2023 -> six months 2023 (``domain.periods``), and no unit or instruction words (USD, millions,
     round ...), which every page of figures shares."""
     return " ".join(_UNIT_WORDS.sub(" ", printed_periods(core)).split()) or core
 

@@ -28,12 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from domain.text import clean_question
+from kernel import timing
 from kernel.embedder import cross_encoder
 from kernel.models import ModelMismatch, same_model
 from kernel.resources import Resources
 from kernel.search import Filters, Hit, SearchBackend
 from kernel.search.base import NotPublished, Release, check_filters
-from query import scoring, timing
+from query import scoring
 from query.analysis import Entity, analyze
 from query.api import MODES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
@@ -49,7 +51,6 @@ from query.facts import (
     question_facts,
     synonym_concepts,
 )
-from query.normalize import clean_question
 from query.plan import QueryPlan, follow_up_plan, make_plan
 from query.scoring import ScoredDoc
 from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
@@ -109,7 +110,7 @@ class Retriever:
 
     def __init__(self, resources: Resources, options: RetrievalOptions | None = None):
         self.resources = resources
-        self.backend = timing.instrument(resources.backend)
+        self.backend = resources.timed_backend
         self.options = options or RetrievalOptions()
         self._universe = resources.settings.universe_if_any()
         self._snap: Snapshot | None = None

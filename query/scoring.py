@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from kernel.rules import exhibit_label
+from domain.rules import exhibit_label
+from domain.sec_items import item_label
+from domain.text import lower_words, phrase_text
 from kernel.search import Filters, Hit
-from kernel.sec_items import item_label
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
@@ -142,7 +143,7 @@ def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> di
 
 def flam_weights(lexicon: list[dict], question: str) -> dict[str, float]:
     """'<form>:<item>' -> mean weight over the lexicon terms the question contains."""
-    text = " " + " ".join(w.lower() for w in question.replace("-", " ").split()) + " "
+    text = phrase_text(tuple(lower_words(question)))  # the lexicon's words (plain_term): "margin?" is "margin"
     matched = [t for t in lexicon if f" {t['term']} " in text]
     totals: dict[str, float] = {}
     for t in matched:

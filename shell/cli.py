@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from kernel.rules import check_batch
+from domain.rules import check_batch
 from kernel.settings import ConfigError, Settings, load_settings, settings_help
 from shell.runner import run_nightly, run_stage
 
@@ -266,8 +266,8 @@ def _filters(items: list[str]) -> dict:
 def cmd_query(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    from domain.text import clean_question
     from query import MODES, Retriever
-    from query.normalize import clean_question
 
     if args.mode not in MODES:
         raise ConfigError(f"--mode must be one of {', '.join(MODES)}")
@@ -359,7 +359,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from kernel.resources import Resources
     from query import Retriever
-    from query.http import check_exposure, create_app
+    from shell.http import check_exposure, create_app
 
     settings = _settings(args)  # validated here, before any worker starts
     check_exposure(args.host, settings.api_key_list())
@@ -371,7 +371,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for flag, variable in (("lake_root", "LAKE_ROOT"), ("config", "SECPLAT_CONFIG")):
         if getattr(args, flag, None):
             os.environ[variable] = str(getattr(args, flag))
-    uvicorn.run("query.http:app_from_environment", factory=True, workers=args.workers, host=args.host,
+    uvicorn.run("shell.http:app_from_environment", factory=True, workers=args.workers, host=args.host,
                 port=args.port, log_level="info")
     return 0
 

@@ -14,8 +14,8 @@ import logging
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from domain import rules
 from etl.universe import read_constituents
-from kernel import rules
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
 from shell.runner import run_stage
@@ -55,7 +55,7 @@ class RunPlan(BaseModel):
     forms: list[str] = Field(default_factory=lambda: list(rules.SUPPORTED_FORMS))
     dry_run: bool = False
 
-    # The settings' own rules (kernel.rules): a value the settings accept, a run accepts.
+    # The settings' own rules (domain.rules): a value the settings accept, a run accepts.
     @field_validator("tickers")
     @classmethod
     def _tickers(cls, value: list[str]) -> list[str]:
@@ -153,7 +153,7 @@ def _stage_result(report) -> dict:
 
 def stage_batches(plan: dict) -> list[list[int]]:
     """The batches conversion and segmentation are mapped over (``STAGE_BATCHES``), each ``[index, count]``:
-    a company's documents fall in one batch (``kernel.rules.batch_of``), so batches run at once on any
+    a company's documents fall in one batch (``domain.rules.batch_of``), so batches run at once on any
     workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest; it is rebuilt here once."""
     from etl.crawler import write_manifest
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from domain.text import MAX_TOKEN
 from kernel import faults
 from kernel.search.base import (
     LEGACY_RELEASE,
@@ -45,7 +46,7 @@ from kernel.search.base import (
     version_name,
 )
 from kernel.search.exact_vectors import ExactVectors
-from kernel.search.term_index import MAX_TOKEN, TermIndex
+from kernel.search.term_index import TermIndex
 from kernel.search.version_cache import VersionCache
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec

@@ -18,29 +18,16 @@ a row (a 400-word passage about 0.6 KB).
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
 import numpy as np
 
+from domain.text import WORD, analyzer
+
 K1, B = 1.2, 0.75
-MAX_TOKEN = 40
 BATCH = 20_000  # rows counted together
-WORD = re.compile(r"[^\W_]+")  # tantivy's simple tokenizer: runs of alphanumeric characters
-
-
-def analyzer(stop_words: bool = True):
-    """The analyzer the table's full-text indexes use (see the module docstring); ``stop_words=False``
-    keeps them, for matching phrases whose little words matter ("operates in")."""
-    from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
-
-    built = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_TOKEN)) \
-        .filter(Filter.lowercase()).filter(Filter.stemmer("english"))
-    if stop_words:
-        built = built.filter(Filter.stopword("english"))
-    return built.filter(Filter.ascii_fold()).build()
 
 
 class Vocabulary:

@@ -10,9 +10,10 @@ import re
 import pytest
 
 from kernel.resources import Resources
-from query import Retriever, search
+from query import Retriever
 from query.curate import needs_of
 from shell.cli import main
+from shell.client import search
 
 pytestmark = pytest.mark.shared
 
@@ -99,7 +100,7 @@ def test_unknown_filter_field_is_a_clear_error(retriever):
 def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
     from fastapi.testclient import TestClient
 
-    from query.http import create_app
+    from shell.http import create_app
 
     evidence = search("Coca-Cola net operating revenues 2023", k=3, settings=published)
     assert 1 <= len(evidence) <= 3 and evidence[0].doc_id == "KO_2023_10K"
@@ -109,7 +110,7 @@ def test_python_http_and_cli_interfaces(published, capsys, monkeypatch):
     assert resp.status_code == 200 and resp.json()["evidence"][0]["doc_id"] == "PEP_2023_10K"
     assert resp.json()["explain"]["documents"]
     timings = resp.json()["explain"]["timings_ms"]  # ms per stage and engine call
-    assert {"total", "embed", "documents", "passages", "documents.bm25", "passages.knn"} <= set(timings)
+    assert {"total", "embed", "documents", "passages", "documents.hybrid", "passages.hybrid"} <= set(timings)
     assert timings["total"] >= timings["documents"] > 0
     bad = client.post("/search", json={"question": "x", "filters": {"text": "y"}})  # not a filterable field
     assert bad.status_code == 422 and "cannot filter passages on 'text'" in bad.json()["detail"]
@@ -202,7 +203,7 @@ def test_facts_over_http_and_the_time_series(published):
     from fastapi.testclient import TestClient
 
     from kernel.storage import open_lake, read_parquet
-    from query.http import create_app
+    from shell.http import create_app
 
     client = TestClient(create_app(Retriever(Resources(published))))
     resp = client.post("/facts", json={"concept": "gross profit", "ticker": "KO", "fiscal_year": 2023})

@@ -10,6 +10,7 @@ import threading
 import pymupdf
 import pytest
 
+from domain.rules import fiscal_period_of
 from etl.convert import ConvertOptions, facts_from_source_name
 from etl.convert import run as run_convert
 from etl.cover import facts_from_text
@@ -19,7 +20,6 @@ from etl.pdf_pages import PdfError, page_pdf
 from etl.pdf_render import render_pdf
 from kernel import llm
 from kernel.layout import record_key
-from kernel.rules import fiscal_period_of
 from kernel.settings import load_settings
 from kernel.storage import LocalLake, read_parquet
 from schemas.filings import FilingRecord

@@ -1,5 +1,5 @@
 """Inline XBRL facts (etl.ixbrl): contexts, units, scale and sign, formats, pages, continuations, hidden facts,
-table rows; and the fiscal period rule facts are filed under (kernel.rules.fact_period)."""
+table rows; and the fiscal period rule facts are filed under (domain.rules.fact_period)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import datetime as dt
 
 import pytest
 
+from domain.rules import fact_period
 from etl.html_prepare import prepare_html
 from etl.ixbrl import FactValueError, number, scaled
-from kernel.rules import fact_period
 
 BREAK = '<div style="page-break-after: always"></div>'
 DOC = f"""<html xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><body>

@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 
+from domain.rules import exhibit_form, exhibit_patterns, exhibit_selected
 from etl.cover import release_period
 from etl.filing_index import (
     FilingDocument,
@@ -18,7 +19,6 @@ from etl.filing_index import (
     split_submission,
     unwrap,
 )
-from kernel.rules import exhibit_form, exhibit_patterns, exhibit_selected
 
 PAGE = b"""<html><body><table class="tableFile" summary="Document Format Files">
 <tr><th>Seq</th><th>Description</th><th>Document</th><th>Type</th><th>Size</th></tr>

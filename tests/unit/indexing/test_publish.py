@@ -184,7 +184,7 @@ def test_a_query_with_another_embedding_model_is_refused(lake, capsys, monkeypat
     from fastapi.testclient import TestClient
 
     from query import Retriever
-    from query.http import create_app
+    from shell.http import create_app
 
     monkeypatch.setenv("LAKE_ROOT", str(lake))
     assert main(["publish"]) == 0
@@ -203,7 +203,7 @@ def test_http_api_refuses_bad_input_without_echoing_it_and_serves_docs_offline(l
     from fastapi.testclient import TestClient
 
     from query import Retriever
-    from query.http import create_app
+    from shell.http import create_app
 
     settings = _settings(lake)
     publish(settings)
@@ -391,7 +391,7 @@ def test_http_api_keys(lake, capsys, monkeypatch):
     from fastapi.testclient import TestClient
 
     from query import Retriever
-    from query.http import create_app
+    from shell.http import create_app
 
     settings = _settings(lake, api_keys="k-one, k-two")
     assert settings.api_key_list() == ["k-one", "k-two"]

@@ -12,10 +12,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from domain.text import analyzer
 from kernel.search import embedded
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
-from kernel.search.term_index import TermIndex, analyzer
+from kernel.search.term_index import TermIndex
 from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.index_records import DIMS, passages, vector

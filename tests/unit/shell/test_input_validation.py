@@ -8,13 +8,13 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from domain.text import clean_question
 from kernel.resources import Resources
 from kernel.settings import load_settings
 from query import Retriever
 from query.analysis import EntityIndex
-from query.http import create_app
-from query.normalize import clean_question
 from shell.cli import main
+from shell.http import create_app
 from shell.runner import run_stage
 from tests.index_records import records, write_index_lake
 

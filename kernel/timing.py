@@ -1,7 +1,8 @@
 """Where a query's time goes: milliseconds per stage and per engine call, for ``--explain`` and benchmarks.
 
-A search opens a clock (``clock()``); code marks its stage (``stage("documents")``); the engine's calls are
-timed by ``instrument(backend)`` and booked under the current stage as ``<stage>.<call>`` (``documents.knn``).
+A search opens a clock (``clock()``); code marks its stage (``stage("documents")``); the engine's calls made
+through a :class:`TimedBackend` (``Resources.timed_backend``) are booked under the current stage as
+``<stage>.<call>`` (``documents.hybrid``).
 Context variables keep concurrent searches (HTTP threads) apart.
 """
 
@@ -14,7 +15,7 @@ from contextvars import ContextVar
 
 _CLOCK: ContextVar[dict[str, float] | None] = ContextVar("secplat_query_clock", default=None)
 _STAGE: ContextVar[str] = ContextVar("secplat_query_stage", default="query")
-TIMED_CALLS = ("bm25", "knn", "get", "scan")
+TIMED_CALLS = ("bm25", "knn", "hybrid", "get", "scan")
 
 
 def _book(key: str, ms: float) -> None:
@@ -50,21 +51,26 @@ def stage(name: str):
         _book(name, 1000 * (time.perf_counter() - started))
 
 
-def instrument(backend):
-    """Time the engine's read calls on this instance (its own internal calls included: hybrid = bm25 + knn)."""
-    for name in TIMED_CALLS:
-        call = getattr(backend, name)
-        if getattr(call, "_timed", False):
-            continue
+class TimedBackend:
+    """A search backend whose read calls are booked under the current stage (``<stage>.<call>``; the
+    engine's own work inside a call, such as the embedded hybrid's two searches or Elasticsearch's
+    server-side fusion, counts as that call). Everything else is the backend's own, passed through; the
+    backend object itself is never changed, so others using it are not timed."""
 
-        @functools.wraps(call)
-        def timed(*args, _call=call, _name=name, **kwargs):
+    def __init__(self, backend):
+        self._backend = backend
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._backend, name)
+        if name not in TIMED_CALLS:
+            return attr
+
+        @functools.wraps(attr)
+        def timed(*args, **kwargs):
             started = time.perf_counter()
             try:
-                return _call(*args, **kwargs)
+                return attr(*args, **kwargs)
             finally:
-                _book(f"{_STAGE.get()}.{_name}", 1000 * (time.perf_counter() - started))
+                _book(f"{_STAGE.get()}.{name}", 1000 * (time.perf_counter() - started))
 
-        timed._timed = True
-        setattr(backend, name, timed)
-    return backend
+        return timed

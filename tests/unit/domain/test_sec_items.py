@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kernel.sec_items import COVER, UNKNOWN, item_label, vocabulary
+from domain.sec_items import COVER, UNKNOWN, item_label, vocabulary
 
 
 @pytest.mark.parametrize("form, key, label", [

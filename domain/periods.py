@@ -1,10 +1,4 @@
-"""One normalizer for questions and the planner's cues: words as a stemmer sees them, periods however written.
-
-Words: lower case; "&" is "and"; hyphens, slashes and other punctuation split words ("capital-intensive" is
-"capital intensive"); closed compounds are opened ("cashflow" is "cash flow"); possessives dropped; every
-word stemmed by tantivy's English stemmer (the one the BM25 indexes use), so "operates"/"operate",
-"intensity"/"intensive", "liabilities"/"liability" meet. Stop words are kept: "operates in" is not
-"operating". A cue (a phrase) matches a question holding its words in a row (:func:`has_phrase`).
+"""Fiscal periods as people write them (words: ``domain.text``).
 
 Periods (:func:`periods`): fiscal years and quarters as users write them: 2023, FY2023, FY23, fiscal 2023,
 FY2023Q1, Q1 FY2023, Q1 2023, Q1'23, 1Q23, first quarter (of fiscal 2023); half years (H1 FY2023, 1H23,
@@ -14,53 +8,8 @@ by the fourth quarter's); year-to-date spans (six / nine months ended: the secon
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-
-from kernel.search.term_index import analyzer
-
-_COMPOUNDS = {"cashflow": "cash flow", "cashflows": "cash flows", "nongaap": "non gaap"}
-_POSSESSIVE = re.compile(r"['’]s\b")
-_WORDS = re.compile(r"[^\W_]+")
-
-
-@functools.lru_cache(maxsize=1)
-def clean_question(text: str) -> str:
-    """A question as the model and the engines may read it: lone surrogates (text that is not valid
-    Unicode, e.g. undecodable bytes of a shell argument) and control characters dropped, white space
-    folded to single spaces."""
-    kept = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF and (ch.isprintable() or ch.isspace()))
-    return " ".join(kept.split())
-
-
-def _stemmer():
-    return analyzer(stop_words=False).analyze
-
-
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    tokens = _stemmer()(word)
-    return tokens[0] if tokens else word
-
-
-def words(text: str) -> tuple[str, ...]:
-    """The text's words, normalized and stemmed, in order (see the module docstring)."""
-    text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")
-    out: list[str] = []
-    for w in _WORDS.findall(text):
-        out.extend(_stem(part) for part in _COMPOUNDS.get(w, w).split())
-    return tuple(out)
-
-
-def phrase_text(stems: tuple[str, ...]) -> str:
-    """Stems joined for substring search: a phrase matches on whole words only."""
-    return " " + " ".join(stems) + " "
-
-
-def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
-    """Whether ``phrase`` (stems) occurs in a row in ``text_stems`` (:func:`phrase_text` of a text's words)."""
-    return bool(phrase) and phrase_text(phrase) in text_stems
 
 
 @dataclass(frozen=True)

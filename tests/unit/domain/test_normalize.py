@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from domain.periods import periods, printed_periods
+from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
-from query.normalize import has_phrase, periods, phrase_text, printed_periods, words
 
 
 @pytest.mark.parametrize("a, b", [

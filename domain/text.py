@@ -1,0 +1,107 @@
+"""The one text normalizer: words as the index side and the query side both see them.
+
+The FLAM lexicon is counted over chunk text and matched against questions; concept cues, fact synonyms and
+tree labels are matched against questions; BM25 analyzes passages and queries. Wherever two sides must
+agree, they call these functions, so "gross margin?" meets "gross margin" and "R&D" meets "R&D":
+
+- :data:`WORD` is the one word pattern: runs of letters and digits (tantivy's simple tokenizer, which the
+  BM25 indexes use), so every punctuation mark splits words;
+- :func:`words`: lower case; "&" is "and"; possessives dropped; closed compounds opened ("cashflow" is
+  "cash flow"); each word stemmed by tantivy's English stemmer (the BM25 indexes' own), so
+  "operates"/"operate", "liabilities"/"liability" meet. Stop words are kept: "operates in" is not
+  "operating";
+- :func:`term`: a phrase's stems joined by spaces, one key for a phrase however inflected;
+- :func:`plain_term`: a phrase's lower-cased words joined by spaces, the key a FLAM lexicon term is stored,
+  counted and matched under (index side and query side alike);
+- :func:`phrase_text` / :func:`has_phrase`: a phrase matches a text holding its words in a row;
+- :func:`surface_words`: the words as written (case kept, possessive kept), for what is read from its
+  spelling, such as company names and tickers ("AmEx", "JPM's");
+- :func:`lower_words`: lower-cased words, unstemmed, for overlap between short texts;
+- :func:`clean_question`: a question as the model and the engines may read it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+MAX_TOKEN = 40  # bytes: longer tokens are dropped by the BM25 analyzer
+WORD = re.compile(r"[^\W_]+")
+_SURFACE = re.compile(r"[A-Za-z0-9&]+(?:['’][sS])?")
+_POSSESSIVE = re.compile(r"['’]s\b")
+_COMPOUNDS = {"cashflow": "cash flow", "cashflows": "cash flows", "nongaap": "non gaap"}
+
+
+def analyzer(stop_words: bool = True):
+    """tantivy's analyzer as the BM25 full-text indexes are built: simple tokenizer (:data:`WORD`), at most
+    :data:`MAX_TOKEN` bytes, lower case, English stemmer, stop words (unless ``stop_words=False``: phrases
+    whose little words matter), ASCII folding."""
+    from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
+
+    built = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_TOKEN)) \
+        .filter(Filter.lowercase()).filter(Filter.stemmer("english"))
+    if stop_words:
+        built = built.filter(Filter.stopword("english"))
+    return built.filter(Filter.ascii_fold()).build()
+
+
+def _stemmer():
+    return analyzer(stop_words=False).analyze
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    tokens = _stemmer()(word)
+    return tokens[0] if tokens else word
+
+
+def words(text: str | None) -> tuple[str, ...]:
+    """The text's words, normalized and stemmed, in order (see the module docstring)."""
+    text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")
+    out: list[str] = []
+    for w in WORD.findall(text):
+        out.extend(_stem(part) for part in _COMPOUNDS.get(w, w).split())
+    return tuple(out)
+
+
+def term(text: str | None) -> str:
+    """A phrase as one key: its :func:`words` joined by single spaces (lexicon terms, cue keys)."""
+    return " ".join(words(text))
+
+
+def phrase_text(stems: tuple[str, ...]) -> str:
+    """Stems joined for substring search: a phrase matches on whole words only."""
+    return " " + " ".join(stems) + " "
+
+
+def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
+    """Whether ``phrase`` (stems) occurs in a row in ``text_stems`` (:func:`phrase_text` of a text's words)."""
+    return bool(phrase) and phrase_text(phrase) in text_stems
+
+
+def surface_words(text: str | None) -> list[tuple[str, int]]:
+    """The words as written with where each starts, case kept: ASCII letters, digits and "&" ("S&P",
+    "AT&T", a lone "&"), a possessive kept on its word ("Apple's"); for names and tickers."""
+    return [(m.group(0), m.start()) for m in _SURFACE.finditer(text or "")]
+
+
+def lower_words(text: str | None) -> list[str]:
+    """The words lower-cased, unstemmed: the FLAM lexicon's and the trees' tokens (index side: chunk text;
+    query side: the question), and word overlap between short texts."""
+    return WORD.findall((text or "").lower())
+
+
+def plain_term(text: str | None) -> str:
+    """A lexicon term as stored, counted and matched: its :func:`lower_words` joined by single spaces
+    ("R&D" is "r d", "Gross margin?" is "gross margin"). Unstemmed, because terms are also read: they
+    label tree nodes and are embedded to cluster them."""
+    return " ".join(lower_words(text))
+
+
+@functools.lru_cache(maxsize=1)
+def clean_question(text: str) -> str:
+    """A question as the model and the engines may read it: lone surrogates (text that is not valid
+    Unicode, e.g. undecodable bytes of a shell argument) and control characters dropped, white space
+    folded to single spaces."""
+    kept = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF and (ch.isprintable() or ch.isspace()))
+    return " ".join(kept.split())

@@ -1,0 +1,50 @@
+"""The one normalizer: a phrase reads the same on the index side and the query side (literal inputs)."""
+
+from __future__ import annotations
+
+from domain.text import clean_question, lower_words, phrase_text, plain_term, surface_words, term, words
+from indexing.lexicon_job import concept_term, curated_terms
+from indexing.tree_job import _top_terms
+from query.concepts import concept_map
+from query.facts import synonym_concepts, synonyms
+from query.scoring import flam_weights
+
+
+def test_punctuation_splits_words_the_same_everywhere():
+    assert lower_words("Gross margin? R&D, (capex); free-cash-flow") == \
+        ["gross", "margin", "r", "d", "capex", "free", "cash", "flow"]
+    assert plain_term("Gross margin?") == plain_term("gross   margin") == "gross margin"
+    assert words("The company's cashflow & liabilities") == ("the", "compani", "cash", "flow", "and", "liabil")
+    assert term("Operating Incomes") == term("operating income")
+    assert surface_words("Apple's AT&T") == [("Apple's", 0), ("AT&T", 8)]
+    assert clean_question("  a\x00 b \n c ") == "a b c"
+
+
+def _chunk_grams(text: str, n_max: int = 4) -> set[str]:
+    """The n-grams the lexicon job counts in a chunk (its Spark UDF is ``lower_words`` itself)."""
+    tokens = lower_words(text)
+    return {" ".join(tokens[i:i + n]) for n in range(1, n_max + 1) for i in range(len(tokens) - n + 1)}
+
+
+def test_a_lexicon_term_before_punctuation_is_counted_and_matched():
+    """FLAM: the index counts "gross margin" in "... gross margin." and the question "gross margin?" finds it;
+    "R&D" too (the old query side split on spaces only and never matched either)."""
+    lexicon = curated_terms()
+    for written in ("Gross margin", "research and development"):
+        key = plain_term(written)
+        assert key in lexicon
+        assert key in _chunk_grams(f"Our {written.lower()}, as reported.")
+        weights = flam_weights([{"term": key, "item_weights": {"10-K:7": 1.0}}], f"What drove the {written}?")
+        assert weights == {"10-K:7": 1.0}
+    assert flam_weights([{"term": plain_term("R&D"), "item_weights": {"10-K:7": 1.0}}], "R&D spend in 2023?")
+    assert concept_term("ResearchAndDevelopmentExpense") == "research and development expense"
+    assert _top_terms(["Gross margin. Gross margin, again"], {"gross margin"}) == ["gross margin"]
+
+
+def test_concept_cues_and_fact_synonyms_match_however_punctuated():
+    cmap = concept_map()
+    plain = [c.name for c in cmap.matching("what was the capital expenditure")]
+    assert plain and [c.name for c in cmap.matching("Capital-expenditure?")] == plain
+    term_ = next(t for t in synonyms() if " " in t)
+    assert synonym_concepts(f"What is the {term_}?") == synonym_concepts(f"what is the {term_.upper()}")
+    assert phrase_text(words(f"{term_}?")) == phrase_text(words(term_))
