@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
@@ -147,6 +148,39 @@ def _concepts(facts, lake: Lake) -> int:
     return len(records)
 
 
+def series_rows(best: list[dict]) -> list[dict]:
+    """The series from each (ticker, concept, unit, fiscal year, period)'s chosen fact (``best``: FY, Q1..Q4
+    and 9M rows with value, period_start, period_end, doc_id, page): the reported periods, and a Q4 where
+    none is reported, derived as FY minus the nine months (or minus Q1 + Q2 + Q3, all three needed, summed
+    in value order so the float sum never depends on row order), starting the day after the nine months
+    (or Q3) end, citing the FY filing. A key with an unknown part (a fact without unit) derives nothing."""
+    by_key: dict[tuple, dict[str, dict]] = {}
+    for r in best:
+        by_key.setdefault(tuple(r[k] for k in _SERIES_KEY), {})[r["fiscal_period"]] = r
+    out = [{**r, "derived": False} for r in best if r["fiscal_period"] in SERIES_PERIODS]
+    for key, periods in by_key.items():
+        fy = periods.get("FY")
+        if fy is None or "Q4" in periods or any(part is None for part in key):
+            continue
+        nine = periods.get("9M")
+        quarters = [periods[q] for q in ("Q1", "Q2", "Q3") if q in periods]
+        q123 = q3_end = None
+        if len(quarters) == 3:
+            q123 = 0.0
+            for v in sorted(q["value"] for q in quarters):
+                q123 += v
+            q3_end = max((q["period_end"] for q in quarters if q["period_end"] is not None), default=None)
+        ytd, ytd_end = (nine["value"], nine["period_end"]) if nine else (None, None)
+        if ytd is None and q123 is None:
+            continue
+        start = ytd_end if ytd_end is not None else q3_end
+        out.append({**dict(zip(_SERIES_KEY, key, strict=True)), "fiscal_period": "Q4",
+                    "value": fy["value"] - (ytd if ytd is not None else q123),
+                    "period_start": start + dt.timedelta(days=1) if start is not None else None,
+                    "period_end": fy["period_end"], "doc_id": fy["doc_id"], "page": fy["page"], "derived": True})
+    return out
+
+
 def _series(facts, lake: Lake) -> tuple[int, int]:
     """index/fact_series.parquet: reported FY and quarters from the latest filing, and derived Q4s."""
     from pyspark.sql import Window
@@ -161,24 +195,8 @@ def _series(facts, lake: Lake) -> tuple[int, int]:
         F.col("filing_date").desc_nulls_last(), F.col("doc_id").desc(), F.col("page").asc(), F.col("value").asc())
     best = flows.withColumn("_rank", F.row_number().over(latest)).where("_rank = 1").select(
         *_SERIES_KEY, "fiscal_period", "value", "period_start", "period_end", "doc_id", "page")
-    reported = best.where(F.col("fiscal_period").isin(*SERIES_PERIODS)).withColumn("derived", F.lit(False))
-    fy = best.where("fiscal_period = 'FY'").alias("fy")
-    nine = best.where("fiscal_period = '9M'").select(*_SERIES_KEY, F.col("value").alias("ytd"),
-                                                     F.col("period_end").alias("ytd_end"))
-    quarters = (best.where(F.col("fiscal_period").isin("Q1", "Q2", "Q3")).groupBy(*_SERIES_KEY)
-                # summed in value order: a float sum whose order followed the shuffle could differ in the last bit
-                .agg(F.aggregate(F.array_sort(F.collect_list("value")), F.lit(0.0), lambda a, v: a + v).alias("q123"),
-                     F.count("*").alias("n"), F.max("period_end").alias("q3_end"))
-                .where("n = 3"))
-    derived = (fy.join(nine, _SERIES_KEY, "left").join(quarters, _SERIES_KEY, "left")
-               .where(F.col("ytd").isNotNull() | F.col("q123").isNotNull())
-               .select(*_SERIES_KEY, F.lit("Q4").alias("fiscal_period"),
-                       (F.col("value") - F.coalesce("ytd", "q123")).alias("value"),
-                       F.date_add(F.coalesce("ytd_end", "q3_end"), 1).alias("period_start"), "period_end",
-                       "doc_id", "page", F.lit(True).alias("derived"))
-               .join(reported.where("fiscal_period = 'Q4'").select(*_SERIES_KEY), _SERIES_KEY, "left_anti"))
-    rows = reported.unionByName(derived).collect()
-    records = [FactSeriesRecord(**r.asDict()) for r in rows]
+    rows = series_rows([r.asDict() for r in best.collect()])
+    records = [FactSeriesRecord(**r) for r in rows]
     records.sort(key=lambda r: (r.ticker, r.concept, r.fiscal_year, r.fiscal_period, r.unit or ""))
     write_parquet(lake, SERIES, to_table(FactSeriesRecord, records))
     return len(records), sum(r.derived for r in records)
