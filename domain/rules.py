@@ -11,7 +11,9 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-SUPPORTED_FORMS = ("10-K", "10-Q", "8-K")
+ANNUAL, QUARTERLY, CURRENT = "10-K", "10-Q", "8-K"  # the forms crawled, as EDGAR names them
+SUPPORTED_FORMS = (ANNUAL, QUARTERLY, CURRENT)
+PERIODIC = (ANNUAL, QUARTERLY)  # the reports that cover a fiscal period
 AMENDMENT_SUFFIX = "/A"
 # Every form a run may name: the base forms and their amendments (10-K/A: only the amendments of 10-Ks).
 FORM_CHOICES = tuple(f for base in SUPPORTED_FORMS for f in (base, base + AMENDMENT_SUFFIX))

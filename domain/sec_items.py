@@ -111,6 +111,7 @@ ALIASES: dict[str, list[str]] = {
     "part2item4": ["Submission of Matters to a Vote of Security Holders", "Removed and Reserved", "Reserved"],
 }
 
+STATEMENT_ITEMS = frozenset({"8", "part1item1"})  # where a 10-K's / a 10-Q's primary statements sit
 COVER = "cover"  # text before the first item: cover page, table of contents
 UNKNOWN = "unknown"  # a filing in which no item was recognized
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from domain.periods import periods
+from domain.rules import ANNUAL, CURRENT, QUARTERLY
 from domain.text import surface_words
 
 _SUFFIXES = {"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
@@ -157,9 +158,9 @@ class QueryAnalysis:
                 "forms": self.forms}
 
 
-_FORMS = [(re.compile(r"\b10-?K\b|\bannual report\b", re.I), "10-K"),
-          (re.compile(r"\b10-?Q\b|\bquarterly report\b", re.I), "10-Q"),
-          (re.compile(r"\b8-?K\b|\bcurrent report\b", re.I), "8-K")]
+_FORMS = [(re.compile(r"\b10-?K\b|\bannual report\b", re.I), ANNUAL),
+          (re.compile(r"\b10-?Q\b|\bquarterly report\b", re.I), QUARTERLY),
+          (re.compile(r"\b8-?K\b|\bcurrent report\b", re.I), CURRENT)]
 
 
 def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis:

@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from domain.rules import concept_words
-from domain.sec_items import item_label
+from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import lower_words, phrase_text, surface_words, words
 from kernel.search import SearchBackend
 from schemas.index import INDEXES
@@ -141,7 +141,6 @@ def _period_order(period: str | None) -> int:
     return PERIOD_ORDER.index(period) if period in PERIOD_ORDER else len(PERIOD_ORDER)
 
 
-STATEMENT_ITEMS = ("8", "part1item1")  # where the primary statements sit in a 10-K / 10-Q
 QUESTION_CONCEPTS = 2  # concepts a question's words may add (beyond its synonyms) ...
 QUESTION_FLOOR = 0.8  # ... each within this share of the best one's BM25 score
 

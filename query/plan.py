@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from domain.periods import printed_periods
+from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
 
-ANNUAL, QUARTERLY, CURRENT, EARNINGS = "10-K", "10-Q", "8-K", "EARNINGS"
 COMPARATIVE_YEARS = 2  # an annual report carries this many prior years (income and cash flow statements)
 
 # Instructions and caveats around the question proper: sentences that tell how to answer, not what.
@@ -198,7 +198,6 @@ class Choice(NamedTuple):
 TIER_POINTS = (0.8, 0.4, 0.0)  # R1, R2, R3
 ANNUAL_POINTS = 0.2  # A
 LATEST_POINTS = 0.4  # L
-PERIODIC = (ANNUAL, QUARTERLY)
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,

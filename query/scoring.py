@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from domain.rules import exhibit_label
+from domain.rules import PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.text import lower_words, phrase_text
 from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
-from query.plan import PERIODIC, Choice, QueryPlan, document_choice, document_tier
+from query.plan import Choice, QueryPlan, document_choice, document_tier
 
 
 class ScoredDoc(NamedTuple):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from domain.sec_items import STATEMENT_ITEMS
+
 # statement -> its title, as printed at the head of the statement (and as a question may name it). Which
 # statements a question needs is the query plan's business (query/plan.py, from query/concepts.yaml).
 TITLES: dict[str, re.Pattern] = {
@@ -83,7 +85,6 @@ def heading_page(title: re.Pattern, chunk: dict, top_window: int = 250, max_line
 
 
 # Items that hold the financial statements and their notes (10-K Item 8, 10-Q Part I Item 1).
-STATEMENT_ITEMS = frozenset({"8", "part1item1"})
 
 
 def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict] | None:
