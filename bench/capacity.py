@@ -4,7 +4,7 @@ machine's size, from measured per-stage costs, and the stage that binds at each 
     python -m bench.capacity [--workers 1,4,16] [--json]
 
 Rates come from the other benchmarks' results in bench/results/ when present (crawl, convert, segment,
-embed, publish), else from the measurements on this 2-core machine recorded in the README (each rate says
+embed, publish), else from the measurements on this 2-core machine recorded in the docs (each rate says
 which). The workload: 500 companies x 10 years x (one 10-K, three 10-Qs, about eight 8-Ks) = 60,000
 filings; chunks per filing from the segmentation benchmark's mix scaled to that form mix (8-Ks are short):
 about 150, so 9 million chunks.
@@ -25,7 +25,7 @@ from pathlib import Path
 RESULTS = Path(__file__).parent / "results"
 FILINGS = 500 * 10 * (1 + 3 + 8)
 CHUNKS_PER_FILING = 150
-TREE_S_PER_FILING = 2.3  # README: trees 253 s for 110 filings on local[2]
+TREE_S_PER_FILING = 2.3  # docs/indexing.md: trees 253 s for 110 filings on local[2]
 
 
 @dataclass
@@ -52,24 +52,24 @@ def rates() -> list[Rate]:
     limited = next((r for r in crawl or [] if r.get("rate_limit") == 10.0), None)
     req_per_filing = limited["requests"] / limited["filings"] if limited else 277 / 110
     out = [Rate("crawl", limited["requests_per_s"] if limited else 8.58, "requests", FILINGS * req_per_filing,
-                False, "bench.crawl" if limited else "README (crawl benchmark)")]
+                False, "bench.crawl" if limited else "docs (crawl benchmark)")]
     convert = next((r for r in _result("convert") or [] if r.get("source") == "html" and r.get("workers") == 2),
                    None)
     out.append(Rate("convert", convert["docs_per_s"] if convert else 110 / 167.3, "filings", FILINGS, True,
-                    "bench.convert" if convert else "README (conversion benchmark, 2 workers)"))
+                    "bench.convert" if convert else "docs (conversion benchmark, 2 workers)"))
     segment = (_result("segment") or {}).get("stage")
     best = max(segment, key=lambda r: r["filings"] / r["wall_s"]) if segment else None
     out.append(Rate("segment", best["filings"] / best["wall_s"] if best else 110 / 36.4, "filings", FILINGS, True,
-                    "bench.segment" if best else "README (segmentation benchmark)"))
+                    "bench.segment" if best else "docs (segmentation benchmark)"))
     embed = (_result("embed") or {}).get("onnx-int8", {}).get("spark_warm_chunks_per_s")
     embed_rate = embed or 83.4
     # the Spark stage: embeddings at the measured rate, then trees (2.3 s a filing), per filing
     seconds_per_filing = CHUNKS_PER_FILING / embed_rate + TREE_S_PER_FILING
     out.append(Rate("index (Spark)", 1 / seconds_per_filing, "filings", FILINGS, True,
-                    ("bench.embed" if embed else "README (onnx-int8 one text a call, Spark warm)") + " + trees 2.3 s a filing"))
+                    ("bench.embed" if embed else "docs (onnx-int8 one text a call, Spark warm)") + " + trees 2.3 s a filing"))
     publish = ((_result("publish") or {}).get("indexes") or {}).get("passages", {}).get("rows_per_s")
     out.append(Rate("publish", publish or 1906, "rows", FILINGS * CHUNKS_PER_FILING, False,
-                    "bench.publish" if publish else "README (publish benchmark)"))
+                    "bench.publish" if publish else "docs (publish benchmark)"))
     return out
 
 
