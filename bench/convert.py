@@ -22,7 +22,7 @@ from pathlib import Path
 from bench import save_results
 from etl import convert, crawl
 from etl.convert import ConvertOptions
-from etl.ratelimit import RateLimiter
+from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 from kernel.storage import open_lake
 

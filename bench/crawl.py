@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import save_results
 from etl.crawl import CrawlOptions, open_crawler
-from etl.ratelimit import RateLimiter
+from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 
 

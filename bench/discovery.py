@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bench import save_results
 from etl.crawl import CrawlOptions, open_crawler
-from etl.crawler import CrawlReport
-from etl.ratelimit import RateLimiter
+from etl.crawl.crawler import CrawlReport
+from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 
 

@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from bench import save_results
-from etl.chunking import Chunker, ChunkOptions
-from etl.structure import SegmentOptions, segment_document
-from etl.structure import run as run_segment
+from etl.segment import SegmentOptions, segment_document
+from etl.segment import run as run_segment
+from etl.segment.chunking import Chunker, ChunkOptions
 from kernel.layout import dataset_key, dataset_parts
 from kernel.models import token_counter
 from kernel.settings import shared_dir

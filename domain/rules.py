@@ -106,7 +106,7 @@ def in_window(day: dt.date, filed_from: dt.date | None, filed_to: dt.date | None
 
 
 # EDGAR's full index of the current quarter grows daily: a window whose last day is at least this old is
-# history, found through the quarterly index (etl.full_index); a newer one through submissions JSONs.
+# history, found through the quarterly index (etl.crawl.full_index); a newer one through submissions JSONs.
 HISTORY_LAG = dt.timedelta(days=7)
 
 
@@ -135,7 +135,7 @@ def normalize_tickers(tickers: Iterable[str]) -> list[str] | None:
 def batch_of(company: str, batches: int) -> int:
     """Which of ``batches`` batches (0-based) a company's documents are converted and segmented in. Every
     document of a company falls in one batch, so the ids its filings share a name over are settled in one
-    place (etl.identity) while batches run at once; stable across runs and machines (not Python's hash)."""
+    place (etl.convert.identity) while batches run at once; stable across runs and machines (not Python's hash)."""
     if batches < 1:
         raise ValueError(f"batches must be at least 1, not {batches}")
     return int.from_bytes(hashlib.sha256(company.encode()).digest()[:8], "big") % batches

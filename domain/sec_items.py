@@ -2,7 +2,7 @@
 
 Keys: 10-K ``1``, ``1A`` ... ``16``; 10-Q ``part1item1`` ... ``part2item6`` (the spelling of the
 sec-parser gold sets); 8-K ``1.01`` ... ``9.01``, and the pre-2004 ``1`` ... ``12`` where they appear.
-Titles are used to recognize headings (``etl.segment``) and to label items for readers (:func:`item_label`:
+Titles are used to recognize headings (``etl.segment.items``) and to label items for readers (:func:`item_label`:
 the CLI, the HTTP API and the facts a person reads); the raw key stays in JSON as ``item``.
 """
 
@@ -182,7 +182,7 @@ SHORT_TITLES = {
 _PART = {"1": "I", "2": "II"}
 
 
-# Sections of a release (an 8-K's EX-99 exhibit), which has no SEC Items (etl.release_sections finds them)
+# Sections of a release (an 8-K's EX-99 exhibit), which has no SEC Items (etl.segment.release_sections finds them)
 RELEASE_SECTIONS = {
     "release:headline": "Headline and release text",
     "release:highlights": "Highlights",

@@ -124,7 +124,7 @@ def dataset_parts(lake: Lake, dataset: str) -> list[str]:
 
 
 def full_index_key(year: int, quarter: int) -> str:
-    """EDGAR's form index of a finished quarter, as read (``etl.full_index``): it never changes."""
+    """EDGAR's form index of a finished quarter, as read (``etl.crawl.full_index``): it never changes."""
     return f"raw/full-index/{year}/QTR{quarter}/form.idx"
 
 

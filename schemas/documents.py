@@ -23,7 +23,7 @@ class DocumentRecord(BaseModel):
     """A converted document with its cover metadata and the summary used for document retrieval."""
 
     doc_id: str = Field(description="Unique per filing: the LOFin-style name, or the name plus the accession "
-                        "when another filing holds the name (etl.identity)")
+                        "when another filing holds the name (etl.convert.identity)")
     doc_name: str | None = Field(None, description="LOFin-style name, e.g. KO_2023_10K, AAPL_2023Q3_10Q, "
                                  "AAPL_2024-05-02_8K; amendments end in A")
     accession: str | None = None

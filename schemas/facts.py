@@ -43,7 +43,7 @@ class FactRecord(BaseModel):
 
 
 def _extracted_fact() -> type:
-    """The extractor's working record (``etl.ixbrl``): a plain dataclass of FactRecord's fields but the
+    """The extractor's working record (``etl.convert.ixbrl``): a plain dataclass of FactRecord's fields but the
     document's id, which extraction does not know; one field list, and no validation per fact during the walk
     (the record is validated once, as a FactRecord, when its document is written)."""
     fields = []

@@ -381,7 +381,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:
-    from etl.edgar_mirror import FaultPlan, MirrorServer
+    from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
 
     server = MirrorServer(args.root, host=args.host, port=args.port, as_of=args.as_of,
                           faults=FaultPlan(rate=args.fault_rate))
@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    from etl.edgar_http import FetchError
+    from etl.crawl.edgar_http import FetchError
     from indexing.publish import PublishError
     from kernel.models import ModelError
     from kernel.search.base import BackendError, FilterError

@@ -38,7 +38,7 @@ STAGES: dict[str, Stage] = {
     "crawl": Stage("etl.crawl", "CrawlOptions"),
     "crawl-check": Stage("etl.crawl", "CrawlOptions", "crawl_work"),
     "convert": Stage("etl.convert", "ConvertOptions", clients=("llm",)),
-    "segment": Stage("etl.structure", "SegmentOptions"),
+    "segment": Stage("etl.segment", "SegmentOptions"),
     "index": Stage("indexing.jobs", "IndexOptions"),
     "publish": Stage("indexing.publish", "PublishOptions", clients=("backend",)),
 }

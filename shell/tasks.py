@@ -15,7 +15,7 @@ import logging
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from domain import rules
-from etl.universe import read_constituents
+from etl.crawl.universe import read_constituents
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
 from shell.runner import run_stage
@@ -35,7 +35,7 @@ STAGE_PARALLEL_TASKS = 4
 # quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
 # Airflow's retry policy when it evaluates a failure.
 TRANSIENT_ERRORS = [
-    "etl.edgar_http.HostUnreachable",
+    "etl.crawl.edgar_http.HostUnreachable",
     "kernel.storage.StorageError",
     "builtins.ConnectionError",
     "builtins.TimeoutError",
@@ -155,7 +155,7 @@ def stage_batches(plan: dict) -> list[list[int]]:
     """The batches conversion and segmentation are mapped over (``STAGE_BATCHES``), each ``[index, count]``:
     a company's documents fall in one batch (``domain.rules.batch_of``), so batches run at once on any
     workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest; it is rebuilt here once."""
-    from etl.crawler import write_manifest
+    from etl.crawl.crawler import write_manifest
 
     settings = RunPlan.model_validate(plan).settings()
     write_manifest(Resources(settings).lake)
@@ -171,7 +171,7 @@ def convert_new(plan: dict, batch: list[int] | None = None) -> dict:
     quarantined with the reason). Retry-safe: every output is written whole, then renamed."""
     resources = Resources(RunPlan.model_validate(plan).settings())
     if batch is None:  # called alone, without stage_batches before it
-        from etl.crawler import write_manifest
+        from etl.crawl.crawler import write_manifest
 
         write_manifest(resources.lake)
     return _stage_result(run_stage("convert", resources, batch=_batch(batch)))

@@ -113,7 +113,7 @@ def converted_mirror(edgar_mirror, mirror_filings, universe_csv, tmp_path_factor
     from etl import crawl
     from etl.convert import ConvertOptions
     from etl.convert import run as run_convert
-    from etl.ratelimit import RateLimiter
+    from etl.crawl.ratelimit import RateLimiter
     from kernel.storage import LocalLake
 
     root = tmp_path_factory.mktemp("mirror-lake") / "lake"
@@ -128,9 +128,9 @@ def converted_mirror(edgar_mirror, mirror_filings, universe_csv, tmp_path_factor
 @pytest.fixture(scope="session")
 def segmented_mirror(converted_mirror):
     """The converted mirror lake with items and chunks (idempotent: reruns skip)."""
-    from etl.chunking import ChunkOptions
-    from etl.structure import SegmentOptions
-    from etl.structure import run as run_segment
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
     from kernel.models import token_counter
 
     lake, _ = converted_mirror
@@ -145,9 +145,9 @@ PUBLISHED_FILINGS = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "
 def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
     """Three mirror filings (KO's and PEP's 2023 10-Ks, AAPL's 2023 10-Q) segmented, indexed and published
     with the default settings: the settings of that lake."""
-    from etl.chunking import ChunkOptions
-    from etl.structure import SegmentOptions
-    from etl.structure import run as run_segment
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
     from kernel.models import token_counter
     from kernel.resources import Resources
     from kernel.storage import LocalLake

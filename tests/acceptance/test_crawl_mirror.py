@@ -12,10 +12,10 @@ from collections import Counter
 
 import pytest
 
-from etl.crawler import Crawler, build_http, read_records
-from etl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
-from etl.ratelimit import RateLimiter
-from etl.universe import resolve_universe
+from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
+from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.universe import resolve_universe
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import ROOT, make_settings

@@ -8,9 +8,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from etl.chunking import ChunkOptions
-from etl.structure import SegmentOptions
-from etl.structure import run as run_segment
+from etl.segment import SegmentOptions
+from etl.segment import run as run_segment
+from etl.segment.chunking import ChunkOptions
 from indexing.embed_job import run_embeddings
 from indexing.spark import IndexOptions, spark_session
 from indexing.tree_job import run_trees

@@ -40,7 +40,7 @@ def test_every_ixbrl_filing_has_facts(lake_facts, edgar_mirror, mirror_manifest)
 
 
 def _displayed(display: str, fmt: str | None) -> Decimal | None:
-    """The displayed number read independently of etl.ixbrl: digits and the decimal point (dot-decimal
+    """The displayed number read independently of etl.convert.ixbrl: digits and the decimal point (dot-decimal
     formats), zero for fixed-zero; None for formats this check leaves to the unit tests (words)."""
     name = (fmt or "").rsplit(":", 1)[-1]
     if name == "fixed-zero":

@@ -14,9 +14,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from etl.chunking import ChunkOptions
-from etl.structure import SegmentOptions
-from etl.structure import run as run_segment
+from etl.segment import SegmentOptions
+from etl.segment import run as run_segment
+from etl.segment.chunking import ChunkOptions
 from kernel.layout import INDEX_DATASETS
 from kernel.models import token_counter
 from kernel.storage import LocalLake

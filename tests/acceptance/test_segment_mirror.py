@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from etl.chunking import PAGE_JOIN, ChunkOptions, cell_share
-from etl.segment import ItemSpan, Position
-from etl.structure import SegmentOptions
-from etl.structure import run as run_segment
+from etl.segment import SegmentOptions
+from etl.segment import run as run_segment
+from etl.segment.chunking import PAGE_JOIN, ChunkOptions, cell_share
+from etl.segment.items import ItemSpan, Position
 from kernel.models import token_counter
 from kernel.storage import read_parquet
 from tests.gold_items import index_style_gold, score_filing

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from etl.crawler import Crawler, build_http, read_records
-from etl.discovery import DiscoveryError, discover_filings
-from etl.edgar_http import EdgarHttp, HostUnreachable
-from etl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
-from etl.ratelimit import RateLimiter
-from etl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
+from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.discovery import DiscoveryError, discover_filings
+from etl.crawl.edgar_http import EdgarHttp, HostUnreachable
+from etl.crawl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
+from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import free_port, make_settings

@@ -1,4 +1,4 @@
-"""Inline XBRL facts (etl.ixbrl): contexts, units, scale and sign, formats, pages, continuations, hidden facts,
+"""Inline XBRL facts (etl.convert.ixbrl): contexts, units, scale and sign, formats, pages, continuations, hidden facts,
 table rows; and the fiscal period rule facts are filed under (domain.rules.fact_period)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import datetime as dt
 import pytest
 
 from domain.rules import fact_period
-from etl.html_prepare import prepare_html
-from etl.ixbrl import FactValueError, number, scaled
+from etl.convert.html_prepare import prepare_html
+from etl.convert.ixbrl import FactValueError, number, scaled
 
 BREAK = '<div style="page-break-after: always"></div>'
 DOC = f"""<html xmlns:ix="http://www.xbrl.org/2013/inlineXBRL"><body>

@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 
 from domain.rules import exhibit_form, exhibit_patterns, exhibit_selected
-from etl.cover import release_period
-from etl.filing_index import (
+from etl.convert.cover import release_period
+from etl.crawl.filing_index import (
     FilingDocument,
     complete_index_page,
     complete_submission,

@@ -8,11 +8,11 @@ import datetime as dt
 import pytest
 
 from domain.rules import historical_window
-from etl import crawler as crawler_module
-from etl.crawler import Crawler, build_http, read_records
-from etl.edgar_mirror import MirrorServer
-from etl.full_index import FullIndexError, is_final, parse, quarter_end, quarters, render
-from etl.universe import resolve_universe
+from etl.crawl import crawler as crawler_module
+from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.edgar_mirror import MirrorServer
+from etl.crawl.full_index import FullIndexError, is_final, parse, quarter_end, quarters, render
+from etl.crawl.universe import resolve_universe
 from kernel.layout import full_index_key
 from kernel.storage import LocalLake
 from tests.conftest import make_settings

@@ -10,7 +10,7 @@ import pytest
 
 from etl.convert import ConvertOptions, name_collisions
 from etl.convert import run as run_convert
-from etl.html_prepare import HtmlError, decode_html, prepare_html, source_chars
+from etl.convert.html_prepare import HtmlError, decode_html, prepare_html, source_chars
 from kernel.storage import LocalLake, read_parquet
 from shell.cli import main
 

@@ -7,7 +7,7 @@ import datetime as dt
 
 from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
-from etl.identity import Identity, amendment_links, assign_ids
+from etl.convert.identity import Identity, amendment_links, assign_ids
 from kernel.layout import dataset_key, dataset_parts, record_key
 from kernel.storage import LocalLake, read_parquet
 from query.catalog import DocInfo

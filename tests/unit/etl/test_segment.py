@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from etl.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cell_share
-from etl.html_tables import render_table, table_rows
-from etl.segment import segment
+from etl.convert.html_tables import render_table, table_rows
+from etl.segment.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions, cell_share
+from etl.segment.items import segment
 from kernel.models import token_counter
 from kernel.resources import Resources
 from kernel.settings import ConfigError, load_settings
@@ -194,9 +194,9 @@ def test_chunks_that_miss_page_text_are_caught_by_the_conservation_check(tmp_pat
     """Segmentation's side of the conservation rule: the chunks must cover the page text. Here the prose
     between tables is shorter than min_tokens, so the chunker drops it: more than half of the text is gone
     and the document is quarantined with the reason; with every piece kept it segments without a warning."""
-    from etl.chunking import ChunkOptions
-    from etl.structure import SegmentOptions
-    from etl.structure import run as run_segment
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
     from kernel.storage import LocalLake
 
     tables = [f"Segment | 2023 | 2022\nRegion {i} sales | {i}0 | {i}1" for i in range(12)]

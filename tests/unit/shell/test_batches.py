@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from domain import rules
-from etl.edgar_mirror import MirrorServer
+from etl.crawl.edgar_mirror import MirrorServer
 from kernel.resources import Resources
 from shell.runner import run_stage
 from tests.conftest import make_settings

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from etl.edgar_mirror import MirrorServer
+from etl.crawl.edgar_mirror import MirrorServer
 from kernel.settings import ConfigError, load_settings, settings_help
 from kernel.storage import LocalLake, StorageError, open_lake
 from shell.cli import EXIT_CONFIG, EXIT_ENV, EXIT_PROBLEMS, main

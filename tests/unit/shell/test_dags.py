@@ -109,7 +109,7 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
 def test_retry_policy_retries_only_transient_errors():
     from airflow.sdk import ExceptionRetryPolicy, RetryAction, RetryRule
 
-    from etl.edgar_http import HostUnreachable, NotFound
+    from etl.crawl.edgar_http import HostUnreachable, NotFound
 
     policy = ExceptionRetryPolicy(rules=[RetryRule(exception=TRANSIENT_ERRORS, action=RetryAction.RETRY)],
                                   default=RetryAction.FAIL)
@@ -171,7 +171,7 @@ def test_crawl_tasks_are_mapped_over_companies_with_filings_to_fetch_only(fixtur
     # a historical window asks only the companies the quarterly form index lists: BETA-B is not asked
     assert companies_to_crawl(plan("2024-04-01", "2024-04-30")) == []
     # on the submissions path (nightly windows), BETA-B's unreadable submissions keep it, even in a quiet window
-    monkeypatch.setattr("etl.crawler.historical_window", lambda *a: False)
+    monkeypatch.setattr("etl.crawl.crawler.historical_window", lambda *a: False)
     assert companies_to_crawl(plan("2024-04-01", "2024-04-30")) == ["BETA-B"]
     assert "cannot read submissions" in " ".join(crawl_company(plan("2024-04-01", "2024-04-30"), "BETA-B")["problems"])
 

@@ -12,9 +12,9 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from etl.crawler import Crawler, CrawlReport, build_http, complete_record
-from etl.ratelimit import RateLimiter
-from etl.universe import Company, UniverseProblem, resolve_universe
+from etl.crawl.crawler import Crawler, CrawlReport, build_http, complete_record
+from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.universe import Company, UniverseProblem, resolve_universe
 from kernel.reports import StageReport
 from kernel.settings import Settings
 from kernel.storage import Lake
@@ -49,7 +49,7 @@ def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator
     if settings.edgar_mirror is None:
         yield settings
         return
-    from etl.edgar_mirror import MirrorServer
+    from etl.crawl.edgar_mirror import MirrorServer
 
     with MirrorServer(settings.edgar_mirror, as_of=as_of) as server:
         log.info("serving mirror %s at %s", settings.edgar_mirror, server.url)

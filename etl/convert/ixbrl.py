@@ -1,6 +1,6 @@
 """Inline XBRL facts of a filing, each with the EDGAR page it is printed on and the table row it sits in.
 
-Read from the same parsed, page-marked DOM the renderer gets (``etl.html_prepare``), in one walk: so a fact's
+Read from the same parsed, page-marked DOM the renderer gets (``etl.convert.html_prepare``), in one walk: so a fact's
 page is the page its text is on in the paged PDF. Contexts (period, dimensions) and units come from
 ``ix:resources``; ``continuedAt`` chains are followed to their last ``ix:continuation``; a fact nested in
 another (a figure inside a text block) is a fact of its own. Facts in ``ix:hidden`` take the page of the
@@ -20,8 +20,8 @@ from decimal import Decimal, InvalidOperation
 
 from domain.rules import fact_period
 from domain.text import lower_words
-from etl.html_tables import cell_text, is_figure
-from etl.page_markers import paged_elements, strip_markers
+from etl.convert.html_tables import cell_text, is_figure
+from etl.convert.page_markers import paged_elements, strip_markers
 from schemas.facts import ExtractedFact as Fact
 
 TEXT_LIMIT = 2000  # characters of a text fact's display kept in the dataset (text_chars has the whole length)

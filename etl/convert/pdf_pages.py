@@ -1,6 +1,6 @@
 """PDF to pages with PyMuPDF, where one output page is one EDGAR page.
 
-A rendered filing carries a marker at the start of every EDGAR page (:mod:`etl.html_prepare`). Each EDGAR
+A rendered filing carries a marker at the start of every EDGAR page (:mod:`etl.convert.html_prepare`). Each EDGAR
 page is the region from its marker to the next one: usually exactly one PDF page, but a long EDGAR page
 spills onto a second PDF page, and a break the renderer ignored (inside a table) starts mid-page. We cut
 the rendered PDF at the markers' lines and stack the pieces, so page i of the output PDF is EDGAR page i
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from etl.html_tables import render_table
-from etl.page_markers import MARKER_PREFIX, MARKER_RE, strip_markers
+from etl.convert.html_tables import render_table
+from etl.convert.page_markers import MARKER_PREFIX, MARKER_RE, strip_markers
 
 BLANK_HEIGHT = 842.0  # an empty EDGAR page becomes a blank A4 page
 EPS = 0.5
@@ -42,7 +42,7 @@ class PageText:
     page: int  # 0-based EDGAR page (the PDF page for native PDFs)
     text: str
     rendered_pages: list[int] = field(default_factory=list)
-    tables: list[str] = field(default_factory=list)  # header + rows text (etl.html_tables.render_table)
+    tables: list[str] = field(default_factory=list)  # header + rows text (etl.convert.html_tables.render_table)
 
 
 @dataclass

@@ -15,7 +15,7 @@ Paths are ``/<host>/<path on that host>``, so the crawler's base URLs become
   serves from a child process, so those times are not skewed by the client's threads holding the
   interpreter lock (an in-process server's handler can wait hundreds of ms for it on a loaded box).
 * ``Archives/edgar/full-index/<year>/QTR<q>/form.idx``: EDGAR's quarterly form index, generated from the
-  mirror's submissions JSONs in EDGAR's layout (``etl.full_index.render``), cut at ``as_of``.
+  mirror's submissions JSONs in EDGAR's layout (``etl.crawl.full_index.render``), cut at ``as_of``.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _filing_dates(root: Path) -> dict[str, dt.date]:
 def _form_index(root: Path, year: int, quarter: int, as_of: dt.date | None) -> bytes | None:
     """The quarter's ``form.idx`` in EDGAR's layout: every filing of every submissions JSON (recent block and
     older pages) filed in the quarter (and on or before ``as_of``); None for a quarter after ``as_of``."""
-    from etl.full_index import IndexEntry, quarter_end, render
+    from etl.crawl.full_index import IndexEntry, quarter_end, render
 
     first, last = dt.date(year, 3 * quarter - 2, 1), quarter_end(year, quarter)
     if as_of is not None:

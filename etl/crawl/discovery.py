@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from domain.rules import form_selected, in_window, is_amendment
-from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable
+from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable
 
 log = logging.getLogger(__name__)
 

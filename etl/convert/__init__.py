@@ -4,7 +4,7 @@ Per document it writes, atomically and in this order (keys from ``kernel.layout`
 
     pdf/<key>.pdf                          the paged PDF (page i = EDGAR page i)
     datasets/pages/<part>.parquet          PageRecord rows
-    datasets/facts/<part>.parquet          FactRecord rows: the inline XBRL facts with their pages (etl.ixbrl)
+    datasets/facts/<part>.parquet          FactRecord rows: the inline XBRL facts with their pages (etl.convert.ixbrl)
     datasets/documents/<part>.parquet      one DocumentRecord (written last: it marks the document done)
 
 A document whose ``documents`` part holds the same source sha256 (and that has its ``facts`` part: a lake converted
@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from domain.rules import EARNINGS, base_form, check_batch, exhibit_form, fiscal_period_of, in_batch
 from etl import conservation as conserved
-from etl.cover import (
+from etl.convert.cover import (
     CoverFacts,
     cover_summary,
     document_id,
@@ -38,13 +38,13 @@ from etl.cover import (
     facts_from_text,
     release_period,
 )
-from etl.crawler import read_records, utc_now
-from etl.filing_index import unwrap
-from etl.html_prepare import HtmlError, PreparedHtml, decode_html, prepare_html
-from etl.identity import Identity, amendment_links, assign_ids
-from etl.ixbrl import Fact
-from etl.pdf_pages import PagedPdf, PdfError, page_pdf
-from etl.pdf_render import RenderError, RenderResult, render_pdf
+from etl.convert.html_prepare import HtmlError, PreparedHtml, decode_html, prepare_html
+from etl.convert.identity import Identity, amendment_links, assign_ids
+from etl.convert.ixbrl import Fact
+from etl.convert.pdf_pages import PagedPdf, PdfError, page_pdf
+from etl.convert.pdf_render import RenderError, RenderResult, render_pdf
+from etl.crawl.crawler import read_records, utc_now
+from etl.crawl.filing_index import unwrap
 from kernel.layout import (
     dataset_key,
     dataset_parts,
@@ -163,7 +163,7 @@ def _identity(part: str, doc: dict) -> Identity:
 
 
 def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord]) -> list[str]:
-    """Give the documents converted in this run their final ids (``etl.identity``) and link every
+    """Give the documents converted in this run their final ids (``etl.convert.identity``) and link every
     amendment to what it amends, rewriting the parts whose id or link changed (each part atomically).
     Returns one line per document whose name another filing holds."""
     new = {part: _identity(part, doc.model_dump()) for part, doc in converted.items()}

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from domain.rules import check_batch, in_batch
 from domain.sec_items import expected_items, title_of
 from etl import conservation as conserved
-from etl.chunking import ChunkConfigError, Chunker, ChunkOptions
-from etl.release_sections import release_sections
-from etl.segment import Segmentation, segment
+from etl.segment.chunking import ChunkConfigError, Chunker, ChunkOptions
+from etl.segment.items import Segmentation, segment
+from etl.segment.release_sections import release_sections
 from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.quarantine import quarantine, release

@@ -4,7 +4,7 @@ Filing HTML is untrusted. Before wkhtmltopdf sees it we decode it ourselves (dec
 else cp1252) and re-declare it as UTF-8, so the renderer never guesses (LOFin's PDFs show ``â˜’`` for ☒
 because theirs did); drop scripts, frames, objects, forms and external stylesheets; and strip every URL
 that is not an inline ``data:`` URI from ``src``/``href``/CSS ``url()``/``@import``. The renderer's own
-sandbox (see :mod:`etl.pdf_render`) is a second, independent wall.
+sandbox (see :mod:`etl.convert.pdf_render`) is a second, independent wall.
 
 Every CSS page break (``page-break-before/after: always``, also on ``<hr>``) gets an invisible marker
 ``SECPLATPAGE<n>X`` at the start of EDGAR page n, so after rendering each PDF page can be traced to its
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from lxml import etree, html
 
-from etl import ixbrl
-from etl.html_tables import tables_by_page
-from etl.page_markers import marker_text, strip_markers
+from etl.convert import ixbrl
+from etl.convert.html_tables import tables_by_page
+from etl.convert.page_markers import marker_text, strip_markers
 
 _MARKER_STYLE = "font-size:1px;line-height:1px;color:#ffffff;margin:0;padding:0"
 _BREAK_RE = re.compile(r"page-break-(before|after)\s*:\s*always", re.I)
@@ -64,9 +64,9 @@ class PreparedHtml:
     source_text: str  # the decoded, unsanitized source (for iXBRL facts)
     page_breaks: int  # number of markers inserted (EDGAR pages - 1)
     visible_chars: int  # non-space characters of the document's text, for the conservation check
-    tables: dict[int, list[str]]  # EDGAR page -> its data tables as header + rows (etl.html_tables)
+    tables: dict[int, list[str]]  # EDGAR page -> its data tables as header + rows (etl.convert.html_tables)
     removed: int  # elements or URLs removed by sanitizing
-    facts: list[ixbrl.Fact]  # inline XBRL facts with their pages (etl.ixbrl); empty for plain HTML
+    facts: list[ixbrl.Fact]  # inline XBRL facts with their pages (etl.convert.ixbrl); empty for plain HTML
     facts_seconds: float  # what reading them took
     replaced_bytes: int = 0  # bytes that were not valid in the document's encoding, each now U+FFFD
 

@@ -1,7 +1,7 @@
 """Chunks inside items, counted in the embedding model's tokens, with page provenance.
 
 An item's text runs across pages; tables inside it are cut out of the running text and become chunks of
-their own (header line + rows, from :mod:`etl.html_tables`), kept whole when they fit and otherwise split
+their own (header line + rows, from :mod:`etl.convert.html_tables`), kept whole when they fit and otherwise split
 at row boundaries with the header repeated. The prose between tables is cut into windows of
 ``ChunkOptions.tokens`` tokens with ``overlap`` tokens shared between neighbours, ending at a line or
 sentence end when one is near, never inside a word. A chunk never crosses an item boundary, and no chunk
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.html_tables import CELL_SEP, table_rows
-from etl.segment import Position, Segmentation
+from etl.convert.html_tables import CELL_SEP, table_rows
+from etl.segment.items import Position, Segmentation
 from kernel.models import TokenCounter
 from schemas.chunks import ChunkRecord
 

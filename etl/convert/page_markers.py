@@ -1,6 +1,6 @@
 """The invisible marks that carry EDGAR page numbers from the HTML through the renderer.
 
-:mod:`etl.html_prepare` puts ``SECPLATPAGE<n>X`` at the start of EDGAR page n (n >= 1); the paging step
+:mod:`etl.convert.html_prepare` puts ``SECPLATPAGE<n>X`` at the start of EDGAR page n (n >= 1); the paging step
 finds them in the PDF and the table reader finds them in the DOM, so both agree on what page a thing is on.
 """
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.page_markers import paged_elements
+from etl.convert.page_markers import paged_elements
 
 CELL_SEP = " | "
 HEADER_ROW_SEP = " / "

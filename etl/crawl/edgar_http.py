@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import requests
 import urllib3
 
-from etl.ratelimit import RateLimiter
+from etl.crawl.ratelimit import RateLimiter
 
 log = logging.getLogger(__name__)
 

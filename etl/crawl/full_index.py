@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from domain.rules import form_selected, in_window
-from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable
+from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable
 from kernel.layout import full_index_key
 from kernel.storage import Lake
 

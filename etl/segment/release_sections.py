@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import RELEASE_SECTIONS
-from etl.segment import ItemSpan, Position, Segmentation
+from etl.segment.items import ItemSpan, Position, Segmentation
 
 HEADLINE = "release:headline"
 # (key, heading pattern): a heading is a short line that starts with these words

@@ -13,7 +13,7 @@ record is complete, and a run killed at any point resumes by fetching whatever h
 
 Exhibits (``EXHIBIT_TYPES``, e.g. ``EX-99*``): where the filing's ``index.json`` lists files besides the
 primary document, its documents are listed from its own EDGAR index page, or from its full submission's
-header where it has no index page (``etl.filing_index`` says why);
+header where it has no index page (``etl.crawl.filing_index`` says why);
 each chosen document is fetched under the same limiter and retries and recorded in the filing record
 (``exhibits``: ok, skipped by rule, missing or failed, with the reason); one that fails is a record, the
 filing stays ``ok``. A record made with other ``EXHIBIT_TYPES`` gets its exhibits (only) fetched again.
@@ -31,10 +31,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
-from etl import full_index
-from etl.discovery import DiscoveryError, FilingRef, discover_filings
-from etl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
-from etl.filing_index import (
+from etl.crawl import full_index
+from etl.crawl.discovery import DiscoveryError, FilingRef, discover_filings
+from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
+from etl.crawl.filing_index import (
     FilingDocument,
     complete_index_page,
     complete_submission,
@@ -45,8 +45,8 @@ from etl.filing_index import (
     split_submission,
     submission_document_name,
 )
-from etl.ratelimit import RateLimiter
-from etl.universe import Company
+from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
 from kernel.settings import Settings
