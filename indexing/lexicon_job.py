@@ -1,6 +1,6 @@
 """Spark job: the financial lexicon and its per-Item statistics (FinGEAR's FLAM).
 
-Lexicon = the curated list (``indexing/financial_lexicon.txt``) plus terms mined from the filings' own
+Lexicon = the curated list (``domain/vocabulary/financial_lexicon.yaml``) plus terms mined from the filings' own
 inline-XBRL concept names (``us-gaap:OperatingIncomeLoss`` -> "operating income"), kept when at least
 two documents use the concept. Terms are matched on word n-grams (1-4) of the chunk text's words as
 ``domain.text.lower_words`` reads them, the function the query side reads a question with (``plain_term``).
@@ -23,8 +23,8 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
+from domain import vocabulary
 from domain.rules import split_concept
 from domain.text import lower_words, plain_term
 from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
@@ -39,7 +39,6 @@ from schemas.index import LexiconRecord
 
 log = logging.getLogger(__name__)
 
-CURATED = Path(__file__).with_name("financial_lexicon.txt")
 STATE_KEY = state_key("lexicon")
 COUNTS = INDEX_DATASETS["lexicon_counts"]
 TOKENS = INDEX_DATASETS["item_tokens"]
@@ -64,14 +63,9 @@ class LexiconReport(StageReport):
 
 
 def curated_terms() -> dict[str, str]:
-    """term -> category, from the curated list."""
-    out = {}
-    for line in CURATED.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        category, _, term = line.partition(":")
-        out[plain_term(term)] = category.strip()
-    return out
+    """term -> category, from the curated list (``domain/vocabulary/financial_lexicon.yaml``)."""
+    return {plain_term(term): str(category) for category, terms in vocabulary.load("financial_lexicon").items()
+            for term in terms}
 
 
 def concept_term(concept: str) -> str | None:

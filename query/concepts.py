@@ -11,13 +11,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-import yaml
-
+from domain import vocabulary
 from domain.text import has_phrase, phrase_text, words
 
-MAP_FILE = Path(__file__).with_name("concepts.yaml")
 STATEMENT_NAMES = ("balance sheet", "income statement", "cash flow statement")
 
 
@@ -102,4 +99,4 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
 
 @functools.lru_cache(maxsize=1)
 def concept_map() -> ConceptMap:
-    return parse(yaml.safe_load(MAP_FILE.read_text(encoding="utf-8")), MAP_FILE.name)
+    return parse(vocabulary.load("concepts"), "concepts.yaml")

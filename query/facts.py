@@ -14,18 +14,16 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from domain import vocabulary
 from domain.rules import concept_words
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import lower_words, phrase_text, surface_words, words
 from kernel.search import SearchBackend
 from schemas.index import INDEXES
 
-SYNONYMS_FILE = Path(__file__).with_name("fact_synonyms.yaml")
 CONCEPT_CANDIDATES = 8
 CONCEPT_FLOOR = 0.6  # of the best concept's BM25 score
 MAX_FACTS = 500
@@ -92,11 +90,11 @@ class ConceptMatch:
 @functools.cache
 def synonyms() -> dict[str, tuple[str, ...]]:
     """Analyst term (lower case) -> concepts, from the reviewed file."""
-    data = yaml.safe_load(SYNONYMS_FILE.read_text()) or {}
+    data = vocabulary.load("fact_synonyms")
     out = {}
     for term, concepts in data.items():
         if not isinstance(concepts, list) or not all(isinstance(c, str) and ":" in c for c in concepts):
-            raise FactsError(f"{SYNONYMS_FILE.name}: {term!r} must list concept QNames")
+            raise FactsError(f"fact_synonyms.yaml: {term!r} must list concept QNames")
         out[str(term).lower()] = tuple(concepts)
     return out
 

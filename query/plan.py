@@ -1,6 +1,6 @@
 """The typed query plan: what a question asks for, and the rules that turn it into document preferences.
 
-From the analysis (companies, years, quarters, named forms) and the concept map (``query/concepts.yaml``):
+From the analysis (companies, years, quarters, named forms) and the concept map (``domain/vocabulary/concepts.yaml``):
 
 - ``core``: the question without instructions and caveats ("Round your answer ...", "If gross margin is not a
   useful metric ..., state that and explain why"): the concepts and the lexical search read this;

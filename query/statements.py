@@ -15,7 +15,7 @@ import re
 from domain.sec_items import STATEMENT_ITEMS
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it). Which
-# statements a question needs is the query plan's business (query/plan.py, from query/concepts.yaml).
+# statements a question needs is the query plan's business (query/plan.py, from domain/vocabulary/concepts.yaml).
 TITLES: dict[str, re.Pattern] = {
     "balance sheet": re.compile(r"\b(balance sheets?|statements? of financial (position|condition))\b", re.I),
     "income statement": re.compile(r"\bstatements? of (consolidated )?(operations|income|earnings)\b|"

@@ -97,7 +97,7 @@ class FactIndexRecord(BaseModel):
 
 class ConceptRecord(BaseModel):
     """A concept of the corpus and the words that find it: its name split as the lexicon splits it, the row
-    labels it is printed under (most frequent first) and the reviewed synonyms (``query/fact_synonyms.yaml``
+    labels it is printed under (most frequent first) and the reviewed synonyms (``domain/vocabulary/fact_synonyms.yaml``
     is read at query time, not stored)."""
 
     concept: str

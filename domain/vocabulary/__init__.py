@@ -1,0 +1,31 @@
+"""The reviewed word lists, in one format (YAML) with one loader: the analyst concept map
+(``concepts.yaml``: cues, evidence, statements and notes), the fact synonyms (``fact_synonyms.yaml``: analyst
+terms -> us-gaap concepts) and FLAM's curated lexicon (``financial_lexicon.yaml``: category -> terms).
+Generic accounting knowledge only: no company, document or question is named in them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DIR = Path(__file__).parent
+
+
+class VocabularyError(ValueError):
+    """A word list that does not read (one line, naming the file)."""
+
+
+def path_of(name: str) -> Path:
+    return DIR / f"{name}.yaml"
+
+
+def load(name: str) -> Any:
+    """The list ``name`` (``concepts``, ``fact_synonyms``, ``financial_lexicon``) as YAML data, a fresh copy
+    each call (callers cache what they build from it)."""
+    path = path_of(name)
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise VocabularyError(f"{path.name}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None

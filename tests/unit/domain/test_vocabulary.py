@@ -1,0 +1,25 @@
+"""The reviewed word lists: one format, one loader, each list read by its user."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain import vocabulary
+from indexing.lexicon_job import curated_terms
+from query.concepts import concept_map
+from query.facts import synonyms
+
+
+def test_every_list_loads_through_the_one_loader():
+    assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon"}
+    assert len(curated_terms()) >= 140 and curated_terms()["gross margin"] == "profitability"
+    assert synonyms()["capex"][0] == "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
+    assert concept_map().concepts
+
+
+def test_a_list_that_does_not_read_is_one_line_naming_it(tmp_path, monkeypatch):
+    (tmp_path / "broken.yaml").write_text("a: [unclosed\n")
+    monkeypatch.setattr(vocabulary, "DIR", tmp_path)
+    with pytest.raises(vocabulary.VocabularyError, match=r"^broken.yaml: not valid YAML") as err:
+        vocabulary.load("broken")
+    assert "\n" not in str(err.value)
