@@ -201,8 +201,7 @@ class Crawler:
         if existing is not None:
             if existing.exhibit_types == self.settings.exhibit_types:
                 return "skipped", existing
-            listing = json.loads(self.lake.read_bytes(existing.index_key)) if existing.index_key else None
-            rec = existing.model_copy(update=self._exhibits(base_url, ref, listing))  # exhibits chosen anew
+            rec = existing.model_copy(update=self._exhibits(base_url, ref, self._stored_listing(existing)))
             self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
             return "skipped", rec
         record = dict(
@@ -275,6 +274,14 @@ class Crawler:
             sha256=stored["sha256"], fetched_at=utc_now(), status="ok",
             exhibit_types=self.settings.exhibit_types, exhibit_source="full submission (documents without files)",
             exhibits=[e for e in exhibits if e is not None]), "fetched"
+
+    def _stored_listing(self, record: FilingRecord) -> object:
+        """The ``index.json`` kept with a filing, for choosing its exhibits anew; None when it is gone or
+        unreadable (then the index page decides)."""
+        try:
+            return json.loads(self.lake.read_bytes(record.index_key)) if record.index_key else None
+        except (FileNotFoundError, ValueError):
+            return None
 
     def _exhibits(self, base_url: str, ref: FilingRef, listing: object = None) -> dict:
         """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed

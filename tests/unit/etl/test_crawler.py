@@ -204,3 +204,26 @@ def test_mirror_in_its_own_process_serves_logs_and_takes_new_faults(fixture_mirr
         assert server.log == [] and server.as_of is None
     with pytest.raises(FileNotFoundError, match="SEC's URL layout"):
         MirrorProcess(fixture_mirror["root"] / "nowhere")
+
+
+def test_a_lake_crawled_without_exhibits_gets_them_chosen_on_the_next_run(fixture_mirror, tmp_path):
+    """Records made with EXHIBIT_TYPES=none are reconsidered under the default: the kept index.json (the
+    primary document alone) decides without a request; a record whose index.json is gone falls back to the
+    filing's index page, and a filing with no list at all is a record, never a failed crawl."""
+    with MirrorServer(fixture_mirror["root"]) as server:
+        s = make_settings(server, str(tmp_path / "lake"), universe_csv=fixture_mirror["universe_csv"],
+                          universe_tickers="ALL", exhibit_types="none")
+        lake, first, _ = _crawl(s)
+        assert {r.exhibit_types for r in first.records} == {"none"}
+        gone = first.records[0]
+        lake.delete(gone.index_key)
+        server.clear_log()
+        _, second, _ = _crawl(s.model_copy(update={"exhibit_types": "EX-99*"}))
+        assert second.fetched == 0 and second.failed == 0
+        by = {r.accession: r for r in second.records}
+        assert {r.exhibit_types for r in by.values()} == {"EX-99*"}
+        others = [r for a, r in by.items() if a != gone.accession]
+        assert {r.exhibit_source for r in others} == {"directory listing (the primary document only)"}
+        asked = {e.path.rsplit("/", 1)[1] for e in server.log if "/Archives/" in e.path}
+        assert asked == {f"{gone.accession}-index.html", f"{gone.accession}.txt"}  # 404s here: recorded
+        assert [e.status for e in by[gone.accession].exhibits] == ["failed"]
