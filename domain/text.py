@@ -10,7 +10,6 @@ agree, they call these functions, so "gross margin?" meets "gross margin" and "R
   "cash flow"); each word stemmed by tantivy's English stemmer (the BM25 indexes' own), so
   "operates"/"operate", "liabilities"/"liability" meet. Stop words are kept: "operates in" is not
   "operating";
-- :func:`term`: a phrase's stems joined by spaces, one key for a phrase however inflected;
 - :func:`plain_term`: a phrase's lower-cased words joined by spaces, the key a FLAM lexicon term is stored,
   counted and matched under (index side and query side alike);
 - :func:`phrase_text` / :func:`has_phrase`: a phrase matches a text holding its words in a row;
@@ -62,11 +61,6 @@ def words(text: str | None) -> tuple[str, ...]:
     for w in WORD.findall(text):
         out.extend(_stem(part) for part in _COMPOUNDS.get(w, w).split())
     return tuple(out)
-
-
-def term(text: str | None) -> str:
-    """A phrase as one key: its :func:`words` joined by single spaces (lexicon terms, cue keys)."""
-    return " ".join(words(text))
 
 
 def phrase_text(stems: tuple[str, ...]) -> str:

@@ -55,7 +55,8 @@ class TimedBackend:
     """A search backend whose read calls are booked under the current stage (``<stage>.<call>``; the
     engine's own work inside a call, such as the embedded hybrid's two searches or Elasticsearch's
     server-side fusion, counts as that call). Everything else is the backend's own, passed through; the
-    backend object itself is never changed, so others using it are not timed."""
+    backend object itself is never changed, so others using it are not timed. Each timed call is wrapped
+    once, on first use, and kept on this wrapper (queries call them many times)."""
 
     def __init__(self, backend):
         self._backend = backend
@@ -73,4 +74,5 @@ class TimedBackend:
             finally:
                 _book(f"{_STAGE.get()}.{name}", 1000 * (time.perf_counter() - started))
 
+        self.__dict__[name] = timed  # found before __getattr__ from now on
         return timed

@@ -42,8 +42,8 @@ from etl.crawl.filing_index import (
     listed_sizes,
     parse_index_page,
     parse_submission,
-    split_submission,
     submission_document_name,
+    submission_documents,
 )
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.universe import Company
@@ -110,17 +110,6 @@ def complete_record(lake: Lake, ref: FilingRef) -> FilingRecord | None:
     """The filing's ``ok`` record when the lake holds it complete (then a crawl skips it), else None."""
     existing = load_record(lake, ref.cik, ref.accession)
     return existing if existing is not None and existing.status == "ok" else None
-
-
-def _index_size(index: object, primary_document: str) -> int | None:
-    """The primary document's byte size as EDGAR's index.json lists it (our truncation check)."""
-    try:
-        for item in index["directory"]["item"]:  # type: ignore[index]
-            if item.get("name") == primary_document and str(item.get("size", "")).isdigit():
-                return int(item["size"])
-    except (KeyError, TypeError):
-        return None
-    return None
 
 
 class Crawler:
@@ -220,7 +209,7 @@ class Crawler:
             try:
                 index_resp = self.http.get(f"{base_url}/index.json", validate=json_body)
                 index = json.loads(index_resp.content)
-                expected = _index_size(index, ref.primary_document)
+                expected = listed_sizes(index).get(ref.primary_document)  # our truncation check
                 index_key = filing_index_key(ref.cik, ref.accession)
             except NotFound:
                 index_resp = None
@@ -260,7 +249,8 @@ class Crawler:
             raise
         except FetchError as exc:
             return FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc)), "failed"
-        documents, blocks = parse_submission(full), split_submission(full)
+        pairs = submission_documents(full)
+        documents, blocks = [d for d, _ in pairs], {d.sequence: block for d, block in pairs}
         primary = next((d for d in documents if base_form(d.type) == base_form(ref.form)), None)
         if primary is None or primary.sequence not in blocks:
             return FilingRecord(**record, fetched_at=utc_now(), status="failed",

@@ -59,20 +59,27 @@ def parse_index_page(page: bytes) -> list[FilingDocument]:
     return out
 
 
-def parse_submission(text: bytes) -> list[FilingDocument]:
-    """The documents of a full submission ``.txt`` from their SGML headers."""
+def submission_documents(text: bytes) -> list[tuple[FilingDocument, bytes]]:
+    """Each document of a full submission ``.txt``, from its SGML header, with its ``<DOCUMENT>`` block and
+    newline as EDGAR serves a non-iXBRL document at its URL (the only form a pre-2001 document without a
+    file name can be had in): one pass over what may be megabytes."""
     out = []
-    for block in _DOC_RE.finditer(text):
-        fields = {name: _field(pattern, block.group(0)) for name, pattern in _FIELD_RE.items()}
-        out.append(FilingDocument(fields["SEQUENCE"], fields["TYPE"].upper(), fields["FILENAME"],
-                                  fields["DESCRIPTION"], len(block.group(0))))
+    for m in _DOC_RE.finditer(text):
+        block = m.group(0)
+        fields = {name: _field(pattern, block) for name, pattern in _FIELD_RE.items()}
+        out.append((FilingDocument(fields["SEQUENCE"], fields["TYPE"].upper(), fields["FILENAME"],
+                                   fields["DESCRIPTION"], len(block)), block))
     return out
 
 
+def parse_submission(text: bytes) -> list[FilingDocument]:
+    """The documents of a full submission ``.txt`` from their SGML headers."""
+    return [doc for doc, _ in submission_documents(text)]
+
+
 def split_submission(text: bytes) -> dict[str, bytes]:
-    """sequence -> a document's ``<DOCUMENT>`` block with its newline, as EDGAR serves a non-iXBRL document
-    at its URL (the only form a pre-2001 document without a file name can be had in)."""
-    return {_field(_FIELD_RE["SEQUENCE"], m.group(0)): m.group(0) for m in _DOC_RE.finditer(text)}
+    """sequence -> a document's ``<DOCUMENT>`` block (see :func:`submission_documents`)."""
+    return {doc.sequence: block for doc, block in submission_documents(text)}
 
 
 def submission_document_name(accession: str, sequence: str) -> str:
@@ -84,10 +91,10 @@ def has_other_documents(listing: object, accession: str, primary_document: str) 
     """Whether EDGAR's ``index.json`` lists a file besides the primary document and the files EDGAR
     generates for every filing (index pages, full submission, XBRL renderings); None when the listing is
     not one (then only the index page or the full submission can tell)."""
-    try:
-        names = [str(item["name"]) for item in listing["directory"]["item"]]  # type: ignore[index]
-    except (KeyError, TypeError):
+    items = _listed(listing)
+    if items is None:
         return None
+    names = [str(item["name"]) for item in items if "name" in item]
     generated = (f"{accession}.txt", f"{accession}-index.html", f"{accession}-index-headers.html",
                  f"{accession}-xbrl.zip", "FilingSummary.xml", "Financial_Report.xlsx")
     return any(n != primary_document and n not in generated and not _RENDERING_RE.match(n) for n in names)
@@ -95,12 +102,18 @@ def has_other_documents(listing: object, accession: str, primary_document: str) 
 
 def listed_sizes(listing: object) -> dict[str, int]:
     """name -> byte size from EDGAR's ``index.json`` (where it gives one): each fetched document's check
-    that it arrived whole, as for the primary document."""
+    that it arrived whole, the primary document's included."""
+    return {str(i["name"]): int(i["size"]) for i in _listed(listing) or ()
+            if "name" in i and str(i.get("size", "")).isdigit()}
+
+
+def _listed(listing: object) -> list[dict] | None:
+    """The items of an ``index.json`` listing; None when it is not one."""
     try:
         items = listing["directory"]["item"]  # type: ignore[index]
-        return {str(i["name"]): int(i["size"]) for i in items if str(i.get("size", "")).isdigit()}
     except (KeyError, TypeError):
-        return {}
+        return None
+    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else None
 
 
 def complete_index_page(page: bytes) -> None:

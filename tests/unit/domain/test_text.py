@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.text import clean_question, lower_words, phrase_text, plain_term, surface_words, term, words
+from domain.text import clean_question, lower_words, phrase_text, plain_term, surface_words, words
 from indexing.lexicon_job import concept_term, curated_terms
 from indexing.tree_job import _top_terms
 from query.concepts import concept_map
@@ -15,7 +15,7 @@ def test_punctuation_splits_words_the_same_everywhere():
         ["gross", "margin", "r", "d", "capex", "free", "cash", "flow"]
     assert plain_term("Gross margin?") == plain_term("gross   margin") == "gross margin"
     assert words("The company's cashflow & liabilities") == ("the", "compani", "cash", "flow", "and", "liabil")
-    assert term("Operating Incomes") == term("operating income")
+    assert words("Operating Incomes") == words("operating income")
     assert surface_words("Apple's AT&T") == [("Apple's", 0), ("AT&T", 8)]
     assert clean_question("  a\x00 b \n c ") == "a b c"
 
