@@ -27,11 +27,11 @@ PROBE = """
 import json, sys, time
 marks = [("start", time.perf_counter())]
 def lap(name): marks.append((name, time.perf_counter()))
-from kernel.resources import Resources
+from shell.client import open_retriever
 from kernel.settings import load_settings
 from query import Retriever
 lap("import")
-retriever = Retriever(Resources(load_settings(lake_root=sys.argv[1])))
+retriever = open_retriever(load_settings(lake_root=sys.argv[1]))
 retriever.catalog
 lap("open index")
 retriever.embed("warm")

@@ -22,7 +22,6 @@ from pathlib import Path
 from bench import save_results
 from etl import convert, crawl
 from etl.convert import ConvertOptions
-from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 from kernel.storage import open_lake
 
@@ -30,7 +29,7 @@ from kernel.storage import open_lake
 def crawl_into(mirror: Path, lake_dir: str) -> int:
     tickers = sorted({line.split("\t")[0] for line in (mirror / "manifest.tsv").read_text().splitlines()[1:]})
     s = load_settings(lake_root=lake_dir, edgar_mirror=str(mirror), universe_tickers=",".join(tickers))
-    return crawl.run(s.open_lake(), crawl.CrawlOptions(s, limiter=RateLimiter(10_000))).fetched
+    return crawl.run(s.open_lake(), crawl.CrawlOptions.from_settings(s, edgar_rate_limit=10_000.0)).fetched
 
 
 def measure(lake_dir: str, workers: int, pdf_dir: str | None) -> dict:

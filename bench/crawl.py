@@ -14,7 +14,6 @@ from pathlib import Path
 
 from bench import save_results
 from etl.crawl import CrawlOptions, open_crawler
-from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 
 
@@ -23,7 +22,7 @@ def run_once(mirror: Path, rate: float, workers: int) -> dict:
     with tempfile.TemporaryDirectory() as lake_dir:
         s = load_settings(lake_root=lake_dir, edgar_mirror=str(mirror), universe_tickers=",".join(tickers),
                           crawl_workers=workers)
-        with open_crawler(s.open_lake(), CrawlOptions(s, limiter=RateLimiter(rate))) as (crawler, companies, _):
+        with open_crawler(s.open_lake(), CrawlOptions.from_settings(s, edgar_rate_limit=rate)) as (crawler, companies, _):
             start = time.perf_counter()
             report = crawler.run(companies)
             wall = time.perf_counter() - start

@@ -19,7 +19,6 @@ from pathlib import Path
 from bench import save_results
 from etl.crawl import CrawlOptions, open_crawler
 from etl.crawl.crawler import CrawlReport
-from etl.crawl.ratelimit import RateLimiter
 from kernel.settings import load_settings, shared_dir
 
 
@@ -28,7 +27,7 @@ def discover(mirror: Path, universe_csv: str, start: dt.date, end: dt.date, full
     with tempfile.TemporaryDirectory() as lake_dir:
         s = load_settings(lake_root=lake_dir, edgar_mirror=str(mirror), universe_csv=universe_csv,
                           universe_tickers="ALL", filed_from=start, filed_to=end)
-        options = CrawlOptions(s, limiter=RateLimiter(1000.0), as_of=end)
+        options = CrawlOptions.from_settings(s, edgar_rate_limit=1000.0, as_of=end)
         with open_crawler(s.open_lake(), options) as (crawler, companies, _):
             if not full_index:
                 crawler.today = end  # the window is not history yet: submissions for every company

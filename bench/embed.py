@@ -24,7 +24,7 @@ import numpy as np
 from bench import save_results
 from indexing.embed_job import passage_inputs, run_embeddings
 from indexing.spark import IndexOptions, spark_session
-from kernel.embedder import embed_texts, load_model
+from kernel.embedder import embed_texts, worker_embedder
 from kernel.layout import dataset_key, dataset_parts, state_key
 from kernel.models import EmbeddingSpec
 from kernel.storage import open_lake, read_parquet
@@ -71,7 +71,7 @@ def main() -> None:
                  .orderBy("chunk_id").select("embed_text").collect()]
         result["chunks"] = len(texts)
         for backend in backends:
-            model = load_model(None, backend, 2)
+            model = worker_embedder(EmbeddingSpec(backend=backend), 2).model
             start = time.perf_counter()
             vectors = embed_texts(texts, None, backend, 32, 2)
             raw = len(texts) / (time.perf_counter() - start)

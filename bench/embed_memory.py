@@ -38,10 +38,9 @@ def measure(lake: Path, parts: list[str], backend: str) -> dict:
             (Path(tmp) / "datasets" / ds).mkdir(parents=True)
             for part in parts:
                 shutil.copy(lake / "datasets" / ds / part, Path(tmp) / "datasets" / ds / part)
-        code = ("from shell.runner import run_stage; from kernel.settings import load_settings; "
-                "from kernel.resources import Resources; "
-                f"print(run_stage('index', Resources(load_settings(lake_root={tmp!r}, spark_master='local[2]', "
-                f"embedding_backend={backend!r}))).embeddings.passages)")
+        code = ("from shell.client import run; from kernel.settings import load_settings; "
+                f"print(run('index', load_settings(lake_root={tmp!r}, spark_master='local[2]', "
+                f"embedding_backend={backend!r})).embeddings.passages)")
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         ps, peak = psutil.Process(proc.pid), 0

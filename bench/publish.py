@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from bench import save_results
 from indexing.publish import read_index_data
-from kernel.embedder import embed_texts, load_model
+from kernel.embedder import embed_texts
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
 from kernel.storage import open_lake
@@ -77,7 +77,7 @@ def main() -> None:
             took = time.perf_counter() - start
             result["indexes"][name] = {"rows": rows, "seconds": round(took, 1), "rows_per_s": round(rows / took),
                                        "disk_mb": round(_du(Path(tmp) / "search" / f"{version}.lance") / 2**20, 1)}
-        load_model(None, "torch", 2)
+        embed_texts([], None, "torch", 32, 2)  # loads the model before the clock starts
         start = time.perf_counter()
         vectors = embed_texts(questions, None, "torch", 32, 2)
         result["question_embedding_ms"] = round(1000 * (time.perf_counter() - start) / len(questions), 1)

@@ -38,9 +38,9 @@ from pathlib import Path
 
 from bench import save_results
 from kernel.models import resolve_model
-from kernel.resources import Resources
 from kernel.settings import load_settings
 from query import Retriever
+from shell.client import open_retriever
 
 
 def _run(retriever: Retriever, questions: list[str], opts) -> dict:
@@ -161,7 +161,7 @@ def scale_run(lake: Path, questions: list[str], scales: list[int], root: Path) -
     for n in scales:
         where = root / f"x{n}"
         built = build_scaled(source, where, n, settings.vector_index_min_rows)
-        retriever = Retriever(Resources(load_settings(lake_root=str(lake), search_path=str(where))))
+        retriever = open_retriever(load_settings(lake_root=str(lake), search_path=str(where)))
         started = time.perf_counter()
         retriever.warm()  # what a server does before taking traffic: vectors and row-term postings in memory
         base = retriever.options
@@ -199,7 +199,7 @@ def main() -> None:
         print(json.dumps(rows, indent=1))
         save_results("query_http", rows)
         return
-    retriever = Retriever(Resources(load_settings(lake_root=str(args.lake))))
+    retriever = open_retriever(load_settings(lake_root=str(args.lake)))
     base = retriever.options
     reranker = args.reranker or resolve_model(None)
     result = {"questions": len(questions),

@@ -21,10 +21,9 @@ import json
 from pathlib import Path
 
 from bench import save_results
-from kernel.resources import Resources
 from kernel.settings import load_settings, shared_dir
-from query import Retriever
 from query.evaluate import by_group, evaluate, leave_one_group_out, read_qa, reworded
+from shell.client import open_retriever
 
 FLAT_GRID = [{"dense_weight": w} for w in (0.5, 0.6, 0.7, 0.8, 0.9)]
 PARAPHRASES = Path(__file__).with_name("data") / "paraphrases_dev.jsonl"
@@ -64,25 +63,29 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=default)
     parser.add_argument("--modes", default="hybrid,hierarchical")
     parser.add_argument("--paraphrases", type=Path, default=PARAPHRASES, help="reworded dev questions, same gold")
+    parser.add_argument("--ranker", choices=("rules", "learned"), default="rules",
+                        help="the hierarchical page order every configuration uses (learned: the release's "
+                             "model, `secplat train-ranker` first)")
     args = parser.parse_args()
     qas = read_qa(args.questions)
     raw = [json.loads(line) for line in args.questions.open(encoding="utf-8") if line.strip()]
     groups = {"type": {str(r["financebench_id"]): r["question_type"] for r in raw},
               "company": {str(r["financebench_id"]): r["company"] for r in raw}}
-    retriever = Retriever(Resources(load_settings(lake_root=str(args.lake))))
+    retriever = open_retriever(load_settings(lake_root=str(args.lake)))
     result = {}
     for mode in args.modes.split(","):
-        result[mode] = run_grid(retriever, qas, mode, FLAT_GRID if mode != "hierarchical" else HIER_GRID, groups)
-    result["paraphrases"] = paraphrase_check(retriever, qas, reworded(qas, args.paraphrases), groups)
-    save_results("tune_retrieval", result)
+        grid = FLAT_GRID if mode != "hierarchical" else [{**c, "ranker": args.ranker} for c in HIER_GRID]
+        result[mode] = run_grid(retriever, qas, mode, grid, groups)
+    result["paraphrases"] = paraphrase_check(retriever, qas, reworded(qas, args.paraphrases), groups, args.ranker)
+    save_results("tune_retrieval" if args.ranker == "rules" else f"tune_retrieval_{args.ranker}", result)
 
 
-def paraphrase_check(retriever, qas, paraphrases, groups: dict[str, dict[str, str]]) -> dict:
-    """Default options on the originals and on their paraphrases, overall, per type and per company out."""
+def paraphrase_check(retriever, qas, paraphrases, groups: dict[str, dict[str, str]], ranker: str = "rules") -> dict:
+    """Default options (with ``ranker``) on the originals and on their paraphrases, overall and per type."""
     ids = {qa.id for qa in paraphrases}
     out = {}
     for name, questions in (("original", [qa for qa in qas if qa.id in ids]), ("paraphrased", paraphrases)):
-        run = evaluate(retriever, questions, "hierarchical", 5)
+        run = evaluate(retriever, questions, "hierarchical", 5, ranker=ranker)
         out[name] = {**run.metrics, "page_recall_by_type": by_group(run.per_question, groups["type"]),
                      "latency_ms": run.latency_ms}
         print(f"{name:>12} default options, {len(questions)} questions: DocRec {run.metrics['doc_recall']:.3f} "

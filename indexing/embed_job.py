@@ -4,18 +4,18 @@ Reads ``datasets/chunks``/``datasets/documents`` parts of the documents that are
 each chunk with its document's metadata, embeds ``<ticker> <form> <period> Item <n>: <chunk text>`` in
 ``mapInPandas`` (the model is loaded once per Python worker), and writes ``index/passages`` and
 ``index/documents`` partitioned by document, overwriting only the partitions it recomputed. What was
-embedded with which inputs is kept in ``index/state/embed.json``, so a nightly run embeds only new or
+embedded with which inputs is kept in the change ledger (``indexing.ledger``), so a nightly run embeds only new or
 changed documents and a rerun embeds nothing.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
@@ -23,11 +23,10 @@ from kernel.layout import (
     dataset_key,
     dataset_parts,
     fingerprint,
-    state_key,
 )
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
-from kernel.storage import Lake, read_json, read_parquet_footer
+from kernel.storage import Lake, read_parquet_footer
 from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
@@ -35,7 +34,7 @@ from schemas.index import DocumentIndexRecord, DocumentMeta, PassageRecord
 
 log = logging.getLogger(__name__)
 
-STATE_KEY = state_key("embed")
+JOB = "embed"
 
 
 @dataclass
@@ -49,28 +48,24 @@ class EmbedReport(StageReport):
         return f"{self.documents} documents embedded ({self.passages} passages), {self.skipped} unchanged"
 
 
-def plan(lake: Lake, embedding: EmbeddingSpec) -> tuple[dict[str, str], dict[str, str]]:
-    """(todo: part -> fingerprint, state): documents whose chunks or model changed since last embedded."""
-    state = read_json(lake, STATE_KEY, {})
-    todo = {}
+def plan(lake: Lake, embedding: EmbeddingSpec) -> Plan:
+    """Documents whose chunks or model changed since last embedded (a document gone keeps its record)."""
+    now = {}
     for part in dataset_parts(lake, "chunks"):
         chunks_fp = chunk_fingerprint(lake, part)
-        if chunks_fp is None:
-            continue
-        fp = fingerprint(chunks_fp, embedding.model, embedding.recipe)
-        if state.get(part) != fp:
-            todo[part] = fp
-    return todo, state
+        if chunks_fp is not None:
+            now[part] = fingerprint(chunks_fp, embedding.model, embedding.recipe)
+    return Ledger(lake).plan(JOB, now)
 
 
 def embed_batches(embedding: EmbeddingSpec, threads: int | None, text_col: str, drop: list[str]):
     """The mapInPandas function: embeds ``text_col`` of every batch into a ``vector`` column."""
     def run(batches: Iterator) -> Iterator:
-        from kernel.embedder import embed_texts
+        from kernel.embedder import worker_embedder
 
+        embedder = worker_embedder(embedding, threads)  # loaded once per (reused) Python worker
         for df in batches:
-            vectors = embed_texts(df[text_col].tolist(), embedding.model, embedding.backend, embedding.batch_size,
-                                  threads)
+            vectors = embedder.embed(df[text_col].tolist())
             out = df.drop(columns=drop)
             out["vector"] = list(vectors)
             out["model"] = embedding.model
@@ -97,9 +92,11 @@ def passage_inputs(spark, lake: Lake, parts: list[str], docs=None):
                      "FROM c JOIN d ON c.doc_id = d.doc_id")
 
 
-def run_embeddings(lake: Lake, options: IndexOptions, spark=None) -> EmbedReport:
-    todo, state = plan(lake, options.embedding)
-    report = EmbedReport(skipped=len(state) - sum(p in state for p in todo))
+def run_embeddings(lake: Lake, options: IndexOptions, spark=None, work: Plan | None = None) -> EmbedReport:
+    """Embeds the documents of ``work`` (the plan ``jobs.run`` made; made here when not given)."""
+    work = work or plan(lake, options.embedding)
+    todo = work.changed
+    report = EmbedReport(skipped=len(work.done) - sum(p in work.done for p in todo))
     if not todo:
         return report
     spark = spark or spark_session(options)
@@ -123,6 +120,5 @@ def run_embeddings(lake: Lake, options: IndexOptions, spark=None) -> EmbedReport
     write_partitions(documents, lake, INDEX_DATASETS["documents"], "doc_part")
     report.documents = len(parts)
     report.passages = sum(read_parquet_footer(lake, dataset_key("chunks", p)).num_rows for p in parts)
-    state.update(todo)
-    lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
+    Ledger(lake).commit(work, work.after)
     return report

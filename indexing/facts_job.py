@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass
 
 from domain.rules import concept_words
+from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
@@ -25,10 +26,9 @@ from kernel.layout import (
     dataset_key,
     dataset_parts,
     fingerprint,
-    state_key,
 )
 from kernel.reports import StageReport
-from kernel.storage import Lake, read_json, read_parquet_footer, write_parquet
+from kernel.storage import Lake, read_parquet_footer, write_parquet
 from schemas.base import arrow_schema, to_table
 from schemas.chunks import ItemRecord
 from schemas.documents import DocumentRecord
@@ -36,7 +36,7 @@ from schemas.facts import ConceptRecord, FactIndexRecord, FactRecord, FactSeries
 
 log = logging.getLogger(__name__)
 
-STATE_KEY = state_key("facts")
+JOB = "facts"
 FACTS, CONCEPTS, SERIES = INDEX_DATASETS["facts"], INDEX_DATASETS["concepts"], INDEX_DATASETS["fact_series"]
 ROW_LABELS = 8  # row labels kept per concept
 SERIES_PERIODS = ("FY", "Q1", "Q2", "Q3", "Q4")
@@ -57,31 +57,26 @@ class FactsReport(StageReport):
                 f"{self.series} series values ({self.derived} Q4 derived)")
 
 
-def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
-    """(changed, state, parts): documents with facts and chunks whose facts are not indexed as they are now."""
-    state = read_json(lake, STATE_KEY, {"docs": {}})
-    parts = {}
+def plan(lake: Lake) -> Plan:
+    """Documents with facts and chunks whose facts are not indexed as they are now; documents gone since
+    the last run are work too (the corpus tables must be redone)."""
+    now = {}
     for part in dataset_parts(lake, "facts"):
         chunks = chunk_fingerprint(lake, part)
         if chunks is not None and read_parquet_footer(lake, dataset_key("facts", part)).num_rows:
             # segmented (its Items are known) and with facts (a PDF or pre-2019 filing has none)
-            parts[part] = fingerprint(chunks, json.dumps(sorted(FactIndexRecord.model_fields)))
-    return sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp), state, parts
+            now[part] = fingerprint(chunks, json.dumps(sorted(FactIndexRecord.model_fields)))
+    work = Ledger(lake).plan(JOB, now)
+    work.forced = bool(work.removed)
+    return work
 
 
-def pending(lake: Lake) -> bool:
-    return _has_work(*plan(lake))
-
-
-def _has_work(changed: list[str], state: dict, parts: dict[str, str]) -> bool:
-    """Changed documents, or documents gone since the last run (the corpus tables must be redone)."""
-    return bool(changed) or set(state["docs"]) != set(parts)
-
-
-def run_facts(lake: Lake, options: IndexOptions, spark=None) -> FactsReport:
-    changed, state, parts = plan(lake)
+def run_facts(lake: Lake, options: IndexOptions, spark=None, work: Plan | None = None) -> FactsReport:
+    """Facts of the changed documents, then the corpus tables (``work``: the plan ``jobs.run`` made)."""
+    work = work or plan(lake)
+    changed, parts = work.changed, work.now
     report = FactsReport(documents=len(changed))
-    if not _has_work(changed, state, parts):  # the plan just made: its footers are not read twice
+    if not work.has_work:
         return report
     spark = spark or spark_session(options)
     if changed:
@@ -90,7 +85,7 @@ def run_facts(lake: Lake, options: IndexOptions, spark=None) -> FactsReport:
         facts = read_dataset(spark, lake, FACTS, sorted(parts))
         report.concepts = _concepts(facts, lake)
         report.series, report.derived = _series(facts, lake)
-    lake.write_bytes(STATE_KEY, json.dumps({"docs": parts}, indent=1, sort_keys=True).encode())
+    Ledger(lake).commit(work)
     return report
 
 

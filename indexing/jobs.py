@@ -1,8 +1,9 @@
 """The index stage: ``run(lake, IndexOptions) -> IndexReport`` runs the Spark jobs that have work.
 
 Embeddings for new or changed documents (``embed_job``), their Item trees (``tree_job``), the FLAM
-statistics (``lexicon_job``), the iXBRL facts, concepts and time series (``facts_job``). Whether there is
-work is read from the lake's state without Spark, so a night with nothing new never starts a JVM.
+statistics (``lexicon_job``), the iXBRL facts, concepts and time series (``facts_job``), the corpus's own
+training questions for the learned page ranker (``ranker_job``). Whether there is work is read from the
+change ledger (``indexing.ledger``) without Spark, so a night with nothing new never starts a JVM.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from indexing import embed_job, facts_job, lexicon_job, tree_job
+from indexing import embed_job, facts_job, lexicon_job, ranker_job, tree_job
 from indexing.embed_job import EmbedReport
 from indexing.facts_job import FactsReport
+from indexing.ledger import Plan
 from indexing.lexicon_job import LexiconReport
+from indexing.ranker_job import RankerPairsReport
 from indexing.spark import IndexOptions
 from indexing.tree_job import TreeReport
 from kernel.reports import StageReport
@@ -21,7 +24,7 @@ from kernel.storage import Lake
 
 # The jobs in the order they run: trees read the passages the embeddings wrote.
 JOBS = (("embeddings", embed_job.run_embeddings), ("trees", tree_job.run_trees), ("lexicon", lexicon_job.run_lexicon),
-        ("facts", facts_job.run_facts))
+        ("facts", facts_job.run_facts), ("ranker_pairs", ranker_job.run_ranker_pairs))
 
 
 @dataclass
@@ -31,6 +34,7 @@ class IndexReport(StageReport):
     trees: TreeReport = field(default_factory=TreeReport)
     lexicon: LexiconReport = field(default_factory=LexiconReport)
     facts: FactsReport = field(default_factory=FactsReport)
+    ranker_pairs: RankerPairsReport = field(default_factory=RankerPairsReport)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per job
     jobs: list[str] = field(default_factory=list)  # the jobs that had work when the stage started
 
@@ -48,32 +52,32 @@ class IndexReport(StageReport):
             return "index up to date: no new or changed documents"
         took = ", ".join(f"{job} {s:.0f}s" for job, s in self.seconds.items())
         return (f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()}; "
-                f"{self.facts.summary()} ({took})")
+                f"{self.facts.summary()}; {self.ranker_pairs.summary()} ({took})")
+
+
+def plans(lake: Lake, options: IndexOptions) -> dict[str, Plan]:
+    """Each job's plan, made once from the ledger (footers read once): the trees are planned against what
+    the embeddings' record holds once this run's embeddings commit (new embeddings always get their trees)."""
+    embeddings = embed_job.plan(lake, options.embedding)
+    return {"embeddings": embeddings, "trees": tree_job.plan(lake, embeddings.after),
+            "lexicon": lexicon_job.plan(lake), "facts": facts_job.plan(lake), "ranker_pairs": ranker_job.plan(lake)}
 
 
 def pending(lake: Lake, options: IndexOptions) -> list[str]:
-    """Which index jobs have work (new or changed documents); read from the lake's state, without Spark."""
-    jobs = []
-    if embed_job.plan(lake, options.embedding)[0]:
-        jobs += ["embeddings", "trees"]  # new embeddings always get their trees
-    elif tree_job.plan(lake)[0]:
-        jobs.append("trees")
-    if lexicon_job.pending(lake):
-        jobs.append("lexicon")
-    if facts_job.pending(lake):
-        jobs.append("facts")
-    return jobs
+    """Which index jobs have work (new or changed documents); read from the ledger, without Spark."""
+    return [job for job, work in plans(lake, options).items() if work.has_work]
 
 
 def run(lake: Lake, options: IndexOptions) -> IndexReport:
-    """Every job in order; a job with nothing to do returns before it starts Spark (the session is shared
-    once started)."""
-    report = IndexReport(jobs=pending(lake, options))
+    """Every job with work, in order, each handed the plan made here; a job commits its record at its end
+    (the Spark session is shared once started)."""
+    work = plans(lake, options)
+    report = IndexReport(jobs=[job for job, plan in work.items() if plan.has_work])
     if not report.jobs:
         return report
     for job, run_job in JOBS:
         start = time.perf_counter()
-        setattr(report, job, run_job(lake, options))
+        setattr(report, job, run_job(lake, options, work=work[job]))
         report.seconds[job] = round(time.perf_counter() - start, 1)
     report.problems = [p for job, _ in JOBS for p in getattr(report, job).problems]
     return report

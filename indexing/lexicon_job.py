@@ -19,7 +19,6 @@ clustered by their embeddings.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from dataclasses import dataclass
@@ -27,11 +26,12 @@ from dataclasses import dataclass
 from domain import vocabulary
 from domain.rules import split_concept
 from domain.text import lower_words, plain_term
+from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts, state_key
+from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
-from kernel.storage import Lake, read_json, read_parquet, write_parquet
+from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
@@ -39,13 +39,13 @@ from schemas.index import LexiconRecord
 
 log = logging.getLogger(__name__)
 
-STATE_KEY = state_key("lexicon")
+JOB = "lexicon"
 COUNTS = INDEX_DATASETS["lexicon_counts"]
 TOKENS = INDEX_DATASETS["item_tokens"]
 CONCEPTS = INDEX_DATASETS["xbrl_concepts"]
 MAX_NGRAM = 4
 MIN_CONCEPT_DOCS = 2
-WORDS = "lower_words/1"  # the words counts are made of (domain.text): other words in the state = recount
+WORDS = "lower_words/1"  # the words counts are made of (domain.text): other words in the record = recount
 SMOOTHING_TOKENS = 100_000  # prior weight of the corpus rate, in tokens (about one mid-sized item)
 _GENERIC_TAIL = re.compile(r"\s+(net|gross|abstract|member|axis|domain|table|line items|text block|policy|"
                            r"current|noncurrent|total|loss)$")
@@ -87,35 +87,34 @@ def _doc_parts(lake: Lake) -> dict[str, str]:
     return {part: chunk_fingerprint(lake, part) or "" for part in dataset_parts(lake, "chunks")}
 
 
-def plan(lake: Lake) -> tuple[list[str], dict, dict[str, str]]:
-    """(changed, state, parts): documents whose chunks changed since counted; ``changed`` is also
-    non-empty-equivalent when the curated list gained terms (see :func:`pending`)."""
-    state = read_json(lake, STATE_KEY, {"batches": {}, "docs": {}})
-    if state.get("words") != WORDS and (state["batches"] or state["docs"]):
-        state = {"batches": {}, "docs": {}, "stale": True}  # counted with other words: everything anew
-    parts = _doc_parts(lake)
-    return sorted(p for p, fp in parts.items() if state["docs"].get(p) != fp), state, parts
+def plan(lake: Lake) -> Plan:
+    """Documents whose chunks changed since counted (every document when counted with other words); work
+    too when documents are gone or the curated list gained terms (the memo keeps the term batches)."""
+    work = Ledger(lake).plan(JOB, _doc_parts(lake))
+    if work.memo.get("words") != WORDS and (work.memo.get("batches") or work.done):
+        work.done, work.memo = {}, {"stale": True}  # counted with other words: everything anew
+    work.memo.setdefault("batches", {})
+    known = {t for terms in work.memo["batches"].values() for t in terms}
+    work.forced = bool(work.removed) or bool(work.now) and not set(curated_terms()) <= known
+    return work
 
 
 def pending(lake: Lake) -> bool:
     """Whether a run would change the lexicon: changed documents, or curated terms not yet counted."""
-    return _has_work(*plan(lake))
+    return plan(lake).has_work
 
 
-def _has_work(changed: list[str], state: dict, parts: dict[str, str]) -> bool:
-    known = {t for terms in state["batches"].values() for t in terms}
-    return bool(changed) or bool(parts) and not set(curated_terms()) <= known or set(state["docs"]) != set(parts)
-
-
-def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
-    changed, state, parts = plan(lake)
+def run_lexicon(lake: Lake, options: IndexOptions, spark=None, work: Plan | None = None) -> LexiconReport:
+    """Counts for the changed documents and new terms, then the lexicon (``work``: the plan ``jobs.run`` made)."""
+    work = work or plan(lake)
+    changed, parts = work.changed, work.now
     report = LexiconReport(documents=len(changed))
-    if not _has_work(changed, state, parts):  # the plan just made: its footers are not read twice
+    if not work.has_work:
         return report
     spark = spark or spark_session(options)
     from pyspark.sql import functions as F
 
-    if state.pop("stale", False):
+    if work.memo.get("stale"):
         _forget_counts(lake)
     # 1. Concepts of the new or changed documents (a document's own iXBRL names, once per document).
     if changed:
@@ -130,10 +129,10 @@ def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
                  .where(F.col("docs") >= MIN_CONCEPT_DOCS).select("term").collect())
         for row in mined:
             lexicon.setdefault(row.term, ("xbrl", "xbrl"))
-    known = {t for terms in state["batches"].values() for t in terms}
+    known = {t for terms in work.memo["batches"].values() for t in terms}
     new_terms = sorted(set(lexicon) - known)
     report.new_terms, report.terms = len(new_terms), len(lexicon)
-    batches = dict(state["batches"])
+    batches = dict(work.memo["batches"])
     if new_terms:
         batches[_batch_id(new_terms)] = new_terms
     # 3. Counts: every batch over changed documents, the new batch over the other documents.
@@ -142,11 +141,10 @@ def run_lexicon(lake: Lake, options: IndexOptions, spark=None) -> LexiconReport:
     others = sorted(set(parts) - set(changed))
     if new_terms and others:
         _count(spark, lake, others, {_batch_id(new_terms): new_terms}, write_tokens=False)
-    state = {"batches": batches, "docs": parts, "words": WORDS}
     # 4. Weights and clusters from all counts.
     if parts:
         _publish_lexicon(spark, lake, lexicon, options.embedding)
-    lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
+    Ledger(lake).commit(work, batches=batches, words=WORDS)
     return report
 
 
@@ -254,11 +252,11 @@ def _clusters(terms: list[str], embedding: EmbeddingSpec) -> dict[str, int]:
     import numpy as np
     from sklearn.cluster import AgglomerativeClustering
 
-    from kernel.embedder import embed_texts
+    from kernel.embedder import worker_embedder
 
     if len(terms) < 2:
         return {t: 0 for t in terms}
-    vectors = embed_texts(terms, embedding.model, embedding.backend, 64)
+    vectors = worker_embedder(embedding).embed(terms, 64)
     labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
                                      distance_threshold=0.45).fit_predict(np.asarray(vectors))
     # Number clusters by their first term in sorted order, so ids do not depend on the algorithm's labels.

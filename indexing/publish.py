@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,8 +23,9 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from indexing.ledger import Ledger, changed_parts
 from kernel import faults
-from kernel.layout import INDEX_DATASETS, quarantine_prefix, state_key
+from kernel.layout import INDEX_DATASETS, quarantine_prefix
 from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
 from kernel.search import SearchBackend, VersionInfo
@@ -100,8 +100,9 @@ def schema_version(spec: IndexSpec) -> str:
     return hashlib.sha256(str(arrow_schema(spec.model)).encode()).hexdigest()[:12]
 
 
-def _state_key(backend: SearchBackend) -> str:
-    return state_key(f"publish_{backend.kind}")
+def _ledger_job(backend: SearchBackend) -> str:
+    """The publish's record in the change ledger: per index, per target, the parts it holds."""
+    return f"publish_{backend.kind}"
 
 
 def dataset_manifest(lake: Lake, spec: IndexSpec) -> dict[str, list[str]]:
@@ -158,7 +159,8 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     if report.blocked:
         return report
     data = hold_back(lake, data, report.gate)
-    state = _load_state(lake, backend)
+    ledger = Ledger(lake)
+    state = ledger.read(_ledger_job(backend))
     live = backend.live_release()
     targets = dict(live.targets) if live else {}
     names = [n for n in INDEXES if data[n]]
@@ -178,13 +180,14 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     if live is None or targets != live.targets or live.id == LEGACY_RELEASE:  # else nothing changed
         release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id if live else None,
                           modes)
-        lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+        ledger.write(_ledger_job(backend), state)  # before the release: its targets are known when it is live
         faults.point("publish:state written")
         backend.commit_release(release)  # the one step that makes every index's new target live
         faults.point("publish:release live")
     report.release = release.id
     report.dropped = retain_releases(backend, options.keep_versions)
-    _trim_state(lake, backend, state)
+    if _trim_state(backend, state):
+        ledger.write(_ledger_job(backend), state)
     faults.point("publish:retention done")
     for name in ("documents", "passages"):  # what a first query reads, made now (the embedded engine keeps it
         if modes.get(name, "unchanged") != "unchanged":  # on disk per version)
@@ -216,7 +219,7 @@ def _publish_index(backend: SearchBackend, spec: IndexSpec, parts: dict[str, pa.
         return IndexOutcome(spec.name, "rebuild", version, rows), backend.pin(version), \
             {"parts": fingerprints, "docs": docs}
     known, docs = dict(held.get("parts", {})), dict(held.get("docs", {}))
-    changed = [p for p, fp in fingerprints.items() if known.get(p) != fp]
+    changed = changed_parts(fingerprints, known)
     removed = [p for p in known if p not in parts]
     if not changed and not removed:
         return IndexOutcome(spec.name, "unchanged", physical_of(live)), live, held
@@ -258,20 +261,14 @@ def _held(index_state: dict, target: str) -> dict | None:
     return index_state.get(target) or index_state.get("versions", {}).get(physical_of(target))
 
 
-def _load_state(lake: Lake, backend: SearchBackend) -> dict:
-    try:
-        return json.loads(lake.read_bytes(_state_key(backend)))
-    except FileNotFoundError:
-        return {}
-
-
-def _trim_state(lake: Lake, backend: SearchBackend, state: dict) -> None:
-    """Keep what the kept releases' targets hold (an entry per target: a rollback diffs against its own)."""
+def _trim_state(backend: SearchBackend, state: dict) -> bool:
+    """Keep what the kept releases' targets hold (an entry per target: a rollback diffs against its own);
+    whether anything was dropped."""
     kept = {t for r in backend.releases() for t in r.targets.values()}
-    for index_state in state.values():
-        for key in [k for k in index_state if k not in kept]:
-            index_state.pop(key)
-    lake.write_bytes(_state_key(backend), json.dumps(state, indent=1, sort_keys=True).encode())
+    dropped = [(index_state, key) for index_state in state.values() for key in index_state if key not in kept]
+    for index_state, key in dropped:
+        index_state.pop(key)
+    return bool(dropped)
 
 
 def retain_releases(backend: SearchBackend, keep: int) -> list[str]:

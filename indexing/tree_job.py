@@ -12,23 +12,23 @@ partitioned by document, recomputed for documents whose passages changed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 from domain.text import lower_words
-from indexing.embed_job import STATE_KEY as EMBED_STATE_KEY
+from indexing.embed_job import JOB as EMBED_JOB
 from indexing.embed_job import embed_batches
+from indexing.ledger import Ledger, Plan
 from indexing.lexicon_job import curated_terms
 from indexing.spark import IndexOptions, read_dataset, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, state_key
+from kernel.layout import INDEX_DATASETS
 from kernel.reports import StageReport
-from kernel.storage import Lake, read_json
+from kernel.storage import Lake
 from schemas.base import spark_schema
 from schemas.index import DocumentMeta, TreeNodeRecord
 
-STATE_KEY = state_key("trees")
+JOB = "trees"
 SEED = 7
 MAX_CLUSTERS = 8
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -130,16 +130,17 @@ class TreeReport(StageReport):
         return f"trees for {self.documents} documents ({self.nodes} nodes)"
 
 
-def plan(lake: Lake) -> tuple[list[str], dict, dict]:
-    """(todo, state, embedded): documents embedded since their tree was built."""
-    embedded = read_json(lake, EMBED_STATE_KEY, {})
-    state = read_json(lake, STATE_KEY, {})
-    return sorted(p for p, fp in embedded.items() if state.get(p) != fp), state, embedded
+def plan(lake: Lake, embedded: dict[str, str] | None = None) -> Plan:
+    """Documents embedded since their tree was built: ``embedded`` is what the embeddings' record holds
+    (read from the ledger; ``jobs.run`` passes what it will hold once this run's embeddings commit)."""
+    ledger = Ledger(lake)
+    return ledger.plan(JOB, ledger.record(EMBED_JOB)["docs"] if embedded is None else embedded)
 
 
-def run_trees(lake: Lake, options: IndexOptions, spark=None) -> TreeReport:
-    """Trees for documents whose passages changed since the last run."""
-    todo, state, embedded = plan(lake)
+def run_trees(lake: Lake, options: IndexOptions, spark=None, work: Plan | None = None) -> TreeReport:
+    """Trees for documents whose passages changed since the last run (``work``: the plan ``jobs.run`` made)."""
+    work = work or plan(lake)
+    todo = work.changed
     if not todo:
         return TreeReport()
     spark = spark or spark_session(options)
@@ -163,6 +164,5 @@ def run_trees(lake: Lake, options: IndexOptions, spark=None) -> TreeReport:
         embed_batches(options.embedding, None, "text", []), schema=schema.add("doc_part", "string"))
     write_partitions(embedded_nodes, lake, INDEX_DATASETS["tree_nodes"], "doc_part")
     count = read_dataset(spark, lake, INDEX_DATASETS["tree_nodes"], todo).count()
-    state.update({p: embedded[p] for p in todo})
-    lake.write_bytes(STATE_KEY, json.dumps(state, indent=1, sort_keys=True).encode())
+    Ledger(lake).commit(work, work.after)
     return TreeReport(documents=len(todo), nodes=count)

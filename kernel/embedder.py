@@ -1,7 +1,9 @@
-"""Text embeddings with sentence-transformers: one loaded model per process, offline, batched.
+"""Text embeddings with sentence-transformers: an :class:`Embedder` owns its loaded model, offline, batched.
 
-The Spark jobs call :func:`embed_texts` inside ``mapInPandas``; with ``spark.python.worker.reuse`` each
-Python worker loads the model once and keeps it. The query side uses the same function for questions, so
+The query side is handed one ``Embedder`` (built in ``kernel.resources``), which loads its model on first
+use and keeps it for its lifetime. The Spark jobs embed inside ``mapInPandas`` through
+:func:`worker_embedder`: with ``spark.python.worker.reuse`` a Python worker keeps one ``Embedder`` per
+spec across tasks, so each worker loads the model once. Both embed through ``Embedder.embed``, so
 passages and questions are embedded alike. Backends: ``torch`` (fp32) or ``onnx-int8`` (the model
 exported to ONNX and dynamically quantized to int8 on first use, cached under ``SECPLAT_MODEL_CACHE``).
 """
@@ -10,16 +12,17 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 
 import numpy as np
 
 from kernel.models import DEFAULT_EMBEDDING_BACKEND, EmbeddingSpec, ModelError, offline, resolve_model
 
 
-@functools.lru_cache(maxsize=2)
 def load_model(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND, threads: int | None = None):
-    """The model for a configured name and backend (cached per process). onnx-int8 loads no torch (a first
-    CLI query would spend seconds importing it): torch is imported only to export the model once."""
+    """The model for a configured name and backend, loaded now (an :class:`Embedder` keeps it). onnx-int8
+    loads no torch (a first CLI query would spend seconds importing it): torch is imported only to export
+    the model once."""
     offline()
     path = resolve_model(name_or_path)
     if backend == "onnx-int8":
@@ -93,33 +96,56 @@ class OnnxEmbedder:
         return out
 
 
-def embed_texts(texts: list[str], name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND,
-                batch_size: int = 32, threads: int | None = None) -> np.ndarray:
-    """Unit-length float32 vectors, one row per text."""
-    model = load_model(name_or_path, backend, threads)
-    if not texts:
-        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-    vectors = model.encode(texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                           show_progress_bar=False)
-    return vectors.astype(np.float32, copy=False)
-
-
 class Embedder:
-    """One embedding model on one backend, as configured (``Settings.embedding()``): what the query side is
-    handed, so a question is embedded exactly like the passages it is compared with."""
+    """One embedding model on one backend, as configured (``Settings.embedding()``): loads its model on first
+    use and keeps it. What the query side is handed, so a question is embedded exactly like the passages it
+    is compared with."""
 
-    def __init__(self, spec: EmbeddingSpec):
-        self.spec = spec
+    def __init__(self, spec: EmbeddingSpec, threads: int | None = None):
+        self.spec, self.threads = spec, threads
+        self._model = None
+        self._lock = threading.Lock()  # the HTTP server's threads share one Embedder: one load
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return embed_texts(texts, self.spec.model, self.spec.backend, self.spec.batch_size)
+    @property
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                self._model = load_model(self.spec.model, self.spec.backend, self.threads)
+            return self._model
+
+    def dimension(self) -> int:
+        return self.model.get_sentence_embedding_dimension()
+
+    def embed(self, texts: list[str], batch_size: int | None = None) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        model = self.model
+        if not texts:
+            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+        vectors = model.encode(texts, batch_size=batch_size or self.spec.batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
+        return vectors.astype(np.float32, copy=False)
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
 
-def dimension(name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND) -> int:
-    return load_model(name_or_path, backend).get_sentence_embedding_dimension()
+_WORKER_EMBEDDERS: dict[tuple[EmbeddingSpec, int | None], Embedder] = {}
+_WORKER_LOCK = threading.Lock()
+
+
+def worker_embedder(spec: EmbeddingSpec, threads: int | None = None) -> Embedder:
+    """This Python process's Embedder for a spec: a reused Spark worker runs many tasks, and each must not
+    load the model again (a task's closure is unpickled anew, so it cannot hold the model itself)."""
+    with _WORKER_LOCK:
+        return _WORKER_EMBEDDERS.setdefault((spec, threads), Embedder(spec, threads))
+
+
+def embed_texts(texts: list[str], name_or_path: str | None, backend: str = DEFAULT_EMBEDDING_BACKEND,
+                batch_size: int = 32, threads: int | None = None) -> np.ndarray:
+    """Unit-length float32 vectors, one row per text, from this process's worker Embedder (Spark jobs,
+    benchmarks)."""
+    spec = EmbeddingSpec(name_or_path or EmbeddingSpec().model, backend, batch_size)
+    return worker_embedder(spec, threads).embed(texts)
 
 
 @functools.lru_cache(maxsize=2)

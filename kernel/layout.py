@@ -9,8 +9,10 @@
     datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, facts, items, chunks
     index/<name>                                    Spark outputs: passages, documents, tree_nodes (partitioned
                                                     by ``doc_part``), facts, concepts.parquet,
-                                                    fact_series.parquet, lexicon.parquet, lexicon_counts, ...
-    index/state/<job>.json                          what each incremental job last did
+                                                    fact_series.parquet, lexicon.parquet, lexicon_counts,
+                                                    ranker_pairs (the corpus's own training questions), ...
+    index/state/<job>.json                          what each incremental job last did (the change ledger)
+    index/ranker/<release>.json                     the learned page ranker trained for a release
     quarantine/<stage>/<part>.json                  a document a stage could not process, with the reason
     runs/<stage>/<UTC stamp>.json                   a stage's run report
     search/                                         the embedded search engine (local lakes only)
@@ -46,6 +48,7 @@ INDEX_DATASETS = {
     "facts": "index/facts",
     "concepts": "index/concepts.parquet",
     "fact_series": "index/fact_series.parquet",
+    "ranker_pairs": "index/ranker_pairs",
 }
 PARTITION_COLUMN = "doc_part"  # the column index datasets are partitioned by: the document's part name
 
@@ -131,6 +134,11 @@ def full_index_key(year: int, quarter: int) -> str:
 # --- state, quarantine, run reports --------------------------------------------------------------------
 def state_key(job: str) -> str:
     return f"index/state/{job}.json"
+
+
+def ranker_key(release: str) -> str:
+    """The learned page ranker trained on a release's indexes (a query reads its release's model)."""
+    return f"index/ranker/{release}.json"
 
 
 def quarantine_prefix(stage: str) -> str:

@@ -26,6 +26,7 @@ from kernel.storage import Lake, open_lake, parse_root
 
 SEC_WWW_URL = "https://www.sec.gov"
 SEC_DATA_URL = "https://data.sec.gov"
+NO_UNIVERSE = "no universe CSV: set UNIVERSE_CSV to a constituents CSV path or URL"
 
 _IDENTITY_RE = re.compile(r"^\s*\S.*\s+[^@\s]+@[^@\s]+\.[^@\s]+\s*$")
 
@@ -204,11 +205,12 @@ class Settings(BaseSettings):
         hosts = (urlparse(url).hostname or "" for url in (self.edgar_www_url, self.edgar_data_url))
         return any(h == "sec.gov" or h.endswith(".sec.gov") for h in hosts)
 
-    def user_agent(self) -> str:
-        """The declared User-Agent. Refuses (never prompts) when the live SEC site has no identity."""
+    def user_agent(self, live: bool = True) -> str:
+        """The declared User-Agent. Refuses (never prompts) when the live SEC site has no identity
+        (``live=False``: the requests go to a mirror the crawl serves itself)."""
         if self.edgar_identity:
             return self.edgar_identity
-        if self.targets_live_sec:
+        if live and self.targets_live_sec:
             raise ConfigError(
                 "EDGAR_IDENTITY is not set: SEC requires a declared User-Agent such as "
                 '"Jane Doe jane@example.com" for www.sec.gov/data.sec.gov (set it, or point '
@@ -234,7 +236,7 @@ class Settings(BaseSettings):
         shared = shared_dir()
         path = shared / "universe" / "sp500_constituents.csv" if shared else None
         if path is None or not path.is_file():
-            raise ConfigError("no universe CSV: set UNIVERSE_CSV to a constituents CSV path or URL")
+            raise ConfigError(NO_UNIVERSE)
         return str(path)
 
     def open_lake(self) -> Lake:

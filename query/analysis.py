@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from domain.periods import periods
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
-from domain.text import surface_words
+from domain.text import first_word, surface_words
 
 _SUFFIXES = {"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
              "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"}
@@ -69,7 +69,7 @@ class EntityIndex:
             squashed = squash(variant)
             if squashed:
                 self.names.setdefault(squashed, key)
-            first = variant.split()[0] if variant.split() else ""
+            first = first_word(variant)
             if len(squash(first)) >= 5:  # "Verizon Communications" is also "Verizon" (see finish)
                 self.first_words.setdefault(squash(first), set()).add(key)
         if ticker:

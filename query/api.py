@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field, field_validator
 from domain.text import clean_question
 
 MODES = ("bm25", "dense", "hybrid", "hierarchical")
+RANKERS = ("rules", "learned")  # how the hierarchical mode orders its pages
 
 
 @dataclass
@@ -36,6 +37,7 @@ class RetrievalOptions:
     max_passages: int = 10
     relevance_floor: float = 0.25  # of the best passage's score
     reranker: str | None = None  # cross-encoder name or path
+    ranker: str = "rules"  # rules | learned: the release's page ranker trained on the corpus (query.ranker)
 
 
 class Evidence(BaseModel):

@@ -1,32 +1,24 @@
 """The analyst concept map (``concepts.yaml``): which evidence a question's concepts need.
 
 The map is reviewed data; this module only reads it and matches its cues. A concept's evidence is a list of
-kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the notes section gives
-each note's title pattern (to recognize the note's own page) and the words that find it (BM25). Cues are
+kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the statements and
+notes sections (read by ``domain.statements``) give each one's title pattern and the words that find it. Cues are
 phrases compared on normalized, stemmed words (``domain.text``).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 
+from domain import statements as sections
 from domain import vocabulary
+from domain.statements import Section
 from domain.text import has_phrase, phrase_text, words
-
-STATEMENT_NAMES = ("balance sheet", "income statement", "cash flow statement")
 
 
 class ConceptMapError(ValueError):
     """The concept map file is malformed; the message names the entry."""
-
-
-@dataclass(frozen=True)
-class Note:
-    name: str
-    title: re.Pattern
-    query: str
 
 
 Cue = tuple[str, ...]  # a phrase's normalized words
@@ -43,7 +35,7 @@ class Concept:
 @dataclass(frozen=True)
 class ConceptMap:
     concepts: tuple[Concept, ...]
-    notes: dict[str, Note]
+    notes: dict[str, Section]
     doc_types: dict[str, tuple[Cue, ...]]
 
     def matching(self, text: str) -> list[Concept]:
@@ -66,31 +58,24 @@ def _cue(phrase: str, where: str) -> Cue:
     return cue
 
 
-def _compile(pattern: str, where: str) -> re.Pattern:
-    try:
-        return re.compile(pattern, re.I)
-    except re.error as exc:
-        raise ConceptMapError(f"{where}: bad pattern {pattern!r}: {exc}") from None
-
-
-def _check_evidence(kind: str, notes: dict, where: str) -> str:
+def _check_evidence(kind: str, statements: dict, notes: dict, where: str) -> str:
     name, _, value = (part.strip() for part in kind.partition(":"))
-    if name == "statement" and value in STATEMENT_NAMES or name == "note" and value in notes or \
+    if name == "statement" and value in statements or name == "note" and value in notes or \
             name == "item" and value or name == "cover" and not value:
         return f"{name}: {value}" if value else name
     raise ConceptMapError(f"{where}: unknown evidence {kind!r}")
 
 
 def parse(data: dict, source: str = "concept map") -> ConceptMap:
-    notes = {name: Note(name, _compile(n["title"], f"{source} note {name}"), n["query"])
-             for name, n in (data.get("notes") or {}).items()}
+    statements, notes = sections.parse(data, source)
+    statements = statements or sections.statements()  # a partial map (tests) names the domain's statements
     concepts = []
     for n, entry in enumerate(data.get("concepts") or []):
         where = f"{source} concept {entry.get('name') or n}"
         if not entry.get("cues") or not entry.get("evidence"):
             raise ConceptMapError(f"{where}: needs cues and evidence")
         concepts.append(Concept(entry["name"], tuple(_cue(c, where) for c in entry["cues"]),
-                                tuple(_check_evidence(e, notes, where) for e in entry["evidence"]),
+                                tuple(_check_evidence(e, statements, notes, where) for e in entry["evidence"]),
                                 bool(entry.get("figure", False))))
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,13 +32,14 @@ import numpy as np
 from domain.text import clean_question
 from kernel import timing
 from kernel.embedder import cross_encoder
+from kernel.layout import ranker_key
 from kernel.models import ModelMismatch, same_model
 from kernel.resources import Resources
 from kernel.search import Filters, Hit, SearchBackend
 from kernel.search.base import NotPublished, Release, check_filters
 from query import scoring
 from query.analysis import Entity, analyze
-from query.api import MODES, Evidence, RetrievalOptions, SearchResult
+from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
 from query.concepts import concept_map
 from query.curate import Searcher, curate
@@ -52,6 +54,7 @@ from query.facts import (
     synonym_concepts,
 )
 from query.plan import QueryPlan, follow_up_plan, make_plan
+from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
 from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
 from schemas.index import INDEXES
@@ -66,7 +69,8 @@ class Snapshot:
     facts are published, and the FLAM lexicon (read on first use). Built once per release; a query holds
     the snapshot it started with, so a publish during it changes nothing it reads."""
 
-    def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None):
+    def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None,
+                 load_ranker: Callable[[str], PageRanker | None] | None = None):
         self.release = release
         self.id = release.id if release else None
         self.targets = dict(release.targets) if release else {}
@@ -74,6 +78,8 @@ class Snapshot:
         self.has_facts = all(n in self.targets for n in ("facts", "concepts"))
         self._backend = backend
         self._lexicon: list[dict] | None = None
+        self._load_ranker = load_ranker
+        self._ranker: list[PageRanker | None] = []  # loaded on first use: [model or None]
         self._lock = threading.Lock()
 
     def target(self, index: str) -> str:
@@ -89,6 +95,13 @@ class Snapshot:
                 self._lexicon = (self._backend.scan(self.targets["lexicon"], INDEXES["lexicon"],
                                                     ["term", "item_weights"]) if "lexicon" in self.targets else [])
             return self._lexicon
+
+    def ranker(self) -> PageRanker | None:
+        """The learned page ranker trained for this release, or None (the rules rank its pages)."""
+        with self._lock:
+            if not self._ranker:
+                self._ranker.append(self._load_ranker(self.id) if self._load_ranker and self.id else None)
+            return self._ranker[0]
 
 
 @dataclass(frozen=True)
@@ -127,7 +140,7 @@ class Retriever:
         with self._snap_lock:
             snap = self._snap
             if snap is None or snap.id != rid:
-                snap = Snapshot(self.backend, release, self._universe)
+                snap = Snapshot(self.backend, release, self._universe, self._load_ranker)
                 self._snap = snap
                 self.backend.retain(set(snap.targets.values()))
         return snap
@@ -172,6 +185,8 @@ class Retriever:
         opts = options or self.options
         if opts.mode not in MODES:
             raise ValueError(f"unknown mode {opts.mode!r}; modes: {', '.join(MODES)}")
+        if opts.ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {opts.ranker!r}; rankers: {', '.join(RANKERS)}")
         text = clean_question(question)
         if not text:
             return SearchResult(text, [])
@@ -189,6 +204,9 @@ class Retriever:
                     docs = self.documents(q)
                 with timing.stage("passages"):
                     evidence = self.evidence(q, docs)
+                if opts.ranker == "learned":
+                    with timing.stage("rank"):
+                        evidence = self.rank_pages(q, docs, evidence)
                 result = SearchResult(text, evidence, q.plan.as_dict(),
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
                                        for d in docs], release=snap.id)
@@ -231,6 +249,16 @@ class Retriever:
                                        dense_weight=opts.dense_weight, window=opts.passage_window)
         return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode)
 
+    def _load_ranker(self, release: str) -> PageRanker | None:
+        try:
+            return PageRanker.from_json(self.resources.lake.read_bytes(ranker_key(release)))
+        except FileNotFoundError:
+            log.warning("no page ranker trained for release %s (`secplat train-ranker`): the rules rank pages",
+                        release)
+        except ValueError as exc:
+            log.warning("page ranker of release %s unreadable (%s): the rules rank pages", release, exc)
+        return None
+
     # -- stage 2: documents
     def documents(self, q: Question) -> list[ScoredDoc]:
         """The best ``doc_k`` documents (round-robin over the named companies)."""
@@ -270,6 +298,18 @@ class Retriever:
             return []
         return scoring.pages(self.pins(q, docs, hits) + hits, q.snap.catalog, "hybrid match in a selected document",
                              q.opts.page_coverage)
+
+    def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence]) -> list[Evidence]:
+        """The rules' first pages reordered by the release's learned ranker (``query.ranker``); unchanged
+        when the release has none."""
+        model = q.snap.ranker()
+        if model is None or len(evidence) < 2:
+            return evidence
+        head = evidence[:CANDIDATES]
+        rows = page_features(q.text, q.plan.as_dict(), [{"doc_id": d.doc.doc_id, "score": d.score} for d in docs],
+                             [e.as_dict() for e in head],
+                             {d.doc.doc_id: d.doc.page_count for d in docs})
+        return [head[i] for i in model.order(rows)] + evidence[CANDIDATES:]
 
     def passages(self, q: Question, docs: list[ScoredDoc]) -> list[Hit]:
         """Chunks of the chosen documents, rescored by document weight (FLAM and trees when on)."""

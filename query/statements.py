@@ -13,16 +13,11 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import STATEMENT_ITEMS
+from domain.statements import statements
 
-# statement -> its title, as printed at the head of the statement (and as a question may name it). Which
-# statements a question needs is the query plan's business (query/plan.py, from domain/vocabulary/concepts.yaml).
-TITLES: dict[str, re.Pattern] = {
-    "balance sheet": re.compile(r"\b(balance sheets?|statements? of financial (position|condition))\b", re.I),
-    "income statement": re.compile(r"\bstatements? of (consolidated )?(operations|income|earnings)\b|"
-                                   r"\bincome statements?\b", re.I),
-    "cash flow statement": re.compile(r"\bstatements? of (consolidated )?cash flows?\b|\bcash flows? statements?\b",
-                                      re.I),
-}
+# statement -> its title, as printed at the head of the statement (and as a question may name it), from the
+# domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
+TITLES: dict[str, re.Pattern] = {name: s.title for name, s in statements().items()}
 FIGURES_SHARE = 0.15  # digits among a statement page's visible characters: prose has under 0.05
 
 
@@ -96,16 +91,7 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict]
     return min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, t[0]))
 
 
-# The line that closes each statement: a statement page without it continues on the next page.
-CLOSINGS = {
-    "balance sheet": re.compile(r"total liabilities,?[^\n]{0,60}(equity|deficit)|total liabilities and", re.I),
-    "income statement": re.compile(r"\bdiluted\b", re.I),
-    "cash flow statement": re.compile(r"(end|close) of (the )?(year|period|fiscal)", re.I),
-}
-
-# What finds a statement's pages by their titles (BM25).
-QUERIES = {
-    "balance sheet": "consolidated balance sheets statements of financial position",
-    "income statement": "consolidated statements of operations income earnings",
-    "cash flow statement": "consolidated statements of cash flows",
-}
+# The line that closes each statement (a statement page without it continues on the next page), and what
+# finds a statement's pages by their titles (BM25).
+CLOSINGS: dict[str, re.Pattern] = {name: s.closing for name, s in statements().items() if s.closing}
+QUERIES: dict[str, str] = {name: s.query for name, s in statements().items()}

@@ -17,10 +17,6 @@ import pyarrow as pa
 from pydantic import BaseModel
 
 
-class SchemaError(ValueError):
-    """Rows or a table do not match their dataset schema."""
-
-
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
     """(inner type, nullable) for ``X | None`` / ``Optional[X]``."""
     origin = typing.get_origin(annotation)
@@ -110,23 +106,3 @@ def to_table(model: type[BaseModel], rows: Iterable[BaseModel | dict]) -> pa.Tab
         records.append(obj.model_dump())
     schema = arrow_schema(model)
     return pa.Table.from_pylist(records, schema=schema)
-
-
-def validate_table(model: type[BaseModel], table: pa.Table) -> pa.Table:
-    """Check a table's columns, types and null constraints against the dataset schema."""
-    expected = arrow_schema(model)
-    missing = [f.name for f in expected if f.name not in table.column_names]
-    if missing:
-        raise SchemaError(f"{model.__name__}: missing column(s) {missing}")
-    table = table.select(expected.names)
-    for field in expected:
-        col = table.column(field.name)
-        if not col.type.equals(field.type):
-            try:
-                col = col.cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise SchemaError(f"{model.__name__}.{field.name}: {col.type} is not {field.type}") from exc
-            table = table.set_column(table.schema.get_field_index(field.name), field, col)
-        if not field.nullable and col.null_count:
-            raise SchemaError(f"{model.__name__}.{field.name}: {col.null_count} null value(s) in a required column")
-    return table.cast(expected)

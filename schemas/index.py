@@ -120,3 +120,16 @@ INDEXES: dict[str, IndexSpec] = {spec.name: spec for spec in (
     IndexSpec("facts", FactIndexRecord, "fact_id", ("label", "company")),
     IndexSpec("concepts", ConceptRecord, "concept", ("label",), doc_field=None),
 )}
+
+
+class RankerPairRecord(BaseModel):
+    """A training question the corpus made about itself (no person, no LLM): a row label printed on a
+    figures page, or a statement's or a note's heading, asked about its company and period; the page that
+    prints it is the answer (``indexing/ranker_pairs.py``)."""
+
+    pair_id: str = Field(description="<doc_id>:<page>:<source>:<sha of the label>: stable across reruns")
+    doc_id: str
+    page: int = Field(description="0-based page that answers the question")
+    source: str = Field(description="row | statement | note")
+    label: str = Field(description="The row label or heading the question asks about")
+    question: str

@@ -126,6 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="write the metrics as JSON")
     p.add_argument("--flam", action="store_true", help="hierarchical mode with FLAM Item weights (off by default)")
     p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts (off by default)")
+    p.add_argument("--ranker", choices=("rules", "learned"), default="rules",
+                   help="hierarchical mode's page order: the rules (default) or the release's learned ranker")
+
+    p = sub.add_parser("train-ranker", help="train the learned page ranker for the live release (after publish)")
+    _add_common(p)
+    p.add_argument("--limit", type=_bounded(1, 1_000_000), default=None,
+                   help="at most this many of the corpus's training questions (evenly spaced)")
 
     p = sub.add_parser("serve", help="the HTTP API (FastAPI; OpenAPI at /docs)")
     _add_common(p)
@@ -343,7 +350,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         for i, mode in enumerate(modes):
             runs.append(evaluate(retriever, qas, mode, args.k, out if i == 0 else None, progress,
-                                 flam=args.flam, trees=args.trees))
+                                 flam=args.flam, trees=args.trees, ranker=args.ranker))
     finally:
         if out:
             out.close()
@@ -351,6 +358,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.report:
         Path(args.report).write_text(json.dumps([{k: v for k, v in vars(r).items() if k != "per_question"}
                                                  for r in runs], indent=1))
+    return 0
+
+
+def cmd_train_ranker(args: argparse.Namespace) -> int:
+    import time
+
+    from query import Retriever
+    from query.training import train
+
+    resources = _resources(args)
+    started = time.perf_counter()
+    model, key = train(Retriever(resources), resources.lake, args.limit, progress)
+    t = model.trained
+    print(f"page ranker for release {model.release}: {t['used']} of {t['questions']} training questions used "
+          f"({t['not_in_candidates']} not among the rules' candidates), {t['rows']} candidate pages, "
+          f"{time.perf_counter() - started:.0f} s -> {resources.lake.uri(key)}")
     return 0
 
 
@@ -391,7 +414,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
+COMMANDS = {"train-ranker": cmd_train_ranker, "config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
             "index": cmd_index, "publish": cmd_publish, "rollback": cmd_rollback,
             "list-versions": cmd_list_versions, "query": cmd_query, "facts": cmd_facts, "eval": cmd_eval, "serve": cmd_serve,
             "run": cmd_run, "mirror": cmd_mirror}
@@ -411,13 +434,15 @@ def main(argv: list[str] | None = None) -> int:
     from kernel.storage import StorageError
     from query.evaluate import QaFileError
     from query.facts import FactsError
+    from query.ranker import TrainingError
 
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, ModelError, FactsError, FilterError, QaFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError) as exc:
+    except (StorageError, FetchError, FileNotFoundError, PermissionError, BackendError, PublishError,
+            TrainingError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ENV
     except KeyboardInterrupt:

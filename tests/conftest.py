@@ -113,7 +113,6 @@ def converted_mirror(edgar_mirror, mirror_filings, universe_csv, tmp_path_factor
     from etl import crawl
     from etl.convert import ConvertOptions
     from etl.convert import run as run_convert
-    from etl.crawl.ratelimit import RateLimiter
     from kernel.storage import LocalLake
 
     root = tmp_path_factory.mktemp("mirror-lake") / "lake"
@@ -121,7 +120,7 @@ def converted_mirror(edgar_mirror, mirror_filings, universe_csv, tmp_path_factor
                              universe_tickers=",".join(sorted({r["ticker"] for r in mirror_filings})),
                              http_backoff_base=0.05, http_backoff_max=1.0, http_timeout=5.0)
     lake = LocalLake(root)
-    crawl.run(lake, crawl.CrawlOptions(settings, limiter=RateLimiter(500)))
+    crawl.run(lake, crawl.CrawlOptions.from_settings(settings, edgar_rate_limit=500.0))
     return lake, run_convert(lake, ConvertOptions(workers=2))
 
 

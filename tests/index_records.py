@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from kernel.layout import INDEX_DATASETS
-from schemas.base import to_table
+from schemas.base import arrow_schema, to_table
 from schemas.facts import ConceptRecord, FactIndexRecord
 from schemas.index import DocumentIndexRecord, LexiconRecord, PassageRecord, TreeNodeRecord
 
@@ -143,3 +143,15 @@ def write_index_lake(lake: Path, data: dict[str, list[dict]]) -> None:
             part.mkdir(parents=True)
             mask = pc.equal(table.column(spec.doc_field), doc_id)
             pq.write_table(table.filter(mask), part / f"part-{uuid.uuid4().hex}.parquet")
+
+
+def validate_table(model, table: pa.Table) -> pa.Table:
+    """The table with the dataset schema's columns, types and null constraints (an AssertionError names the
+    first column that breaks them)."""
+    expected = arrow_schema(model)
+    assert not (missing := [f.name for f in expected if f.name not in table.column_names]), missing
+    table = table.select(expected.names)
+    for field in expected:
+        col = table.column(field.name)
+        assert field.nullable or not col.null_count, f"{field.name}: null values in a required column"
+    return table.cast(expected)

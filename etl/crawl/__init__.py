@@ -1,73 +1,53 @@
 """The crawl stage: ``run(lake, CrawlOptions) -> CrawlReport``, and the pre-check a scheduler runs first.
 
-:func:`open_crawler` is the one place a crawler is wired from settings: EDGAR's hosts (or a local mirror
+:func:`open_crawler` is the one place a crawler is wired from its options: EDGAR's hosts (or a local mirror
 server when EDGAR_MIRROR is set), the HTTP client with its rate limiter, the resolved universe.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import logging
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from etl.crawl.crawler import Crawler, CrawlReport, build_http, complete_record
-from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.options import CrawlOptions
 from etl.crawl.universe import Company, UniverseProblem, resolve_universe
 from kernel.reports import StageReport
-from kernel.settings import Settings
 from kernel.storage import Lake
 
 log = logging.getLogger(__name__)
-Progress = Callable[[Iterable, str, int], Iterable]
-
-
-@dataclass
-class CrawlOptions:
-    """What a crawl covers: the settings' universe, forms and window (``as_of`` caps the window, and for a
-    mirror what it admits exists); ``dry_run`` discovers and downloads nothing."""
-
-    settings: Settings
-    as_of: dt.date | None = None
-    dry_run: bool = False
-    limiter: RateLimiter | None = None  # share one limiter across crawlers (benchmarks)
-    progress: Progress | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings, **kw) -> CrawlOptions:
-        return cls(settings, **kw)
 
 
 @contextlib.contextmanager
-def edgar_endpoint(settings: Settings, as_of: dt.date | None = None) -> Iterator[Settings]:
-    """Settings pointed at EDGAR: the configured hosts, or a local mirror server when EDGAR_MIRROR is set.
+def edgar_endpoint(options: CrawlOptions) -> Iterator[CrawlOptions]:
+    """Options pointed at EDGAR: the configured hosts, or a local mirror server when EDGAR_MIRROR is set.
 
     ``as_of`` caps the filing-date window (and, for a mirror, what the mirror admits exists)."""
-    if as_of is not None and (settings.filed_to is None or settings.filed_to > as_of):
-        settings = settings.model_copy(update={"filed_to": as_of})
-    if settings.edgar_mirror is None:
-        yield settings
+    as_of = options.as_of
+    if as_of is not None and (options.filed_to is None or options.filed_to > as_of):
+        options = replace(options, filed_to=as_of)
+    if options.edgar_mirror is None:
+        yield options
         return
     from etl.crawl.edgar_mirror import MirrorServer
 
-    with MirrorServer(settings.edgar_mirror, as_of=as_of) as server:
-        log.info("serving mirror %s at %s", settings.edgar_mirror, server.url)
-        yield settings.model_copy(update={"edgar_www_url": server.www_url, "edgar_data_url": server.data_url})
+    with MirrorServer(Path(options.edgar_mirror), as_of=as_of) as server:
+        log.info("serving mirror %s at %s", options.edgar_mirror, server.url)
+        yield replace(options, edgar_www_url=server.www_url, edgar_data_url=server.data_url)
 
 
 @contextlib.contextmanager
 def open_crawler(lake: Lake, options: CrawlOptions) -> Iterator[tuple[Crawler, list[Company], list[UniverseProblem]]]:
     """A crawler on the configured (or mirrored) EDGAR with the universe resolved: (crawler, companies,
-    universe problems). Refuses the live site without an identity and an unwritable lake before any request."""
-    settings = options.settings
-    if settings.edgar_mirror is None:
-        settings.user_agent()
+    universe problems). Refuses an unwritable lake before any request."""
     lake.check_writable()
-    with edgar_endpoint(settings, options.as_of) as s:
-        http = build_http(s, options.limiter)
-        companies, problems = resolve_universe(s, http)
-        yield Crawler(s, lake, http=http, progress=options.progress), companies, problems
+    with edgar_endpoint(options) as o:
+        http = build_http(o)
+        companies, problems = resolve_universe(o, http)
+        yield Crawler(o, lake, http=http, progress=o.progress), companies, problems
 
 
 def run(lake: Lake, options: CrawlOptions) -> CrawlReport:

@@ -45,11 +45,11 @@ from etl.crawl.filing_index import (
     submission_document_name,
     submission_documents,
 )
+from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.universe import Company
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
 from kernel.reports import DETAIL, StageReport
-from kernel.settings import Settings
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
 from schemas.filings import ExhibitFile, FilingRecord
@@ -85,14 +85,15 @@ class CrawlReport(StageReport):
         )
 
 
-def build_http(settings: Settings, limiter: RateLimiter | None = None) -> EdgarHttp:
+def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> EdgarHttp:
+    """The one HTTP client of a crawl (``limiter``: share one across crawlers, as benchmarks do)."""
     return EdgarHttp(
-        settings.user_agent(),
-        limiter or RateLimiter(settings.edgar_rate_limit),
-        timeout=settings.http_timeout,
-        max_retries=settings.http_max_retries,
-        backoff_base=settings.http_backoff_base,
-        backoff_max=settings.http_backoff_max,
+        options.user_agent,
+        limiter or RateLimiter(options.edgar_rate_limit),
+        timeout=options.http_timeout,
+        max_retries=options.http_max_retries,
+        backoff_base=options.http_backoff_base,
+        backoff_max=options.http_backoff_max,
     )
 
 
@@ -117,14 +118,14 @@ class Crawler:
 
     def __init__(
         self,
-        settings: Settings,
+        options: CrawlOptions,
         lake: Lake,
         http: EdgarHttp | None = None,
         progress: Callable[[Iterable, str, int], Iterable] | None = None,
     ):
-        self.settings = settings
+        self.options = options
         self.lake = lake
-        self.http = http or build_http(settings)
+        self.http = http or build_http(options)
         self._progress = progress or (lambda it, desc, total: it)
         self._lock = threading.Lock()
         self.today = dt.datetime.now(dt.UTC).date()  # the full index is history only a week after the fact
@@ -133,7 +134,7 @@ class Crawler:
     def discover(self, companies: list[Company], report: CrawlReport) -> list[tuple[Company, FilingRef]]:
         """Every company's filings in the window, from its submissions JSON; for a historical window only
         the companies EDGAR's quarterly full index says filed in it are asked."""
-        s = self.settings
+        s = self.options
         if historical_window(s.filed_from, s.filed_to, self.today):
             companies = self._filers(companies, report)
         found: list[tuple[Company, FilingRef]] = []
@@ -168,7 +169,7 @@ class Crawler:
     def _filers(self, companies: list[Company], report: CrawlReport) -> list[Company]:
         """The companies with filings of the selected forms in the window, by the full index (one request
         per quarter, finished quarters kept in the lake); all of them when the index cannot be read."""
-        s = self.settings
+        s = self.options
         try:
             found = full_index.filers(self.lake, self.http, s.edgar_www_url, {c.cik for c in companies}, s.forms,
                                       s.include_amendments, s.filed_from, s.filed_to)
@@ -184,11 +185,11 @@ class Crawler:
     # -- download ------------------------------------------------------------------------------
     def fetch(self, company: Company, ref: FilingRef) -> tuple[str, FilingRecord]:
         """Download one filing unless an ``ok`` record says it is complete; returns (outcome, record)."""
-        www = self.settings.edgar_www_url
+        www = self.options.edgar_www_url
         base_url = f"{www}/Archives/edgar/data/{ref.cik}/{ref.accession_nodash}"
         existing = complete_record(self.lake, ref)
         if existing is not None:
-            if existing.exhibit_types == self.settings.exhibit_types:
+            if existing.exhibit_types == self.options.exhibit_types:
                 return "skipped", existing
             rec = existing.model_copy(update=self._exhibits(base_url, ref, self._stored_listing(existing)))
             self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
@@ -257,12 +258,12 @@ class Crawler:
                                 error=f"the full submission holds no {ref.form} document"), "failed"
         name = submission_document_name(ref.accession, primary.sequence)
         stored = self._store(ref, name, blocks[primary.sequence])
-        patterns = exhibit_patterns(self.settings.exhibit_types)
+        patterns = exhibit_patterns(self.options.exhibit_types)
         exhibits = [self._exhibit(base_url, ref, d, patterns, blocks) for d in documents if d is not primary]
         return FilingRecord(
             **{**record, "primary_document": name}, primary_key=stored["key"], bytes=stored["bytes"],
             sha256=stored["sha256"], fetched_at=utc_now(), status="ok",
-            exhibit_types=self.settings.exhibit_types, exhibit_source="full submission (documents without files)",
+            exhibit_types=self.options.exhibit_types, exhibit_source="full submission (documents without files)",
             exhibits=[e for e in exhibits if e is not None]), "fetched"
 
     def _stored_listing(self, record: FilingRecord) -> object:
@@ -277,7 +278,7 @@ class Crawler:
         """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed
         listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside).
         ``listing`` (the filing's ``index.json``) holding only the primary document means no exhibit."""
-        setting = self.settings.exhibit_types
+        setting = self.options.exhibit_types
         patterns = exhibit_patterns(setting)
         if not patterns:
             return {"exhibit_types": setting, "exhibit_source": None, "exhibits": []}
@@ -347,7 +348,7 @@ class Crawler:
             log.info("removed %d temp file(s) left by an interrupted run", swept)
         pairs = self.discover(companies, report)
         report.discovered = len(pairs)
-        with ThreadPoolExecutor(max_workers=self.settings.crawl_workers) as pool:
+        with ThreadPoolExecutor(max_workers=self.options.crawl_workers) as pool:
             futures = {pool.submit(self.fetch, c, ref): (c, ref) for c, ref in pairs}
             try:
                 for fut in self._progress(as_completed(futures), "download", len(futures)):

@@ -11,9 +11,9 @@ Paths are ``/<host>/<path on that host>``, so the crawler's base URLs become
 * Faults: a seeded share of requests fails as 429 (with Retry-After), 503, a slow answer, a connection
   reset, or a truncated body (cut short of its Content-Length, or a "lying" short body whose
   Content-Length matches the cut).
-* Every request is logged with its server-side arrival time, for rate-limit checks. ``MirrorProcess``
-  serves from a child process, so those times are not skewed by the client's threads holding the
-  interpreter lock (an in-process server's handler can wait hundreds of ms for it on a loaded box).
+* Every request is logged with its server-side arrival time, for rate-limit checks (the tests serve it
+  from a child process, ``tests/mirror_process.py``, so those times are not skewed by the client's threads
+  holding the interpreter lock).
 * ``Archives/edgar/full-index/<year>/QTR<q>/form.idx``: EDGAR's quarterly form index, generated from the
   mirror's submissions JSONs in EDGAR's layout (``etl.crawl.full_index.render``), cut at ``as_of``.
 """
@@ -24,7 +24,6 @@ import contextlib
 import datetime as dt
 import gzip
 import json
-import multiprocessing
 import random
 import re
 import socket
@@ -256,7 +255,8 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 64
 
 
-def _sec_layout(root: str | Path) -> Path:
+def sec_layout(root: str | Path) -> Path:
+    """The mirror root in SEC's URL layout (``www.sec.gov/``, ``data.sec.gov/``), or a one-line error."""
     root = Path(root)
     if not (root / "www.sec.gov").is_dir() and not (root / "data.sec.gov").is_dir():
         raise FileNotFoundError(f"{root} is not in SEC's URL layout (no www.sec.gov/ or data.sec.gov/ inside)")
@@ -275,7 +275,7 @@ class MirrorServer:
         as_of: dt.date | None = None,
         faults: FaultPlan | None = None,
     ):
-        root = _sec_layout(root)
+        root = sec_layout(root)
         plan = faults or FaultPlan()
         self.state = _State(root=root, as_of=as_of, faults=plan, rng=random.Random(plan.seed))
         handler = type("Handler", (_Handler,), {"state": self.state})
@@ -334,109 +334,3 @@ class MirrorServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _serve_in_child(conn, root: str, host: str, port: int, as_of, faults) -> None:
-    """The child's side of ``MirrorProcess``: serve, and answer the parent's calls until told to stop."""
-    server = MirrorServer(root, host=host, port=port, as_of=as_of, faults=faults).start()
-    conn.send(server.url)
-    while True:
-        op, arg = conn.recv()
-        try:
-            if op == "stop":
-                server.stop()
-                conn.send((True, None))
-                return
-            if op == "as_of=":
-                server.as_of = arg
-            elif op == "faults":
-                server.set_faults(arg)
-            elif op == "clear":
-                server.clear_log()
-            conn.send((True, server.log if op == "log" else server.as_of if op == "as_of" else None))
-        except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises it
-            conn.send((False, f"{exc.__class__.__name__}: {exc}"))
-
-
-class MirrorProcess:
-    """``MirrorServer``'s interface, served from a child process (as SEC serves from its own machines).
-
-    Use it where the server's clock is the measure (rate limits): arrival times are taken by a process
-    whose threads do not wait for the client's interpreter lock."""
-
-    def __init__(self, root: str | Path, *, host: str = "127.0.0.1", port: int = 0,
-                 as_of: dt.date | None = None, faults: FaultPlan | None = None):
-        self._args = (str(_sec_layout(root)), host, port, as_of, faults)
-        self._conn = None
-        self._proc = None
-        self._url = ""
-        self._lock = threading.Lock()
-
-    def _call(self, op: str, arg: object = None) -> object:
-        with self._lock:
-            self._conn.send((op, arg))
-            ok, value = self._conn.recv()
-        if not ok:
-            raise RuntimeError(f"edgar mirror process: {value}")
-        return value
-
-    url = property(lambda self: self._url)
-    www_url = property(lambda self: f"{self._url}/www.sec.gov")
-    data_url = property(lambda self: f"{self._url}/data.sec.gov")
-    log = property(lambda self: self._call("log"))
-
-    @property
-    def as_of(self) -> dt.date | None:
-        return self._call("as_of")
-
-    @as_of.setter
-    def as_of(self, value: dt.date | None) -> None:
-        self._call("as_of=", value)
-
-    def set_faults(self, plan: FaultPlan) -> None:
-        self._call("faults", plan)
-
-    def clear_log(self) -> None:
-        self._call("clear")
-
-    def start(self) -> MirrorProcess:
-        ctx = multiprocessing.get_context("spawn")  # no fork of a parent that runs threads
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve_in_child, args=(child, *self._args), name="edgar-mirror", daemon=True)
-        self._proc.start()
-        if not self._conn.poll(60):
-            self._proc.kill()
-            raise RuntimeError("edgar mirror process did not start within 60 s")
-        try:
-            self._url = self._conn.recv()
-        except EOFError:
-            raise RuntimeError(f"edgar mirror process exited with code {self._proc.exitcode} on start") from None
-        return self
-
-    def stop(self) -> None:
-        if self._proc is None:
-            return
-        with contextlib.suppress(EOFError, OSError, RuntimeError):
-            self._call("stop")
-        self._proc.join(10)
-        if self._proc.is_alive():
-            self._proc.kill()
-        self._proc = None
-
-    def __enter__(self) -> MirrorProcess:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def max_requests_per_window(times: list[float], window: float = 1.0) -> int:
-    """The most request arrivals inside any window of ``window`` seconds (half-open)."""
-    times = sorted(times)
-    best = 0
-    start = 0
-    for end, t in enumerate(times):
-        while t - times[start] >= window:
-            start += 1
-        best = max(best, end - start + 1)
-    return best

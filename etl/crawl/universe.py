@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.rules import normalize_ticker
-from kernel.settings import ConfigError
+from kernel.settings import NO_UNIVERSE, ConfigError
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,12 @@ def build_universe(
     return companies, problems
 
 
-def resolve_universe(settings, http) -> tuple[list[Company], list[UniverseProblem]]:
-    """The configured universe, joined with company_tickers.json fetched from the configured www host."""
-    rows = read_constituents(settings.universe_source())
-    sec = SecTickerMap.from_json(http.get_json(f"{settings.edgar_www_url}/files/company_tickers.json"))
-    return build_universe(rows, sec, settings.universe_tickers)
+def resolve_universe(options, http) -> tuple[list[Company], list[UniverseProblem]]:
+    """The configured universe (``CrawlOptions``), joined with company_tickers.json fetched from the
+    configured www host."""
+    if options.universe_source is None:
+        raise ConfigError(NO_UNIVERSE)
+    rows = read_constituents(options.universe_source)
+    sec = SecTickerMap.from_json(http.get_json(f"{options.edgar_www_url}/files/company_tickers.json"))
+    tickers = options.universe_tickers
+    return build_universe(rows, sec, list(tickers) if tickers is not None else None)

@@ -13,14 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.convert.html_tables import CELL_SEP, table_rows
+from etl.convert.html_tables import table_rows
 from etl.segment.items import Position, Segmentation
 from kernel.models import TokenCounter
 from schemas.chunks import ChunkRecord
 
 PAGE_JOIN = "\n"  # how a chunk's text joins the pieces of consecutive pages
-_FOOTNOTE_RE = re.compile(r"\s*\((?:[A-Za-z]|\d{1,2})\)|\*+")  # "(1)" superscripts land elsewhere in PDF text
-_LABEL_NOTE_RE = re.compile(r"(?<=[A-Za-z)])\s\d(?:,\d)*$")
 _SENTENCE_END = re.compile(r"[.;:!?)\]]\s*$")
 
 
@@ -88,23 +86,6 @@ def locate_table(page_text: str, table: str) -> tuple[int, int]:
     start = page_text.rfind("\n", 0, start) + 1
     nl = page_text.find("\n", end)
     return start, (len(page_text) if nl < 0 else nl)
-
-
-def cell_share(region: str, table_text: str) -> float:
-    """Share of a table chunk's body cells that appear in a stretch of page text (footnote marks aside).
-    PDF text loses a few cells (tiny superscripts, marks drawn as images) and reorders others, so table
-    provenance is checked as "most cells are here, and more than on the neighbouring pages"."""
-    def norm(text: str) -> str:
-        return _norm(_FOOTNOTE_RE.sub("", text))
-
-    _, rows = table_rows(table_text)
-    # A label's trailing " 1" or " 1,2" is a superscript footnote reference.
-    cells = [norm(_LABEL_NOTE_RE.sub("", c)) for line in rows for c in line.split(CELL_SEP)]
-    cells = [c for c in cells if len(c) >= 3]  # "—", "4" or "(a)" say nothing about where a table is
-    if not cells:
-        return 1.0
-    hay = norm(region)
-    return sum(c in hay for c in cells) / len(cells)
 
 
 class Chunker:

@@ -13,12 +13,14 @@ from collections import Counter
 import pytest
 
 from etl.crawl.crawler import Crawler, build_http, read_records
-from etl.crawl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
+from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
+from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.universe import resolve_universe
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import ROOT, make_settings
+from tests.mirror_process import MirrorProcess, max_requests_per_window
 
 pytestmark = pytest.mark.shared
 
@@ -27,9 +29,10 @@ LIFTED = 500.0  # requests/s for tests that do not measure the limiter
 
 def crawl(settings, rate: float | None = None):
     lake = open_lake(settings.lake_root, settings.s3_endpoint_url)
-    http = build_http(settings, RateLimiter(rate) if rate else None)
-    companies, _ = resolve_universe(settings, http)
-    return lake, Crawler(settings, lake, http=http).run(companies)
+    options = CrawlOptions.from_settings(settings)
+    http = build_http(options, RateLimiter(rate) if rate else None)
+    companies, _ = resolve_universe(options, http)
+    return lake, Crawler(options, lake, http=http).run(companies)
 
 
 def assert_lake_matches_mirror(lake, rows, exhibit_rows):

@@ -18,8 +18,8 @@ from kernel.embedder import embed_texts
 from kernel.models import token_counter
 from kernel.settings import load_settings
 from kernel.storage import LocalLake
-from schemas.base import validate_table
 from schemas.index import DocumentIndexRecord, PassageRecord, TreeNodeRecord
+from tests.index_records import validate_table
 
 pytestmark = pytest.mark.shared
 

@@ -10,8 +10,8 @@ from indexing.lexicon_job import concept_term, run_lexicon
 from indexing.spark import IndexOptions, spark_session
 from kernel.settings import load_settings
 from kernel.storage import LocalLake, read_parquet
-from schemas.base import validate_table
 from schemas.index import LexiconRecord
+from tests.index_records import validate_table
 
 pytestmark = pytest.mark.shared
 

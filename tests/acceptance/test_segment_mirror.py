@@ -11,11 +11,12 @@ import pytest
 
 from etl.segment import SegmentOptions
 from etl.segment import run as run_segment
-from etl.segment.chunking import PAGE_JOIN, ChunkOptions, cell_share
+from etl.segment.chunking import PAGE_JOIN, ChunkOptions
 from etl.segment.items import ItemSpan, Position
 from kernel.models import token_counter
 from kernel.storage import read_parquet
 from tests.gold_items import index_style_gold, score_filing
+from tests.provenance import cell_share
 
 pytestmark = pytest.mark.shared
 

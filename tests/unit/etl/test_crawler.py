@@ -11,26 +11,29 @@ import pytest
 from etl.crawl.crawler import Crawler, build_http, read_records
 from etl.crawl.discovery import DiscoveryError, discover_filings
 from etl.crawl.edgar_http import EdgarHttp, HostUnreachable
-from etl.crawl.edgar_mirror import FaultPlan, MirrorProcess, MirrorServer, max_requests_per_window
+from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
+from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import free_port, make_settings
+from tests.mirror_process import MirrorProcess, max_requests_per_window
 
 
 def _crawl(settings, lake=None, rate=None):
     lake = lake or open_lake(settings.lake_root, settings.s3_endpoint_url)
-    http = build_http(settings, RateLimiter(rate) if rate else None)
-    companies, problems = resolve_universe(settings, http)
-    report = Crawler(settings, lake, http=http).run(companies)
+    options = CrawlOptions.from_settings(settings)
+    http = build_http(options, RateLimiter(rate) if rate else None)
+    companies, problems = resolve_universe(options, http)
+    report = Crawler(options, lake, http=http).run(companies)
     return lake, report, problems
 
 
 def test_discovery_follows_paginated_files_and_keeps_amendments(fixture_mirror):
     with MirrorServer(fixture_mirror["root"]) as server:
         s = make_settings(server, "unused")
-        http = build_http(s)
+        http = build_http(CrawlOptions.from_settings(s))
         refs = discover_filings(http, server.data_url, 1000001, forms=["10-K", "10-Q", "8-K"])
         forms = {r.accession: r.form for r in refs}
         assert forms["0001000001-19-000005"] == "10-K"  # from the older files[] page
@@ -162,7 +165,7 @@ def test_malformed_submissions_is_a_problem_not_a_crash(fixture_mirror, tmp_path
         sub.write_text(json.dumps({"cik": "1", "filings": {"recent": {"accessionNumber": ["a"], "filingDate": [],
                                                                        "form": ["10-K"], "primaryDocument": ["x"]}}}))
         with pytest.raises(DiscoveryError, match="different lengths"):
-            discover_filings(build_http(s), server.data_url, 1000002, forms=["10-K"])
+            discover_filings(build_http(CrawlOptions.from_settings(s)), server.data_url, 1000002, forms=["10-K"])
 
 
 def test_unreachable_host_fails_fast_with_a_clear_error(fixture_mirror, tmp_path):

@@ -12,6 +12,7 @@ from etl.crawl import crawler as crawler_module
 from etl.crawl.crawler import Crawler, build_http, read_records
 from etl.crawl.edgar_mirror import MirrorServer
 from etl.crawl.full_index import FullIndexError, is_final, parse, quarter_end, quarters, render
+from etl.crawl.options import CrawlOptions
 from etl.crawl.universe import resolve_universe
 from kernel.layout import full_index_key
 from kernel.storage import LocalLake
@@ -70,10 +71,11 @@ def test_only_a_complete_quarter_is_final():
 def _crawl(server, lake_root, **kw):
     settings = make_settings(server, str(lake_root), universe_tickers="ACME,BETA-B", forms="10-K,10-Q,8-K", **kw)
     lake = LocalLake(lake_root)
-    http = build_http(settings)
-    companies, _ = resolve_universe(settings, http)
+    options = CrawlOptions.from_settings(settings)
+    http = build_http(options)
+    companies, _ = resolve_universe(options, http)
     server.clear_log()
-    report = Crawler(settings, lake, http=http).run(companies)
+    report = Crawler(options, lake, http=http).run(companies)
     return lake, report, [e.path for e in server.log]
 
 
@@ -111,7 +113,7 @@ def test_an_unreadable_index_falls_back_to_every_companys_submissions(fixture_mi
 
 def test_the_mirror_serves_each_quarter_from_its_submissions(fixture_mirror):
     with MirrorServer(fixture_mirror["root"], as_of=dt.date(2024, 5, 10)) as server:
-        http = build_http(make_settings(server, "unused"))
+        http = build_http(CrawlOptions.from_settings(make_settings(server, "unused")))
         text = http.get(f"{server.www_url}/Archives/edgar/full-index/2024/QTR2/form.idx").content.decode()
         older = http.get(f"{server.www_url}/Archives/edgar/full-index/2018/QTR4/form.idx").content.decode()
     entries = parse(text, "mirror")

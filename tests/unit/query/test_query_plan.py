@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.vocabulary import VocabularyError
 from query.analysis import QueryAnalysis, analyze
 from query.concepts import ConceptMapError, concept_map, parse
 from query.evaluate import QA, leave_one_group_out, present_gold, score_question
@@ -79,7 +80,7 @@ def test_the_concept_map_is_validated():
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["statement: cash flows"]}]})
     with pytest.raises(ConceptMapError, match="has no words"):
         parse({"concepts": [{"name": "x", "cues": ["--"], "evidence": ["cover"]}]})
-    with pytest.raises(ConceptMapError, match="bad pattern"):
+    with pytest.raises(VocabularyError, match="bad pattern"):
         parse({"notes": {"n": {"title": "(unclosed", "query": "q"}}})
     with pytest.raises(ConceptMapError, match="unknown evidence"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["note: nowhere"]}]})

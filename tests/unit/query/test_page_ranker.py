@@ -1,0 +1,108 @@
+"""The learned page ranker's pure parts on literal values: features, fit, stable bytes, and a snapshot reading
+the model of its own release."""
+
+from __future__ import annotations
+
+from indexing.ranker_pairs import document_pairs, headings, row_labels
+from kernel.search.base import Release
+from query.ranker import FEATURES, PageRanker, fit, page_features, training_rows
+from query.retrieve import Snapshot
+
+BALANCE_SHEET = """CONSOLIDATED BALANCE SHEETS
+(in millions)
+Cash and cash equivalents
+$
+9,366
+$
+9,519
+Total current assets
+26,732
+22,591
+Total assets
+97,703
+92,763
+"""
+MD_AND_A = "Our revenue grew because of pricing. Total assets rose as described in the notes.\n" * 5
+INCOME_TAXES = "Income Taxes\nThe effective tax rate was lower because of discrete items in the year.\n"
+
+
+def test_a_page_labels_itself_with_its_row_labels_and_headings():
+    assert row_labels(BALANCE_SHEET) == ["Cash and cash equivalents", "Total current assets", "Total assets"]
+    assert headings(BALANCE_SHEET) == [("statement", "balance sheet")]
+    assert headings(INCOME_TAXES) == [("note", "income taxes")]
+    assert row_labels(MD_AND_A) == [] and headings(MD_AND_A) == []  # prose names a label; it does not print one
+
+
+def test_document_pairs_are_deterministic_and_ask_about_the_company_and_period():
+    doc = {"doc_id": "KO_2023_10K", "company": "Coca-Cola", "fiscal_year": 2023, "fiscal_period": "FY"}
+    pages = [(0, MD_AND_A), (57, BALANCE_SHEET), (80, INCOME_TAXES)]
+    pairs = document_pairs(doc, pages)
+    assert pairs == document_pairs(doc, list(reversed(pages)))  # the same pairs whatever the page order
+    by_label = {p["label"]: p for p in pairs}
+    assert by_label["total assets"]["page"] == 57 and by_label["balance sheets"]["page"] == 57
+    assert by_label["income taxes note"]["page"] == 80 and by_label["income taxes note"]["source"] == "note"
+    assert all("Coca-Cola" in p["question"] and "2023" in p["question"] for p in pairs)
+    assert len({p["pair_id"] for p in pairs}) == len(pairs)
+    assert document_pairs({**doc, "company": None}, pages) == []  # no company: no question to ask
+
+
+def _result(pages):
+    """A rules-ranked result over literal pages: (doc, page, score, reason, text)."""
+    evidence = [{"doc_id": d, "page": p, "score": s, "reason": r, "text": t, "fiscal_year": 2023, "item": "8"}
+                for d, p, s, r, t in pages]
+    return evidence
+
+
+def test_features_read_the_rules_signals():
+    evidence = _result([("A", 10, 1.0, "hybrid match in a selected document", MD_AND_A),
+                        ("A", 57, 0.9, "the balance sheet (asked for)", BALANCE_SHEET),
+                        ("B", 3, 0.5, "reports total assets 97,703", BALANCE_SHEET)])
+    plan = {"years": [2023], "target_year": 2023, "evidence": {"items": ["8"], "figure": True}}
+    rows = page_features("What were total assets in 2023?", plan, [{"doc_id": "A", "score": 2.0}], evidence,
+                         {"A": 100, "B": 10})
+    assert len(rows) == 3 and all(len(r) == len(FEATURES) for r in rows)
+    f = [dict(zip(FEATURES, r, strict=True)) for r in rows]
+    assert f[0]["rule_rank"] == 1.0 and f[1]["rule_rank"] == 0.5 and f[1]["rule_score"] == 0.9
+    assert f[1]["pin_statement"] == 1.0 and f[0]["pin_statement"] == 0.0 and f[2]["pin_fact"] == 1.0
+    assert f[0]["doc_rank"] == 1.0 and f[2]["doc_rank"] == 0.0 and f[1]["page_position"] == 0.57
+    assert f[1]["figures"] > 0.12 > f[0]["figures"] and f[1]["figures_asked"] == f[1]["figures"]
+    assert 0 < f[1]["overlap"] == f[0]["overlap"] <= 1 and f[0]["year_match"] == 1.0 and f[0]["item_match"] == 1.0
+
+
+def test_fit_is_deterministic_and_learns_the_order():
+    def search(question):
+        good = ("the balance sheet (asked for)", BALANCE_SHEET)
+        bad = ("hybrid match in a selected document", MD_AND_A)
+        first, second = (bad, good) if "first" in question else (good, bad)
+        return question, {"years": [2023]}, [{"doc_id": "A", "score": 1.0}], _result(
+            [("A", 1, 1.0, *first), ("A", 2, 0.8, *second)])
+
+    pairs = [{"pair_id": f"p{i}", "question": f"{'first' if i % 2 else 'second'} total assets", "doc_id": "A",
+              "page": 2 if i % 2 else 1} for i in range(8)]
+    rows, labels, trained = training_rows(pairs, search, {"A": 10})
+    assert trained["used"] == 8 and sum(labels) == 8
+    one, two = fit(rows, labels, "r1", trained), fit(rows, labels, "r1", trained)
+    assert one.to_json() == two.to_json()  # same rows, same bytes
+    assert PageRanker.from_json(one.to_json()).to_json() == one.to_json()
+    # the statement page wins wherever the rules put it
+    _, plan, docs, evidence = search("first total assets")
+    assert [evidence[i]["page"] for i in one.order(page_features("first total assets", plan, docs, evidence,
+                                                                 {"A": 10}))] == [2, 1]
+
+
+class _NoEngine:
+    """A snapshot of a release whose documents index is not asked for (the catalog reads no engine)."""
+
+
+def test_a_snapshot_reads_the_model_of_its_own_release():
+    asked = []
+    models = {"r1": "model of r1"}
+
+    def load(release):
+        asked.append(release)
+        return models.get(release)
+
+    one = Snapshot(_NoEngine(), Release("r1", "2026-11-26T00:00:00", {}), None, load)
+    two = Snapshot(_NoEngine(), Release("r2", "2026-11-26T00:01:00", {}), None, load)
+    assert one.ranker() == "model of r1" and two.ranker() is None and one.ranker() == "model of r1"
+    assert asked == ["r1", "r2"]  # read once per release
