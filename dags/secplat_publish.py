@@ -3,7 +3,8 @@
 The quality gate (Great Expectations) runs first; a failing suite fails the task, names the expectations
 and rows, and leaves the aliases on the previous versions. Then the live indexes are upserted (or, with
 ``rebuild``, new versions are built and the aliases swapped atomically), and a query through the aliases
-checks that they serve evidence.
+checks that they serve evidence. With ``PAGE_RANKER=learned`` the release's page ranker is trained beside it
+(a release without one is ranked by the rules).
 """
 
 from __future__ import annotations
@@ -26,10 +27,16 @@ def secplat_publish():
         return tasks.publish_indexes(rebuild=bool((params or {}).get("rebuild")))
 
     @task
+    def train_ranker() -> dict:
+        return tasks.train_ranker()
+
+    @task
     def check_serving() -> dict:
         return tasks.check_serving()
 
-    publish() >> check_serving()
+    published = publish()
+    published >> check_serving()
+    published >> train_ranker()
 
 
 secplat_publish()

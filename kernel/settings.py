@@ -109,6 +109,13 @@ class Settings(BaseSettings):
                     "or torch (fp32)"
     )
 
+    # --- Retrieval --------------------------------------------------------------------------------
+    page_ranker: str = Field("rules", pattern="^(rules|learned)$",
+                             description="How the hierarchical mode orders pages: the hand-set rules, or the "
+                                         "release's learned ranker (the rules where a release has none)")
+    ranker_train_questions: int = Field(4000, ge=10, description="Most training questions a ranker is trained "
+                                        "on (evenly spaced over the corpus's own questions)")
+
     # --- Optional LLM (OpenAI-compatible endpoint); every stage works without it ------------------
     llm_url: str | None = Field(None, description="Base URL of an OpenAI-compatible API, e.g. http://host/v1")
     llm_model: str | None = Field(None, description="Model name sent to the LLM endpoint")

@@ -124,7 +124,7 @@ class Retriever:
     def __init__(self, resources: Resources, options: RetrievalOptions | None = None):
         self.resources = resources
         self.backend = resources.timed_backend
-        self.options = options or RetrievalOptions()
+        self.options = options or RetrievalOptions(ranker=resources.settings.page_ranker)
         self._universe = resources.settings.universe_if_any()
         self._snap: Snapshot | None = None
         self._snap_lock = threading.Lock()

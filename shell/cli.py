@@ -369,7 +369,8 @@ def cmd_train_ranker(args: argparse.Namespace) -> int:
 
     resources = _resources(args)
     started = time.perf_counter()
-    model, key = train(Retriever(resources), resources.lake, args.limit, progress)
+    limit = args.limit or resources.settings.ranker_train_questions
+    model, key = train(Retriever(resources), resources.lake, limit, progress)
     t = model.trained
     print(f"page ranker for release {model.release}: {t['used']} of {t['questions']} training questions used "
           f"({t['not_in_candidates']} not among the rules' candidates), {t['rows']} candidate pages, "

@@ -217,6 +217,23 @@ def publish_indexes(rebuild: bool = False) -> dict:
     return _stage_result(report)
 
 
+def train_ranker() -> dict:
+    """The learned page ranker for the release just published, when the server ranks pages with it
+    (``PAGE_RANKER=learned``); with the rules nothing is trained (a release without a model is ranked by
+    the rules, so a failed training never stops serving)."""
+    settings = load_settings()
+    if settings.page_ranker != "learned":
+        log.info("PAGE_RANKER=%s: no page ranker to train", settings.page_ranker)
+        return {"trained": False}
+    from query.retrieve import Retriever
+    from query.training import train
+
+    resources = Resources(settings)
+    model, key = train(Retriever(resources), resources.lake, settings.ranker_train_questions)
+    log.info("page ranker for release %s written to %s (%s)", model.release, key, model.trained)
+    return {"trained": True, "release": model.release, **model.trained}
+
+
 def check_serving(question: str = "What were the company's total revenues?") -> dict:
     """A query of the live release after a publish: the indexes answer, with evidence."""
     from query.retrieve import Retriever

@@ -86,6 +86,7 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
     nightly, publish = dagbag["dags"]["secplat_nightly"], dagbag["dags"]["secplat_publish"]
     assert nightly["timetable"] == "CronDataIntervalTimetable" and nightly["summary"] == "0 0 * * *"
     assert publish["timetable"] == "AssetTriggeredTimetable"
+    assert set(publish["tasks"]) == {"publish", "check_serving", "train_ranker"}  # the ranker beside serving
     for d in (nightly, publish):
         assert "secplat" in d["tags"] and d["max_active_runs"] == 1 and d["catchup"] is False
         for task_id, t in d["tasks"].items():
