@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from indexing.ledger import Ledger, Plan
 from indexing.ranker_pairs import MAX_PAIRS, document_pairs
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_parts, fingerprint
+from kernel.layout import INDEX_DATASETS, PARTITION_COLUMN, chunk_fingerprint, dataset_parts, fingerprint
 from kernel.reports import StageReport
 from kernel.storage import Lake
 from schemas.base import spark_schema
@@ -75,6 +75,9 @@ def run_ranker_pairs(lake: Lake, options: IndexOptions, spark=None, work: Plan |
         return out[columns]
 
     pairs = pages.join(F.broadcast(docs), "doc_id").groupBy("doc_id").applyInPandas(per_document, schema)
+    for part in todo:  # a document that asks nothing now keeps no questions from before (rerun if killed here)
+        for key in list(lake.list(f"{PAIRS}/{PARTITION_COLUMN}={part}/")):
+            lake.delete(key)
     write_partitions(pairs, lake, PAIRS, "doc_part")
     written = next(iter(lake.list(PAIRS + "/")), None) is not None  # a lake of pages without labels has none
     count = read_dataset(spark, lake, PAIRS, todo).count() if written else 0
