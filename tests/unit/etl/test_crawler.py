@@ -230,3 +230,22 @@ def test_a_lake_crawled_without_exhibits_gets_them_chosen_on_the_next_run(fixtur
         asked = {e.path.rsplit("/", 1)[1] for e in server.log if "/Archives/" in e.path}
         assert asked == {f"{gone.accession}-index.html", f"{gone.accession}.txt"}  # 404s here: recorded
         assert [e.status for e in by[gone.accession].exhibits] == ["failed"]
+
+
+def test_crawl_options_are_plain_values_read_once(tmp_path):
+    """The options carry values, not the settings or a live client: they compare and pickle as data; the
+    live site without an identity is refused when they are made."""
+    import dataclasses
+    import pickle
+
+    from kernel.settings import ConfigError, load_settings
+
+    s = load_settings(lake_root=str(tmp_path), edgar_identity="Jane Doe jane@example.com", forms="10-K,8-K",
+                      universe_tickers="KO,PEP", edgar_mirror=None)
+    options = CrawlOptions.from_settings(s, edgar_rate_limit=500.0)
+    assert options.user_agent == "Jane Doe jane@example.com" and options.forms == ("10-K", "8-K")
+    assert options.universe_tickers == ("KO", "PEP") and options.edgar_rate_limit == 500.0
+    assert pickle.loads(pickle.dumps(options)) == options
+    assert all(not hasattr(v, "__dict__") or dataclasses.is_dataclass(v) for v in vars(options).values())
+    with pytest.raises(ConfigError, match="EDGAR_IDENTITY is not set"):
+        CrawlOptions.from_settings(load_settings(lake_root=str(tmp_path), edgar_identity=None))
