@@ -19,9 +19,8 @@ from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
-    chunk_fingerprint,
+    chunk_fingerprints,
     dataset_key,
-    dataset_parts,
     fingerprint,
 )
 from kernel.models import EmbeddingSpec
@@ -48,13 +47,11 @@ class EmbedReport(StageReport):
         return f"{self.documents} documents embedded ({self.passages} passages), {self.skipped} unchanged"
 
 
-def plan(lake: Lake, embedding: EmbeddingSpec) -> Plan:
-    """Documents whose chunks or model changed since last embedded (a document gone keeps its record)."""
-    now = {}
-    for part in dataset_parts(lake, "chunks"):
-        chunks_fp = chunk_fingerprint(lake, part)
-        if chunks_fp is not None:
-            now[part] = fingerprint(chunks_fp, embedding.model, embedding.recipe)
+def plan(lake: Lake, embedding: EmbeddingSpec, chunks: dict[str, str | None] | None = None) -> Plan:
+    """Documents whose chunks or model changed since last embedded (a document gone keeps its record);
+    ``chunks``: the documents' chunk fingerprints when the caller read them already."""
+    chunks = chunk_fingerprints(lake) if chunks is None else chunks
+    now = {part: fingerprint(fp, embedding.model, embedding.recipe) for part, fp in chunks.items() if fp is not None}
     return Ledger(lake).plan(JOB, now)
 
 

@@ -22,7 +22,7 @@ from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
-    chunk_fingerprint,
+    chunk_fingerprints,
     dataset_key,
     dataset_parts,
     fingerprint,
@@ -57,15 +57,15 @@ class FactsReport(StageReport):
                 f"{self.series} series values ({self.derived} Q4 derived)")
 
 
-def plan(lake: Lake) -> Plan:
+def plan(lake: Lake, chunks: dict[str, str | None] | None = None) -> Plan:
     """Documents with facts and chunks whose facts are not indexed as they are now; documents gone since
     the last run are work too (the corpus tables must be redone)."""
+    chunks = chunk_fingerprints(lake) if chunks is None else chunks
     now = {}
     for part in dataset_parts(lake, "facts"):
-        chunks = chunk_fingerprint(lake, part)
-        if chunks is not None and read_parquet_footer(lake, dataset_key("facts", part)).num_rows:
+        if chunks.get(part) is not None and read_parquet_footer(lake, dataset_key("facts", part)).num_rows:
             # segmented (its Items are known) and with facts (a PDF or pre-2019 filing has none)
-            now[part] = fingerprint(chunks, json.dumps(sorted(FactIndexRecord.model_fields)))
+            now[part] = fingerprint(chunks[part], json.dumps(sorted(FactIndexRecord.model_fields)))
     work = Ledger(lake).plan(JOB, now)
     work.forced = bool(work.removed)
     return work

@@ -19,6 +19,7 @@ from indexing.lexicon_job import LexiconReport
 from indexing.ranker_job import RankerPairsReport
 from indexing.spark import IndexOptions
 from indexing.tree_job import TreeReport
+from kernel.layout import chunk_fingerprints
 from kernel.reports import StageReport
 from kernel.storage import Lake
 
@@ -58,9 +59,11 @@ class IndexReport(StageReport):
 def plans(lake: Lake, options: IndexOptions) -> dict[str, Plan]:
     """Each job's plan, made once from the ledger (footers read once): the trees are planned against what
     the embeddings' record holds once this run's embeddings commit (new embeddings always get their trees)."""
-    embeddings = embed_job.plan(lake, options.embedding)
+    chunks = chunk_fingerprints(lake)  # every job keys on the documents' chunks: their footers read once
+    embeddings = embed_job.plan(lake, options.embedding, chunks)
     return {"embeddings": embeddings, "trees": tree_job.plan(lake, embeddings.after),
-            "lexicon": lexicon_job.plan(lake), "facts": facts_job.plan(lake), "ranker_pairs": ranker_job.plan(lake)}
+            "lexicon": lexicon_job.plan(lake, chunks), "facts": facts_job.plan(lake, chunks),
+            "ranker_pairs": ranker_job.plan(lake, chunks)}
 
 
 def pending(lake: Lake, options: IndexOptions) -> list[str]:

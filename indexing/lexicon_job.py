@@ -28,7 +28,7 @@ from domain.rules import split_concept
 from domain.text import lower_words, plain_term
 from indexing.ledger import Ledger, Plan
 from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, chunk_fingerprint, dataset_key, dataset_parts
+from kernel.layout import INDEX_DATASETS, chunk_fingerprints, dataset_key
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
 from kernel.storage import Lake, read_parquet, write_parquet
@@ -82,26 +82,18 @@ def _batch_id(terms: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(terms)).encode()).hexdigest()[:12]
 
 
-def _doc_parts(lake: Lake) -> dict[str, str]:
-    """part -> fingerprint of its chunks (what the counts of a document depend on)."""
-    return {part: chunk_fingerprint(lake, part) or "" for part in dataset_parts(lake, "chunks")}
-
-
-def plan(lake: Lake) -> Plan:
+def plan(lake: Lake, chunks: dict[str, str | None] | None = None) -> Plan:
     """Documents whose chunks changed since counted (every document when counted with other words); work
     too when documents are gone or the curated list gained terms (the memo keeps the term batches)."""
-    work = Ledger(lake).plan(JOB, _doc_parts(lake))
+    chunks = chunk_fingerprints(lake) if chunks is None else chunks
+    # a document's counts depend on its chunks
+    work = Ledger(lake).plan(JOB, {part: fp or "" for part, fp in chunks.items()})
     if work.memo.get("words") != WORDS and (work.memo.get("batches") or work.done):
         work.done, work.memo = {}, {"stale": True}  # counted with other words: everything anew
     work.memo.setdefault("batches", {})
     known = {t for terms in work.memo["batches"].values() for t in terms}
     work.forced = bool(work.removed) or bool(work.now) and not set(curated_terms()) <= known
     return work
-
-
-def pending(lake: Lake) -> bool:
-    """Whether a run would change the lexicon: changed documents, or curated terms not yet counted."""
-    return plan(lake).has_work
 
 
 def run_lexicon(lake: Lake, options: IndexOptions, spark=None, work: Plan | None = None) -> LexiconReport:

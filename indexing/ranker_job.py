@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from indexing.ledger import Ledger, Plan
 from indexing.ranker_pairs import MAX_PAIRS, document_pairs
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
-from kernel.layout import INDEX_DATASETS, PARTITION_COLUMN, chunk_fingerprint, dataset_parts, fingerprint
+from kernel.layout import INDEX_DATASETS, PARTITION_COLUMN, chunk_fingerprints, fingerprint
 from kernel.reports import StageReport
 from kernel.storage import Lake
 from schemas.base import spark_schema
@@ -38,13 +38,10 @@ class RankerPairsReport(StageReport):
         return f"{self.pairs} training questions from {self.documents} documents"
 
 
-def plan(lake: Lake) -> Plan:
+def plan(lake: Lake, chunks: dict[str, str | None] | None = None) -> Plan:
     """Documents whose chunks (so pages) changed since their questions were made."""
-    now = {}
-    for part in dataset_parts(lake, "chunks"):
-        chunks = chunk_fingerprint(lake, part)
-        if chunks is not None:
-            now[part] = fingerprint(chunks, RECIPE)
+    chunks = chunk_fingerprints(lake) if chunks is None else chunks
+    now = {part: fingerprint(fp, RECIPE) for part, fp in chunks.items() if fp is not None}
     return Ledger(lake).plan(JOB, now)
 
 

@@ -170,6 +170,12 @@ def chunk_fingerprint(lake: Lake, part: str) -> str | None:
     return meta.get(FINGERPRINT_KEY, b"").decode() or None
 
 
+def chunk_fingerprints(lake: Lake) -> dict[str, str | None]:
+    """part -> :func:`chunk_fingerprint` of every document with chunks: the index stage reads the footers
+    once and hands them to each job's plan."""
+    return {part: chunk_fingerprint(lake, part) for part in dataset_parts(lake, "chunks")}
+
+
 # --- URIs ------------------------------------------------------------------------------------------------
 def spark_uri(lake: Lake, key: str) -> str:
     """A lake key as a URI Spark reads: ``file:///abs/path`` for a local lake (whatever spelling its root
