@@ -48,7 +48,7 @@ def page_features(question: str, plan: dict, documents: list[dict], evidence: li
         rows.append([
             1.0 / (1 + i),
             max(-1.0, min(2.0, e["score"] / top)),
-            1.0 if reason.startswith(("the ", "the note")) and "match" not in reason else 0.0,
+            1.0 if reason.startswith("the ") and "match" not in reason else 0.0,  # statement, note, cover
             1.0 if reason.startswith("reports ") else 0.0,
             1.0 / (1 + rank) if rank is not None else 0.0,
             doc_score.get(e["doc_id"], 0.0),

@@ -14,6 +14,7 @@ import re
 
 from domain.sec_items import STATEMENT_ITEMS
 from domain.statements import statements
+from domain.text import figures_share
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -46,8 +47,7 @@ def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_w
         window = text[max(0, m.start() - 120): m.end() + 120]
         if any(title.search(window) for s, title in TITLES.items() if s != statement):
             continue
-        body = "".join(text[m.start(): m.start() + figures_window].split())  # layout whitespace aside
-        if sum(c.isdigit() for c in body) >= FIGURES_SHARE * max(1, len(body)):
+        if figures_share(text[m.start(): m.start() + figures_window]) >= FIGURES_SHARE:
             return page
     return None
 
