@@ -180,6 +180,9 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     if live is None or targets != live.targets or live.id == LEGACY_RELEASE:  # else nothing changed
         release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id if live else None,
                           modes)
+        for name in ("documents", "passages"):  # what a reader maps, made before any reader can see the release
+            if modes.get(name, "unchanged") != "unchanged":  # (the embedded engine stores it per fragment)
+                backend.warm(targets[name], INDEXES[name])
         ledger.write(_ledger_job(backend), state)  # before the release: its targets are known when it is live
         faults.point("publish:state written")
         backend.commit_release(release)  # the one step that makes every index's new target live
@@ -189,9 +192,6 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     if _trim_state(backend, state):
         ledger.write(_ledger_job(backend), state)
     faults.point("publish:retention done")
-    for name in ("documents", "passages"):  # what a first query reads, made now (the embedded engine keeps it
-        if modes.get(name, "unchanged") != "unchanged":  # on disk per version)
-            backend.warm(release.targets[name], INDEXES[name])
     return report
 
 

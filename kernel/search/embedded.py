@@ -20,7 +20,6 @@ import logging
 import os
 import re
 import tempfile
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -45,21 +44,25 @@ from kernel.search.base import (
     physical_of,
     version_name,
 )
-from kernel.search.exact_vectors import ExactVectors
-from kernel.search.term_index import TermIndex
-from kernel.search.version_cache import VersionCache
+from kernel.search.piece_store import PieceStore
+from kernel.search.views import Views
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
 log = logging.getLogger(__name__)
 META_KEY = b"secplat.meta"
-LOAD_ROWS = 250_000  # rows per write when loading a version (one fragment each)
+FRAGMENT_ROWS = 1024 * 1024  # rows per fragment a load writes: Lance's compaction target, so compaction leaves them be
+# Upkeep after an upsert or delete, both bounded by what changed since the last: new rows are folded into the
+# indexes (Lance searches unindexed rows flat until then) once this many wait; small fragments (nightly
+# upserts) are merged once this many exist, and a fragment is rewritten once this share of its rows is deleted.
+INDEX_DEBT_ROWS = 100_000
+SMALL_FRAGMENTS = 16
+REWRITE_DELETED = 0.5
 EXACT_MAX_ROWS = 200_000  # a filtered kNN over at most this many rows is exact, from memory; beyond, the ANN
 ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-ranked exactly: recall@50 1.0 at 936k rows (bench.query --scale)
-# A BM25 restricted to documents holding at most this many rows scores them from memory (term_index); beyond,
+# A BM25 restricted to documents holding at most this many rows scores them from memory (piece_terms); beyond,
 # Lance's full-text search with a prefilter
 TERM_MAX_ROWS = 100_000
-SERVING_WAIT_S = 0.2  # a warmed engine's wait for a new version's postings before searching with Lance
 PRUNE_MARGIN = dt.timedelta(seconds=1)  # table versions this much older than the oldest kept one stay too
 LIVE_RELEASE = "release.json"
 _VERSION_NAME = re.compile(r"-v\d{17}$")  # a physical version (base.version_name), not an alias
@@ -81,12 +84,7 @@ class EmbeddedBackend(SearchBackend):
         # Check for newer table versions on every read: a nightly upsert is visible at once.
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
-        self._vectors: dict[str, ExactVectors] = {}
-        self._terms: dict[str, TermIndex] = {}  # table -> postings of its latest version built
-        self._building: dict[str, tuple[int, threading.Thread]] = {}  # table -> (version, builder)
-        self._terms_lock = threading.Lock()
-        self._cache = VersionCache(self.root)  # vectors and postings per table version, for the next process
-        self.term_wait: float | None = None  # seconds a query waits for a version's postings (None: until built)
+        self.views = Views(PieceStore(self.root))  # per-fragment pieces, shared by versions and processes
         self._live: tuple[tuple, Release | None] = ((), None)  # (stat of release.json, its release)
 
     @classmethod
@@ -202,9 +200,9 @@ class EmbeddedBackend(SearchBackend):
         return physical
 
     def retain(self, targets: set[str]) -> None:
-        for cache in (self._tables, self._vectors, self._terms):
-            for key in [k for k in cache if "@" in k and k not in targets]:
-                cache.pop(key, None)
+        for key in [k for k in self._tables if "@" in k and k not in targets]:
+            self._tables.pop(key, None)
+        self.views.retain(targets)
 
     def prune(self, keep: set[str]) -> None:
         """Remove table versions older than the oldest one a kept release reads (the latest stays anyway)."""
@@ -220,7 +218,20 @@ class EmbeddedBackend(SearchBackend):
                 continue
             when = stamps[version]
             now = dt.datetime.now(when.tzinfo) if when.tzinfo else dt.datetime.now()
-            table.optimize(cleanup_older_than=max(now - when + PRUNE_MARGIN, PRUNE_MARGIN))
+            table.to_lance().cleanup_old_versions(older_than=max(now - when + PRUNE_MARGIN, PRUNE_MARGIN))
+        self._keep_pieces(keep)
+
+    def _keep_pieces(self, keep: set[str]) -> None:
+        """Drop the stored pieces of fragments that neither a kept release nor a table's latest version holds."""
+        tables: dict[str, set[int]] = {}
+        for target in {*keep, *(physical_of(t) for t in keep)}:
+            try:
+                fragments = self._table(target).to_lance().get_fragments()
+            except BackendError:
+                continue
+            tables.setdefault(physical_of(target), set()).update(f.fragment_id for f in fragments)
+        for table, fragments in tables.items():
+            self.views.store.keep(table, fragments)
 
     # -- versions
     def _table_names(self) -> list[str]:
@@ -250,11 +261,10 @@ class EmbeddedBackend(SearchBackend):
         return out
 
     def drop(self, physical: str) -> None:
-        for cache in (self._tables, self._vectors, self._terms, self._building):
-            for key in [k for k in cache if physical_of(k) == physical]:
-                cache.pop(key, None)
+        for key in [k for k in self._tables if physical_of(k) == physical]:
+            self._tables.pop(key, None)
         self._db.drop_table(physical)
-        self._cache.drop(physical)
+        self.views.drop(physical)
 
     def _resolve(self, target: str) -> str:
         """An alias as the live release's target for it; any other target as it is."""
@@ -288,34 +298,30 @@ class EmbeddedBackend(SearchBackend):
 
     # -- data
     def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
+        """One streamed write: Lance cuts it into fragments of ``FRAGMENT_ROWS`` (a take or search pays per
+        fragment, and compaction leaves full ones alone), never holding more than a batch."""
         table = self._writable_table(target)
         schema = _without_meta(table.schema)
-        written, pending, rows = 0, [], 0
-        for batch in batches:  # few large writes: each write is a fragment, and a take or search pays per fragment
-            data = _conform(batch, schema)
-            pending.append(data)
-            rows += data.num_rows
-            if rows >= LOAD_ROWS:
-                written += self._add(table, pending)
-                pending, rows = [], 0
-        written += self._add(table, pending)
+        written = 0
+
+        def conformed():
+            nonlocal written
+            for batch in batches:
+                for part in _conform(batch, schema).to_batches():
+                    written += part.num_rows
+                    yield part
+
+        table.add(pa.RecordBatchReader.from_batches(schema, conformed()))
         faults.point(f"engine:rows added {spec.name}")
         self._build_indexes(table, spec)
         if table.count_rows() != written:
             raise BackendError(f"{target}: {table.count_rows()} rows after loading {written}")
         return written
 
-    def _add(self, table, tables: list[pa.Table]) -> int:
-        data = pa.concat_tables(tables) if tables else None
-        if data is None or not data.num_rows:
-            return 0
-        table.add(data)
-        return data.num_rows
-
     def _build_indexes(self, table, spec: IndexSpec) -> None:
         for field in spec.text_fields:
             table.create_fts_index(field, replace=True, with_position=False, stem=True, remove_stop_words=True,
-                                   ascii_folding=True, max_token_length=MAX_TOKEN)  # as term_index tokenizes
+                                   ascii_folding=True, max_token_length=MAX_TOKEN)  # as piece_terms tokenizes
         for field in {spec.id_field, spec.doc_field} - {None}:
             table.create_scalar_index(field, replace=True)
         rows = table.count_rows()
@@ -339,13 +345,22 @@ class EmbeddedBackend(SearchBackend):
             merge = merge.when_not_matched_by_source_delete(col(spec.doc_field).isin([lit(d) for d in replace_docs]))
         merge.execute(data)  # one commit: inserts, updates and deletes together
         faults.point(f"engine:upserted {spec.name}")
-        self._compact(table)
+        self._upkeep(table)
         return data.num_rows
 
-    def _compact(self, table) -> None:
-        """Fold new rows into the indexes. Old table versions stay: a release may read them (``prune``
-        removes them once no kept release does)."""
-        table.optimize()
+    def _upkeep(self, table) -> None:
+        """Merge small fragments and fold unindexed rows into the indexes when enough wait (the constants
+        above), so a nightly upsert rewrites nothing it did not change and its new fragment is all a server
+        maps in. Old table versions stay: a release may read them (``prune`` removes them once none does)."""
+        small = [f for f in table.to_lance().get_fragments() if f.metadata.physical_rows < FRAGMENT_ROWS // 4]
+        if len(small) >= SMALL_FRAGMENTS:
+            table.to_lance().optimize.compact_files(target_rows_per_fragment=FRAGMENT_ROWS,
+                                                    materialize_deletions_threshold=REWRITE_DELETED)
+            table.checkout_latest()
+        if max((table.index_stats(i.name).num_unindexed_rows for i in table.list_indices()), default=0) \
+                >= INDEX_DEBT_ROWS:
+            table.to_lance().optimize.optimize_indices()
+            table.checkout_latest()
 
     def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
         from lancedb.expr import col, lit
@@ -361,7 +376,7 @@ class EmbeddedBackend(SearchBackend):
             return 0
         condition = conditions[0] if len(conditions) == 1 else conditions[0] | conditions[1]
         table.delete(condition)
-        self._compact(table)
+        self._upkeep(table)
         return before - table.count_rows()
 
     def count(self, target: str) -> int:
@@ -377,9 +392,8 @@ class EmbeddedBackend(SearchBackend):
         if not ids:
             return []
         table = self._table(target)
-        exact = self._exact_vectors(table, spec) if spec.has_vector else None
-        if exact is not None:  # by row id: reads those rows only
-            rows = self._take(table, exact.rows_of(ids))
+        if spec.has_vector:  # by row address: reads those rows only
+            rows = self._take(table, self.views.view(table, spec).rows_of(ids))
         else:
             rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
                     .select(_columns(table)).limit(len(ids)).to_arrow().to_pylist())
@@ -409,13 +423,14 @@ class EmbeddedBackend(SearchBackend):
         fields = tuple(fields or spec.text_fields)
         checked = check_filters(spec, filters)
         if spec.doc_field in checked and spec.has_vector:  # within documents: their rows, not the corpus
-            exact = self._exact_vectors(table, spec)
-            rows = exact.candidates(checked)
-            terms = self._term_index(table, spec, exact) if len(rows) <= TERM_MAX_ROWS else None
-            if terms is not None:
-                found = terms.search(text, {f: spec.boost(f) for f in fields}, rows, k)
-                taken = {r[spec.id_field]: r for r in self._take(table, [int(exact.row_ids[p]) for p, _ in found])}
-                ids = [str(exact.ids[p]) for p, _ in found]
+            view = self.views.view(table, spec)
+            rows = view.candidates(checked)
+            if len(rows) <= TERM_MAX_ROWS:
+                tokens = self.views.vocabulary.tokens(text)
+                found = view.bm25(tokens, {f: spec.boost(f) for f in fields}, rows, k)
+                positions = np.asarray([p for p, _ in found], dtype=np.int64)
+                taken = {r[spec.id_field]: r for r in self._take(table, view.row_ids_at(positions).tolist())}
+                ids = [i.decode() for i in view.ids_at(positions)]
                 return [Hit(i, score, taken[i]) for i, (_, score) in zip(ids, found, strict=True) if i in taken]
         # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
         match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f))) for f in fields])
@@ -426,60 +441,19 @@ class EmbeddedBackend(SearchBackend):
         rows = query.select([*_columns(table), "_score"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows]
 
-    def _term_index(self, table, spec: IndexSpec, exact: ExactVectors) -> TermIndex | None:
-        """The row-term postings of the table's current version, built once per version on a background
-        thread. The caller waits ``term_wait`` seconds for them (None: until built); None when they are not
-        ready by then, and the caller searches with Lance meanwhile: a new version never stalls a server."""
-        key = _key(table)
-        cached = self._terms.get(key)
-        if cached is not None and cached.version == exact.version:
-            return cached
-        with self._terms_lock:
-            version, thread = self._building.get(key, (None, None))
-            if version != exact.version or thread is None:
-                thread = threading.Thread(target=self._build_terms, args=(table, spec, exact, key), daemon=True,
-                                          name=f"term-index {key}")
-                self._building[key] = (exact.version, thread)
-                thread.start()
-        thread.join(self.term_wait)
-        cached = self._terms.get(key)
-        return cached if cached is not None and cached.version == exact.version else None
-
-    def _build_terms(self, table, spec: IndexSpec, exact: ExactVectors, key: str) -> None:
-        try:
-            cached = self._cache.load(table.name, exact.version, "terms")
-            built = TermIndex(table, exact, spec.text_fields, cached)
-            if cached is None:
-                self._cache.save(table.name, exact.version, "terms", *built.arrays())
-        except Exception as exc:  # the Lance path keeps serving; the next query tries again
-            log.warning("%s: row-term postings not built (%s); full-text search serves", table.name, exc)
-            with self._terms_lock:
-                self._building.pop(key, None)
-            return
-        with self._terms_lock:
-            if self._building.get(key, (None,))[0] == built.version:
-                self._terms[key] = built
-
     def warm(self, target: str, spec: IndexSpec) -> None:
-        """Load what document-restricted searches of ``target`` read from memory (vectors, row-term
-        postings), waiting until done: a server calls it before taking traffic, a benchmark before timing.
-        From then on a newer version's postings are built in the background while Lance serves (a query
-        waits at most ``SERVING_WAIT_S`` for them), so a nightly publish never stalls a server."""
-        if not spec.has_vector:
-            return
-        table = self._table(target)
-        exact = self._exact_vectors(table, spec)
-        if spec.doc_field:
-            self.term_wait = None
-            self._term_index(table, spec, exact)
-        self.term_wait = SERVING_WAIT_S
+        """Map what document-restricted searches of ``target`` read from memory (its fragments' pieces,
+        computed and stored where missing): a publisher calls it before the release goes live, a server
+        before taking traffic, a benchmark before timing."""
+        if spec.has_vector:
+            self.views.view(self._table(target), spec)
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
         table = self._table(target)
-        exact = self._exact_vectors(table, spec)
+        view = self.views.view(table, spec)
         big = table.count_rows() >= self.vector_index_min_rows  # the table has an ANN index
-        found = exact.search(vector, check_filters(spec, filters), k, EXACT_MAX_ROWS if big else None)
+        found = view.search(vector, check_filters(spec, filters), k, EXACT_MAX_ROWS if big else None)
         if found is not None:  # exact, from memory: every row of a few documents, or a small table
             rows = {r[spec.id_field]: r for r in self._take(table, [rid for _, _, rid in found])}
             return [Hit(i, score, rows[i]) for i, score, _ in found if i in rows]
@@ -490,29 +464,6 @@ class EmbeddedBackend(SearchBackend):
             query = query.where(where, prefilter=True)
         rows = query.select([*_columns(table), "_distance"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], 1.0 - float(r.pop("_distance")), r) for r in rows]
-
-    def _exact_vectors(self, table, spec: IndexSpec) -> ExactVectors:
-        """The in-memory vectors of the table's current version (loaded once per version)."""
-        key = _key(table)
-        cached = self._vectors.get(key)
-        if cached is not None and cached.version == table.version:
-            return cached
-        self._vectors.pop(key, None)
-        version = table.version
-        stored = self._cache.load(table.name, version, "vectors")
-        exact = ExactVectors(table, spec.id_field, stored[0] if stored else None)
-        if stored is not None and exact.version != version:  # the table moved on meanwhile: read it
-            exact = ExactVectors(table, spec.id_field)
-        elif stored is None and exact.version == version:
-            self._cache.save(table.name, version, "vectors", exact.arrays(), {"rows": len(exact.ids)})
-        self._vectors[_key(table)] = exact
-        return exact
-
-
-def _key(table) -> str:
-    """Caches are per table version: ``<table>@<n>``."""
-    return f"{table.name}@{table.version}"
-
 
 def _write_atomic(path: Path, body: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -1,22 +1,20 @@
 """The embedded engine's document-restricted searches: what makes hierarchical retrieval cost the chosen
 documents' rows instead of the corpus (latency at scale: ``python -m bench.query --scale``). Here, that
-they answer exactly as written-out definitions do, and that a new version never stalls a warmed engine."""
+they answer exactly as written-out definitions do, and that a new version costs what it changed."""
 
 from __future__ import annotations
 
 import math
-import threading
-import time
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from domain.text import analyzer
-from kernel.search import embedded
+from kernel.search import views
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
-from kernel.search.term_index import TermIndex
+from kernel.search.pieces import piece_arrays
 from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.index_records import DIMS, passages, vector
@@ -72,31 +70,26 @@ def test_bm25_within_documents_is_okapi_bm25_over_the_whole_table(engine, filter
     assert all(h.source["text"] == by_id[h.id]["text"] and "vector" not in h.source for h in hits)
 
 
-def test_a_new_version_never_stalls_a_warmed_engine(engine, monkeypatch):
-    """After warm(), a version whose postings are still building is searched with Lance's full-text index
-    (same documents, no wait); once built, the postings serve, and they hold the upserted text."""
+def test_an_upsert_maps_in_only_its_new_fragment_and_scores_over_the_new_version(engine, monkeypatch):
+    """A new version shares every piece it keeps (nothing of them is read again); the upserted rows come as
+    one new fragment, replaced rows are masked, and BM25's statistics are the new version's."""
     be, alias, spec, rows = engine
     be.warm(alias, spec)
-    release, built = threading.Event(), []
-
-    class SlowTermIndex(TermIndex):
-        def __init__(self, *args):
-            release.wait(30)
-            super().__init__(*args)
-            built.append(self.version)
-
-    monkeypatch.setattr(embedded, "TermIndex", SlowTermIndex)
+    before = be.views.view(be._table(alias), spec)
     row = {**rows[0], "text": "A zeppelin hangar lease was signed."}
     be.upsert(alias, spec, to_table(spec.model, [row]).to_batches())
     be.swap_alias(alias, be.alias_target(alias))  # a release serving the upserted table version
-    started = time.perf_counter()
-    during = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
-    assert time.perf_counter() - started < 5 and [h.id for h in during] == [row["chunk_id"]] and not built
-    release.set()
-    be._building[be._resolve(alias)][1].join(30)
-    after = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
-    assert built and [h.id for h in after] == [row["chunk_id"]]
-    assert after[0].score != during[0].score  # the postings' score, not the full-text index's
+    read = []
+    monkeypatch.setattr(views, "piece_arrays", lambda data, *a: read.append(data.num_rows) or
+                        piece_arrays(data, *a))
+    after = be.views.view(be._table(alias), spec)
+    assert read == [1] and after.pieces[:-1] == before.pieces and len(after.deleted[0]) == 1
+    hits = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
+    assert [h.id for h in hits] == [row["chunk_id"]]
+    new_rows = [row, *rows[1:]]
+    text = "Revenues pricing income zeppelin"
+    got = be.bm25(alias, spec, text, {"doc_id": row["doc_id"]}, k=8)
+    assert [(h.id, round(h.score, 4)) for h in got] == _reference_bm25(new_rows, spec, text, {"doc_id": row["doc_id"]}, 8)
 
 
 def test_knn_and_get_read_only_the_rows_they_return(engine):

@@ -1,14 +1,14 @@
-"""The embedded engine's per-version cache: a second process reads the vectors and postings the first one
-computed (same results, no rebuild), a new version gets its own entry, a dropped table leaves none."""
+"""The embedded engine's per-fragment pieces on disk: a second process maps what the publisher computed (same
+results, nothing rebuilt), and the pieces of fragments no kept release holds, or of a dropped table, go."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from kernel.resources import Resources
+from kernel.search import views
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
-from kernel.search.term_index import FieldTerms
 from kernel.settings import load_settings
 from schemas.index import INDEXES
 from shell.runner import run_stage
@@ -35,18 +35,18 @@ def test_a_second_process_reads_what_the_first_computed(tmp_path, monkeypatch):
     settings = _published(tmp_path)
     cache = tmp_path / "search" / ".cache"
     entries = sorted(p.name for p in cache.glob("*/*"))
-    # publishing made them: documents' and passages' vectors and postings
-    assert len(entries) == 4 and {e.split("-")[1] for e in entries} == {"vectors", "terms"}, entries
+    # publishing made them: one piece per fragment of the documents and passages tables
+    assert len(entries) == 2 and all(e.startswith("f0-") for e in entries), entries
     first = _search(EmbeddedBackend.from_settings(settings))
 
     def no_rebuild(*args, **kwargs):
-        raise AssertionError("postings rebuilt although the cache holds them")
+        raise AssertionError("a piece rebuilt although the store holds it")
 
-    monkeypatch.setattr(FieldTerms, "add", no_rebuild)  # building postings tokenizes rows through add()
+    monkeypatch.setattr(views, "piece_arrays", no_rebuild)
     second = EmbeddedBackend.from_settings(settings)
     assert _search(second) == first and first[0] and first[1]
-    table = second._table(alias_name(second.prefix, "passages"))
-    assert isinstance(second._vectors[f"{table.name}@{table.version}"].matrix, np.memmap)  # mapped from the cache, not read from Lance
+    view = second.views.view(second._table(alias_name(second.prefix, "passages")), INDEXES["passages"])
+    assert isinstance(view.pieces[0].matrix, np.memmap)  # mapped from the store, not read from Lance
 
 
 def test_a_new_version_replaces_the_entry_and_a_dropped_table_leaves_none(tmp_path):
@@ -58,4 +58,4 @@ def test_a_new_version_replaces_the_entry_and_a_dropped_table_leaves_none(tmp_pa
         assert not run_stage("publish", Resources(settings), rebuild=True).blocked
     left = {p.parent.name for p in cache.glob("*/*")}
     assert left and not left & first, (first, left)
-    assert all(len(list((cache / t).glob("v*"))) == 2 for t in left)  # one version each: vectors and terms
+    assert all(len(list((cache / t).glob("f*"))) >= 1 for t in left)
