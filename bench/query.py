@@ -15,12 +15,17 @@ costs (``release_check``, microseconds). Writes bench/results/query.json.
 requests (questions cycled) come from ``--threads`` client threads at once; reports throughput and the
 latency each client saw. Writes bench/results/query_http.json.
 
-``--scale N1,N2``: for each N, a published index N times larger built from the lake's (``bench.scale``:
-copies of every document under new ids, vectors perturbed, text kept) under ``--scale-dir``; reports its
-build time and disk size, hierarchical and flat hybrid p50/p95 with the mean time of each query stage
-(``kernel.timing``), and the ANN's recall@50 against exact search for unrestricted kNN where the passages
-pass ``VECTOR_INDEX_MIN_ROWS`` (kNN restricted to documents is exact at every size). Writes
-bench/results/query_scale.json.
+``--scale N1,N2 [--follow] [--ann-recall]``: for each N, a published index N times larger built from the
+lake's (``bench.scale``: copies of every document under new ids, vectors perturbed, text kept) under
+``--scale-dir``, then served by a process of its own (``bench.serve_probe``); reports passages, build time
+(loads, indexes and the pieces a publish makes), disk, warm seconds, resident MB after warm-up and
+``--n`` questions, hierarchical p50/p95 with the mean time of each query stage (``kernel.timing``).
+``--follow``: a nightly upsert of 50 filings (``bench.scale.nightly_upsert``) published while the serving
+process asks questions in a loop: ``publish_s``, ``follow_s`` (the release live until the server answers
+from it), ``max_ms_during_switch`` (slowest query of the loop), ``rss_after_mb``. ``--ann-recall``: the
+ANN's recall@50 against exact search for unrestricted kNN where the passages pass
+``VECTOR_INDEX_MIN_ROWS`` (kNN restricted to documents is exact at every size). Writes
+bench/results/query_scale.json: ``{"scales": [...]}``.
 """
 
 from __future__ import annotations
@@ -118,21 +123,6 @@ def http_load(lake: Path, questions: list[str], workers: int, requests: int, thr
             "requests_per_s": round(requests / wall, 2), **_percentiles(latencies)}
 
 
-def _stages(retriever: Retriever, questions: list[str], opts) -> dict:
-    """Latency percentiles and the mean milliseconds of each stage and engine call (kernel.timing)."""
-    retriever.warm()
-    for q in questions:  # warm: model, catalog, and each filter column's postings (built once per version)
-        retriever.search(q, 5, options=opts)
-    latencies, stages = [], {}
-    for q in questions:
-        result = retriever.search(q, 5, options=opts)
-        latencies.append(result.timings["total"])
-        for key, ms in result.timings.items():
-            stages[key] = stages.get(key, 0.0) + ms
-    return {**_percentiles(latencies), "stages_ms": {k: round(v / len(questions), 1) for k, v in
-                                                     sorted(stages.items(), key=lambda kv: -kv[1]) if k != "total"}}
-
-
 def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> float | None:
     """Recall@k of the engine's unrestricted kNN (the ANN index) against exact search, or None when the
     passages are below the ANN threshold (then both are exact)."""
@@ -142,7 +132,7 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
     table = backend._table(retriever.snapshot().target("passages"))
     if table.count_rows() < backend.vector_index_min_rows:
         return None
-    exact = backend._exact_vectors(table, spec)
+    exact = backend.views.view(table, spec)
     found = total = 0
     for q in questions:
         vector = retriever.embed(q)
@@ -152,30 +142,59 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
     return round(found / total, 4)
 
 
-def scale_run(lake: Path, questions: list[str], scales: list[int], root: Path) -> list[dict]:
-    from bench.scale import build_scaled
+def scale_run(lake: Path, questions: Path, scales: list[int], root: Path, n: int, follow: bool,
+              ann: bool) -> list[dict]:
+    """Per factor: the scaled store built here, then served by a process of its own (``bench.serve_probe``);
+    with ``follow``, a nightly upsert published while that process asks questions in a loop."""
+    from bench.scale import build_scaled, nightly_upsert
     from kernel.search.embedded import EmbeddedBackend
 
     settings = load_settings(lake_root=str(lake))
     source = EmbeddedBackend(settings.search_root(), settings.search_prefix)
     rows = []
-    for n in scales:
-        where = root / f"x{n}"
-        built = build_scaled(source, where, n, settings.vector_index_min_rows)
-        retriever = open_retriever(load_settings(lake_root=str(lake), search_path=str(where)))
-        started = time.perf_counter()
-        retriever.warm()  # what a server does before taking traffic: vectors and row-term postings in memory
-        base = retriever.options
-        row = {**built, "warm_s": round(time.perf_counter() - started, 1), "hierarchical": _stages(retriever, questions, base),
-               "hybrid_flat": _stages(retriever, questions, replace(base, mode="hybrid")),
-               "ann_recall_at_50": _ann_recall(retriever, questions)}
+    for factor in scales:
+        where = root / f"x{factor}"
+        row = build_scaled(source, where, factor, settings.vector_index_min_rows)
+        print(json.dumps(row), flush=True)
+        probe = subprocess.Popen([sys.executable, "-m", "bench.serve_probe", "--lake", str(lake), "--search",
+                                  str(where), "--questions", str(questions), "--n", str(n),
+                                  *(["--follow"] if follow else [])], stdout=subprocess.PIPE, text=True)
+        if follow:
+            ready = json.loads(probe.stdout.readline() or "{}")
+            if "ready" not in ready:
+                raise SystemExit(f"the serving probe at x{factor} stopped before its query loop")
+            time.sleep(2)  # the loop runs before the switch too
+            nightly = nightly_upsert(source, EmbeddedBackend(where, settings.search_prefix,
+                                                             settings.vector_index_min_rows))
+        served = json.loads(probe.stdout.read().strip().splitlines()[-1])
+        if probe.wait() != 0:
+            raise SystemExit(f"the serving probe at x{factor} failed")
+        row.update({k: served[k] for k in ("warm_s", "rss_mb", "p50_ms", "p95_ms", "stages_ms")})
+        if follow:
+            row.update(switch_figures(served, nightly))
+        if ann:
+            retriever = open_retriever(load_settings(lake_root=str(lake), search_path=str(where)))
+            row["ann_recall_at_50"] = _ann_recall(retriever, [json.loads(line)["question"] for line in
+                                                             questions.open()][:n])
         print(json.dumps(row), flush=True)
         rows.append(row)
-        if n != scales[-1]:
+        save_results("query_scale", {"scales": rows})
+        if factor != scales[-1]:
             import shutil
 
             shutil.rmtree(where, ignore_errors=True)
     return rows
+
+
+def switch_figures(served: dict, nightly: dict) -> dict:
+    """What the serving loop saw of the nightly release: seconds from it going live until an answer from it,
+    and the slowest query of the loop (which runs through the publish and the switch)."""
+    asked = served["asked"]
+    answered = [end for _, end, _, release in asked if release == nightly["release"]]
+    return {"publish_s": nightly["publish_s"], "follow_s": round(min(answered) - nightly["live_at"], 2)
+            if answered else None, "max_ms_during_switch": round(max(ms for *_, ms, _ in asked), 1),
+            "loop_queries": len(asked), "rss_after_mb": served["rss_after_mb"],
+            "nightly": {k: nightly[k] for k in ("filings", "replaced")}}
 
 
 def main() -> None:
@@ -189,11 +208,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=10)
     parser.add_argument("--scale", help="comma-separated factors: latency on indexes that many times larger")
     parser.add_argument("--scale-dir", type=Path, default=Path("/tmp/secplat-bench-scale"))
+    parser.add_argument("--follow", action="store_true", help="with --scale: a nightly upsert while a server asks")
+    parser.add_argument("--ann-recall", action="store_true", help="with --scale: the ANN's recall@50 (slow at scale)")
     args = parser.parse_args()
     questions = [json.loads(line)["question"] for line in args.questions.open()][: args.n]
     if args.scale:
-        rows = scale_run(args.lake, questions, [int(n) for n in args.scale.split(",")], args.scale_dir)
-        save_results("query_scale", rows)
+        scale_run(args.lake, args.questions, [int(n) for n in args.scale.split(",")], args.scale_dir, args.n,
+                  args.follow, args.ann_recall)
         return
     if args.http:
         rows = [http_load(args.lake, questions, int(w), args.requests, args.threads) for w in args.http.split(",")]

@@ -5,7 +5,8 @@ kept, vectors perturbed slightly (Gaussian noise of ``NOISE`` per dimension, ren
 near but not identical neighbours. The copies keep their company, so a company has N times as many filings,
 as it would over more years. The lexicon is corpus-wide and copied once. The result is a separate embedded
 engine directory; loading it builds the same indexes a publish builds (BM25, scalar, and the ANN index
-where the rows pass ``VECTOR_INDEX_MIN_ROWS``).
+where the rows pass ``VECTOR_INDEX_MIN_ROWS``) and the pieces a publish makes. ``nightly_upsert`` then
+publishes 50 filings' worth of documents into it, as a nightly refresh would.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kernel.search.base import alias_name
 from kernel.search.embedded import META_KEY, EmbeddedBackend
@@ -74,9 +76,12 @@ def build_scaled(source: EmbeddedBackend, root: Path, n: int, min_rows: int, see
         batches = (b for c in range(copies) for b in _renamed(table, c, rng).to_batches(max_chunksize=20_000))
         rows[spec.name] = dest.load(version, spec, batches)
         dest.swap_alias(alias_name(dest.prefix, spec.name), version)
+        if spec.name in ("documents", "passages"):  # the pieces a publish makes before its release goes live
+            dest.warm(dest.alias_target(alias_name(dest.prefix, spec.name)), spec)
     seconds = time.perf_counter() - started
     disk = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-    return {"scale": n, "rows": rows, "build_s": round(seconds, 1), "disk_mb": round(disk / 2**20, 1)}
+    return {"scale": n, "passages": rows.get("passages", 0), "rows": rows, "build_s": round(seconds, 1),
+            "disk_mb": round(disk / 2**20, 1)}
 
 
 def _with_all_columns(table: pa.Table, spec) -> pa.Table:
@@ -94,3 +99,46 @@ def _meta(table: pa.Table) -> dict:
     import json
 
     return json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+
+
+def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int = 50, replaced: int = 10,
+                   seed: int = 11) -> dict:
+    """A nightly publish into a scaled store, the engine calls ``indexing.publish`` makes for an upsert:
+    ``filings - replaced`` new filings (source documents copied under new ids) and ``replaced`` filings
+    published again (same ids: their rows replaced), upserted into every per-document index's live version,
+    the pieces made, one release committed, retention run. Returns the release, the wall clock time it went
+    live (``time.time()``) and the seconds the whole publish took."""
+    import datetime as dt
+
+    from indexing.publish import retain_releases
+    from kernel.search.base import Release, release_id
+
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    live = dest.live_release()
+    catalog = source._table(source.alias_target(alias_name(source.prefix, "documents"))).to_arrow()
+    docs = sorted(catalog.column("doc_id").to_pylist())
+    chosen = docs[:: max(1, len(docs) // filings)][:filings]
+    targets, modes = dict(live.targets), {}
+    for spec in INDEXES.values():
+        if not spec.doc_field or spec.name not in targets:
+            continue
+        table = _with_all_columns(source._table(source.alias_target(alias_name(source.prefix, spec.name))).to_arrow(),
+                                  spec)
+        parts = []
+        for i, doc in enumerate(chosen):
+            rows = table.filter(pc.equal(table.column("doc_id"), doc))
+            parts.append(_renamed(rows, 0 if i < replaced else 10_000 + i, rng))
+        data = pa.concat_tables(parts)
+        work = dest.writable(targets[spec.name], spec, {})
+        dest.upsert(work, spec, data.to_batches(max_chunksize=2_000),
+                    replace_docs=sorted(set(data.column("doc_id").to_pylist())))
+        targets[spec.name], modes[spec.name] = dest.pin(work), "upsert"
+    for name in ("documents", "passages"):
+        dest.warm(targets[name], INDEXES[name])
+    release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id, modes)
+    dest.commit_release(release)
+    live_at = time.time()
+    retain_releases(dest, 1)
+    return {"release": release.id, "live_at": live_at, "publish_s": round(time.perf_counter() - started, 1),
+            "filings": len(chosen), "replaced": min(replaced, len(chosen))}

@@ -327,6 +327,8 @@ class EsDouble:
                 fnmatch.fnmatchcase(parts[0], p) for p in t.get("index_patterns", []))), {})
             mappings = (req.body or {}).get("mappings") or template.get("template", {}).get("mappings", {})
             self.indices[parts[0]] = Index(mappings, template.get("template", {}).get("settings", {}))
+            for alias in (req.body or {}).get("aliases", {}):
+                self.aliases.setdefault(alias, set()).add(parts[0])
             return 200, {**ack, "shards_acknowledged": True, "index": parts[0]}
         if op == "HEAD /{index}":
             return (200, None) if self._targets(parts[0]) else (404, None)

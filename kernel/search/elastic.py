@@ -16,8 +16,9 @@ Releases: a release is a marker index ``<prefix>-release-<id>`` whose mapping ``
 record; the alias ``<prefix>-release`` names the live one. Making a release live is one ``update_aliases``
 request that moves every index alias whose target changed and the release alias together: one cluster
 state update, so readers see the old release or the new one whole. Readers resolve the release alias once
-per query and search the physical indices it names. An upsert never writes into a served index: the live
-version is copied into a new one server-side (``_reindex``) and the upsert goes there.
+per query and search the version aliases it names. A version is an alias over one index per filing year
+(``kernel.search.es_partitions``): an upsert never writes into a served index, and copies server-side
+(``_reindex``) only the years it changes into indexes of the new version, which shares every other year.
 
 Visibility: version indices never refresh on a timer (``refresh_interval: -1``); a load, an upsert (its new
 rows and the deletion of the replaced documents' stale rows) and a delete become visible in one explicit
@@ -31,11 +32,13 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import re
 import threading
 from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
 
+from kernel.search import es_partitions as parts
 from kernel.search.base import (
     BackendError,
     Filters,
@@ -62,6 +65,7 @@ ID_BATCH = 1000  # document ids per terms query: far below index.max_terms_count
 # templates with overlapping patterns may not share one: ours sits above them.
 TEMPLATE_PRIORITY = 500
 REQUEST_TIMEOUT_S = 60
+_VERSION = re.compile(r"-v\d{17}$")  # a version's name (base.version_name), not an index's alias
 
 
 class ElasticBackend(SearchBackend):
@@ -108,20 +112,42 @@ class ElasticBackend(SearchBackend):
                                        "refresh_interval": "-1"}, "mappings": mapping},
                 _meta={META_KEY: {"managed": True}})
             name = version_name(self.prefix, spec.name)
-            self.client.indices.create(index=name, mappings=mapping)
+            self.client.indices.create(index=parts.partition_index(name, parts.NONE), mappings=mapping,
+                                       aliases={name: {}})
         except Exception as exc:  # elasticsearch.ApiError and transport errors
             raise self._error(f"create {spec.name} version", exc) from exc
         return name
 
     def alias_target(self, alias: str) -> str | None:
-        """One ``GET /_alias/<name>`` (a missing alias answers 404: None)."""
+        """The release marker for the release alias; for an index's alias, the version the live release serves."""
+        if alias == self._release_alias():
+            members = self._alias_members(alias)
+            return members[0] if members else None
+        return super().alias_target(alias)
+
+    def _alias_members(self, alias: str) -> list[str] | None:
+        """One ``GET /_alias/<name>``: the indices it names (a missing alias answers 404: None)."""
         try:
             resp = self.client.options(ignore_status=404).indices.get_alias(name=alias)
         except Exception as exc:
             raise self._error(f"read alias {alias}", exc) from exc
-        if resp.meta.status == 404:
-            return None
-        return next(iter(resp.body), None)
+        return None if resp.meta.status == 404 else sorted(resp.body)
+
+    def _members(self, version: str) -> list[str]:
+        """A version's partition indices (a pre-partition version index is its own only partition)."""
+        members = self._alias_members(version)
+        if members is not None:
+            return members
+        try:
+            return [version] if self.client.indices.exists(index=version) else []
+        except Exception as exc:
+            raise self._error(f"read {version}", exc) from exc
+
+    def _version(self, target: str) -> str:
+        """The version a target names: an index's alias is the live release's version for it."""
+        if _VERSION.search(target):
+            return target
+        return SearchBackend.alias_target(self, target) or target
 
     # -- releases
     def _release_alias(self) -> str:
@@ -163,14 +189,9 @@ class ElasticBackend(SearchBackend):
         live = self.live_release()
         before = dict(live.targets) if live else {}
         actions: list[dict] = []
-        for index, target in sorted(release.targets.items()):
+        for index, target in sorted(release.targets.items()):  # each index's alias names its version's partitions
             alias = alias_name(self.prefix, index)
-            current = self.alias_target(alias)
-            if current == target:
-                continue
-            if current:
-                actions.append({"remove": {"index": current, "alias": alias}})
-            actions.append({"add": {"index": target, "alias": alias}})
+            actions += parts.alias_moves(alias, self._alias_members(alias) or [], self._members(target))
         current_marker = self.alias_target(self._release_alias())
         if current_marker and current_marker != marker:
             actions.append({"remove": {"index": current_marker, "alias": self._release_alias()}})
@@ -197,46 +218,93 @@ class ElasticBackend(SearchBackend):
         return physical  # a physical index no release serves is written; served ones are never written
 
     def writable(self, target: str, spec: IndexSpec, meta: dict) -> str:
-        """A new version with the served one's rows, copied server-side (``_reindex``), for an upsert."""
+        """A new version over the served one's partitions (one alias request, nothing copied): the upsert
+        copies the partitions it writes (``_own``)."""
         source = physical_of(target)
-        version = self.create_version(spec, meta.get("dims"), meta)
+        version = version_name(self.prefix, spec.name)
+        members = self._members(source)
+        if not members:
+            raise BackendError(f"no index version {source}")
         try:
-            self.client.reindex(source={"index": source}, dest={"index": version}, refresh=True,
-                                wait_for_completion=True, request_timeout=self.request_timeout * 10)
+            self.client.indices.update_aliases(actions=[{"add": {"index": i, "alias": version}} for i in members])
         except Exception as exc:
-            self.drop(version)
-            raise self._error(f"copy {source} into {version}", exc) from exc
+            raise self._error(f"make version {version}", exc) from exc
         return version
+
+    def _own(self, version: str, keys: set[str]) -> dict[str, str]:
+        """partition key -> the version's own index for it, copying shared partitions (``_reindex`` of that
+        partition only) and creating missing ones (with the version's mapping) first."""
+        members = self._members(version)
+        if not members:
+            raise BackendError(f"no index version {version}")
+        copies, creates = parts.plan_writes(version, members, keys)
+        if copies or creates:
+            mapping = self.client.indices.get(index=members[0]).body[members[0]]["mappings"]
+        try:
+            for source, dest in copies:
+                self.client.indices.create(index=dest, mappings=mapping)
+                self.client.reindex(source={"index": source}, dest={"index": dest}, refresh=True,
+                                    wait_for_completion=True, request_timeout=self.request_timeout * 10)
+                self.client.indices.update_aliases(actions=[{"remove": {"index": source, "alias": version}},
+                                                            {"add": {"index": dest, "alias": version}}])
+            for dest in creates:
+                self.client.indices.create(index=dest, mappings=mapping, aliases={version: {}})
+        except Exception as exc:
+            raise self._error(f"prepare partitions of {version}", exc) from exc
+        return {parts.key_of(i): i for i in self._members(version) if parts.own(version, i)}
+
+    def _partitions(self, alias: str) -> tuple[dict, dict[str, list[str]]]:
+        """(every partition index of the logical index with its aliases and mappings, version -> partitions)."""
+        try:
+            indices = self.client.indices.get(index=f"{alias}-v*", allow_no_indices=True).body
+        except Exception as exc:
+            raise self._error(f"list {alias} versions", exc) from exc
+        return indices, parts.versions_of({i: body.get("aliases", {}) for i, body in indices.items()}, alias)
 
     def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
         alias = alias_name(self.prefix, spec.name)
         live = self.alias_target(alias)
-        try:
-            indices = self.client.indices.get(index=f"{alias}-v*", allow_no_indices=True).body
-        except Exception as exc:
-            raise self._error(f"list {spec.name} versions", exc) from exc
+        indices, versions = self._partitions(alias)
         out = []
-        for name in sorted(indices):
-            meta = indices[name].get("mappings", {}).get("_meta", {}).get(META_KEY, {})
+        for name, members in versions.items():
+            meta = indices[members[0]].get("mappings", {}).get("_meta", {}).get(META_KEY, {})
             out.append(VersionInfo(name, spec.name, meta.get("created", ""), self.count(name) if counts else None,
                                    name == live, meta))
         return out
 
     def drop(self, physical: str) -> None:
+        """A version: its own partitions deleted, its alias removed from the partitions it shares."""
+        if physical.startswith(self._release_alias() + "-"):  # a release marker
+            return self._delete_indices([physical])
+        alias = physical.rsplit("-v", 1)[0]
+        _, versions = self._partitions(alias)
+        shared = {i for v, members in versions.items() if v != physical for i in members}
+        members = versions.get(physical, [])
+        self._delete_indices([i for i in members if i not in shared])
+        kept = [i for i in members if i in shared and i != physical]
+        if kept:
+            try:
+                self.client.indices.update_aliases(actions=[{"remove": {"index": i, "alias": physical}}
+                                                            for i in kept])
+            except Exception as exc:
+                raise self._error(f"drop {physical}", exc) from exc
+
+    def _delete_indices(self, names: list[str]) -> None:
+        if not names:
+            return
         try:
-            self.client.indices.delete(index=physical)
+            self.client.indices.delete(index=",".join(names))
         except Exception as exc:
-            raise self._error(f"drop {physical}", exc) from exc
+            raise self._error(f"drop {', '.join(names)}", exc) from exc
 
     # -- data
-    def _actions(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]):
+    def _rows(self, spec: IndexSpec, batches: Iterable[pa.RecordBatch]):
         for batch in batches:
             for row in batch.to_pylist():
                 if not spec.has_vector:
                     row.pop("vector", None)
-                row = {k: (v.isoformat() if isinstance(v, dt.date) else dict(v) if isinstance(v, list)
+                yield {k: (v.isoformat() if isinstance(v, dt.date) else dict(v) if isinstance(v, list)
                            and k == "item_weights" else v) for k, v in row.items()}
-                yield {"_op_type": "index", "_index": target, "_id": row[spec.id_field], "_source": row}
 
     def _bulk(self, target: str, actions) -> int:
         """Stream actions (index or delete) without refreshing; any failed item or transport error is a
@@ -254,6 +322,8 @@ class ElasticBackend(SearchBackend):
                 failed += 1
                 if len(examples) < 3:
                     examples.append(_item_reason(item))
+        except BackendError:  # from the actions themselves (a version that does not exist)
+            raise
         except Exception as exc:  # transport errors outside a chunk's own retries
             raise self._error(f"bulk request to {target}", exc) from exc
         if failed:
@@ -267,66 +337,73 @@ class ElasticBackend(SearchBackend):
             raise self._error(f"refresh {target}", exc) from exc
 
     def load(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch]) -> int:
-        written = self._bulk(target, self._actions(target, spec, batches))
+        """Each row into its year's partition of the version (made on first sight), streamed."""
+        field, own = _partition_field(spec), {}
+
+        def actions():
+            for row in self._rows(spec, batches):
+                key = parts.partition_key(row, field)
+                if key not in own:
+                    own.update(self._own(target, {key}))
+                yield {"_op_type": "index", "_index": own[key], "_id": row[spec.id_field], "_source": row}
+
+        written = self._bulk(target, actions())
         self._refresh(target)
         if self.count(target) != written:
             raise BackendError(f"{target}: {self.count(target)} documents after loading {written}")
         return written
 
-    def _ids_of_docs(self, target: str, spec: IndexSpec, doc_ids: Sequence[str]) -> list[str]:
-        """The row ids of some documents as readers see them now (the last refresh), in batches of
-        ID_BATCH document ids."""
+    def _locate(self, target: str, spec: IndexSpec, ids: Sequence[str] = (),
+                doc_ids: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(partition index, row id) of rows by id and of some documents' rows, as readers see them now (the
+        last refresh), in batches of ID_BATCH ids."""
         from elasticsearch import helpers
 
-        out: list[str] = []
-        doc_ids = list(doc_ids)
+        out: list[tuple[str, str]] = []
+        queries = [{"terms": {spec.doc_field: list(doc_ids[i:i + ID_BATCH])}} for i in range(0, len(doc_ids), ID_BATCH)]
+        queries += [{"ids": {"values": list(ids[i:i + ID_BATCH])}} for i in range(0, len(ids), ID_BATCH)]
         try:
-            for i in range(0, len(doc_ids), ID_BATCH):
-                query = {"bool": {"filter": [{"terms": {spec.doc_field: doc_ids[i:i + ID_BATCH]}}]}}
-                out += [h["_id"] for h in helpers.scan(self.client, index=target, query={"query": query},
-                                                       _source=False, size=BULK_CHUNK,
-                                                       request_timeout=self.request_timeout)]
+            for clause in queries:
+                out += [(h["_index"], h["_id"]) for h in helpers.scan(
+                    self.client, index=target, query={"query": {"bool": {"filter": [clause]}}}, _source=False,
+                    size=BULK_CHUNK, request_timeout=self.request_timeout)]
         except Exception as exc:
             raise self._error(f"read row ids in {target}", exc) from exc
-        return out
-
-    def _deletes(self, target: str, ids: Iterable[str]):
-        return ({"_op_type": "delete", "_index": target, "_id": i} for i in ids)
+        return sorted(set(out))
 
     def upsert(self, target: str, spec: IndexSpec, batches: Iterable[pa.RecordBatch],
                replace_docs: Sequence[str] = ()) -> int:
-        """New rows, then the replaced documents' rows the new data no longer has deleted by id, then one
-        refresh: readers see the old rows until it and the new rows after (no delete_by_query: bounded
-        requests, every deletion checked)."""
-        physical = self.alias_target(target) or target
-        batches = list(batches)
-        new_ids = {i for b in batches for i in b.column(spec.id_field).to_pylist()}
-        stale = [i for i in self._ids_of_docs(physical, spec, replace_docs) if i not in new_ids] \
-            if replace_docs else []
-        written = self._bulk(physical, self._actions(physical, spec, batches))
-        self._bulk(physical, self._deletes(physical, stale))
-        self._refresh(physical)
+        """New rows into their years' partitions, then the replaced documents' rows the new data no longer
+        has (or has in another year) deleted by id, then one refresh: readers see the old rows until it and
+        the new rows after (no delete_by_query: bounded requests, every deletion checked). Only the partitions
+        written are the version's own (copied first when shared)."""
+        version, field = self._version(target), _partition_field(spec)
+        rows = list(self._rows(spec, batches))
+        if not rows and not replace_docs:
+            return 0
+        new = {r[spec.id_field]: parts.partition_key(r, field) for r in rows}
+        stale = self._locate(version, spec, doc_ids=list(replace_docs)) if replace_docs else []
+        deletes = [(parts.key_of(index), i) for index, i in stale if new.get(i) != parts.key_of(index)]
+        own = self._own(version, set(new.values()) | {key for key, _ in deletes})
+        written = self._bulk(version, ({"_op_type": "index", "_index": own[new[r[spec.id_field]]],
+                                        "_id": r[spec.id_field], "_source": r} for r in rows))
+        self._bulk(version, self._deletes(own, deletes))
+        self._refresh(",".join(sorted({own[k] for k in {*new.values(), *(k for k, _ in deletes)}})))
         return written
 
-    def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
-        physical = self.alias_target(target) or target
-        doomed = set(ids) | set(self._ids_of_docs(physical, spec, doc_ids) if doc_ids else ())
-        if not doomed:
-            return 0
-        present = {d["_id"] for d in self._mget(physical, sorted(doomed), source=False) if d.get("found")}
-        self._bulk(physical, self._deletes(physical, sorted(present)))
-        self._refresh(physical)
-        return len(present)
+    def _deletes(self, own: dict[str, str], rows: Iterable[tuple[str, str]]):
+        return ({"_op_type": "delete", "_index": own[key], "_id": i} for key, i in rows)
 
-    def _mget(self, target: str, ids: Sequence[str], source=None) -> list[dict]:
-        out: list[dict] = []
-        try:
-            for i in range(0, len(ids), ID_BATCH):
-                kwargs = {"source_excludes": ["vector"]} if source is None else {"source": source}
-                out += self.client.mget(index=target, ids=list(ids[i:i + ID_BATCH]), **kwargs)["docs"]
-        except Exception as exc:
-            raise self._error(f"get from {target}", exc) from exc
-        return out
+    def delete(self, target: str, spec: IndexSpec, ids: Sequence[str] = (), doc_ids: Sequence[str] = ()) -> int:
+        version = self._version(target)
+        found = self._locate(version, spec, ids=list(ids), doc_ids=list(doc_ids) if doc_ids else [])
+        if not found:
+            return 0
+        rows = [(parts.key_of(index), i) for index, i in found]
+        own = self._own(version, {key for key, _ in rows})
+        self._bulk(version, self._deletes(own, rows))
+        self._refresh(",".join(sorted({own[k] for k, _ in rows})))
+        return len(found)
 
     def count(self, target: str) -> int:
         try:
@@ -345,7 +422,18 @@ class ElasticBackend(SearchBackend):
             raise self._error(f"scan {target}", exc) from exc
 
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
-        return [d["_source"] for d in self._mget(target, list(ids)) if d.get("found")] if ids else []
+        """Rows by id, in the order asked (an ``ids`` search: a version's alias names several indices, which
+        ``_mget`` refuses)."""
+        found: dict[str, dict] = {}
+        try:
+            for i in range(0, len(ids), ID_BATCH):
+                batch = list(ids[i:i + ID_BATCH])
+                resp = self.client.search(index=target, query={"bool": {"filter": [{"ids": {"values": batch}}]}},
+                                          size=len(batch), source_excludes=["vector"])
+                found.update({h["_id"]: h["_source"] for h in resp["hits"]["hits"]})
+        except Exception as exc:
+            raise self._error(f"get from {target}", exc) from exc
+        return [found[i] for i in ids if i in found]
 
     # -- search
     def _filter(self, spec: IndexSpec, filters: Filters | None) -> list[dict]:
@@ -464,6 +552,10 @@ class ElasticBackend(SearchBackend):
 
     def close(self) -> None:
         self.client.close()
+
+
+def _partition_field(spec: IndexSpec) -> str | None:
+    return parts.PARTITION_FIELD if parts.PARTITION_FIELD in spec.model.model_fields else None
 
 
 def _rrf_unavailable(exc: Exception) -> bool:

@@ -96,7 +96,7 @@ def test_every_backend_operation_conforms_to_the_specification(es, monkeypatch):
     conforms(es)
     ops = {r.operation for r in es.requests}
     for op in ("PUT /_index_template/{name}", "PUT /{index}", "PUT /_bulk", "POST /_aliases", "GET /_alias/{name}",
-               "POST /{index}/_search", "POST /{index}/_count", "POST /{index}/_refresh", "POST /{index}/_mget",
+               "POST /{index}/_search", "POST /{index}/_count", "POST /{index}/_refresh",
                "GET /{index}", "DELETE /{index}", "PUT /{index}/_create/{id}", "GET /{index}/_doc/{id}",
                "DELETE /{index}/_doc/{id}", "DELETE /_index_template/{name}", "GET /_index_template/{name}",
                "POST /_reindex", "HEAD /{index}"):
@@ -257,14 +257,18 @@ def test_server_rrf_falls_back_only_when_unlicensed_or_unsupported(es):
 def test_bulk_failures_are_backend_errors_without_document_contents(es):
     be = backend_for(es)
     spec = INDEXES["passages"]
+    with pytest.raises(BackendError, match="no index version"):
+        be.load(f"{be.prefix}-passages-v20260101000000000", spec, _table("passages", passages()).to_batches())
+    rows = be._rows(spec, _table("passages", passages()).to_batches())
     with pytest.raises(BackendError) as failed:  # items fail: the index does not exist
-        be.load(f"{be.prefix}-nothere", spec, _table("passages", passages()).to_batches())
+        be._bulk("nothere", ({"_op_type": "index", "_index": f"{be.prefix}-nothere", "_id": r["chunk_id"],
+                              "_source": r} for r in rows))
     message = str(failed.value)
     assert "index_not_found_exception" in message and "Coca-Cola" not in message and "vector" not in message
     closed = ElasticBackend.from_settings(load_settings(elasticsearch_url="http://127.0.0.1:9",
                                                         search_prefix="t"))
     closed.client = closed.client.options(max_retries=0)
-    with pytest.raises(BackendError, match="bulk request") as down:  # a transport error, wrapped
+    with pytest.raises(BackendError, match="read alias") as down:  # a transport error, wrapped
         closed.load("t-x", spec, _table("passages", passages()).to_batches())
     assert "Coca-Cola" not in str(down.value)
 
@@ -297,4 +301,58 @@ def test_test_teardown_deletes_by_name_because_wildcard_deletes_are_refused(es):
         be.client.indices.delete(index=f"{be.prefix}-*")
     drop_test_indices(be.client, be.prefix)
     assert not es.indices and not [t for t in es.templates if t.startswith(be.prefix)]
+    conforms(es)
+
+
+def _years(rows: list[dict], years) -> list[dict]:
+    """The rows again as the same companies' filings of other fiscal years."""
+    out = []
+    for year in years:
+        for r in rows:
+            doc = r["doc_id"].replace("2023", str(year))
+            out.append({**r, "doc_id": doc, "chunk_id": r["chunk_id"].replace(r["doc_id"], doc), "fiscal_year": year})
+    return out
+
+
+def _written(requests) -> set[str]:
+    """Every index a request wrote rows to or created: bulk items, reindex destinations, index creation."""
+    out = set()
+    for r in requests:
+        if r.operation == "PUT /_bulk":
+            out |= {meta["_index"] for line in r.body for kind, meta in line.items() if kind in ("index", "delete")}
+        elif r.operation == "POST /_reindex":
+            out.add(r.body["dest"]["index"])
+        elif r.operation == "PUT /{index}" and "-release-" not in r.path:  # not the release's marker
+            out.add(r.path.strip("/"))
+    return out
+
+
+def test_an_upsert_copies_only_the_years_it_changes_and_rollback_restores_every_partition(es):
+    """A version is an alias over one index per fiscal year: an upsert of one 2022 filing copies and writes
+    the 2022 partition only (the new version shares the others), the served version is never written, and a
+    rollback serves every partition of the version before; retention then drops only what no release reads."""
+    be = backend_for(es)
+    spec, alias = INDEXES["passages"], alias_name(be.prefix, "passages")
+    first = _publish(be, "passages", _years(passages(), (2021, 2022, 2023)))
+    assert sorted(es.aliases[first]) == [f"{first}-y{y}" for y in ("2021", "2022", "2023", "none")]
+    served = {i: {k: dict(v) for k, v in es.indices[i].docs.items()} for i in es.aliases[first]}
+    start = len(es.requests)
+    work = be.writable(be.live_release().targets["passages"], spec, {"model": "test-model", "dims": DIMS})
+    changed = [r for r in _years(passages("v2"), (2022,)) if r["doc_id"] == "KO_2022_10K"][:-2]
+    be.upsert(work, spec, _table("passages", changed).to_batches(), replace_docs=["KO_2022_10K"])
+    be.swap_alias(alias, work)
+    assert _written(es.requests[start:]) == {f"{work}-y2022"}
+    copies = [r.body["source"]["index"] for r in es.requests[start:] if r.operation == "POST /_reindex"]
+    assert copies == [f"{first}-y2022"]
+    assert sorted(es.aliases[work]) == sorted([f"{first}-y2021", f"{work}-y2022", f"{first}-y2023", f"{first}-ynone"])
+    assert sorted(es.aliases[alias]) == sorted(es.aliases[work])  # the index's alias names the live partitions
+    assert {i: es.indices[i].docs for i in es.aliases[first]} == served  # the served version never written
+    assert be.count(work) == be.count(first) - 2
+    assert [g["chunk_id"] for g in be.get(alias, spec, [changed[0]["chunk_id"], "missing"])] == [changed[0]["chunk_id"]]
+    left, live = rollback(be)
+    assert live.targets["passages"] == first and sorted(es.aliases[alias]) == sorted(served)
+    retain_releases(be, keep=0)
+    assert f"{work}-y2022" not in es.indices and work not in es.aliases or not es.aliases[work]
+    assert {i: es.indices[i].docs for i in served} == served
+    drop_test_indices(be.client, be.prefix)
     conforms(es)
