@@ -159,14 +159,18 @@ def scale_run(lake: Path, questions: Path, scales: list[int], root: Path, n: int
         probe = subprocess.Popen([sys.executable, "-m", "bench.serve_probe", "--lake", str(lake), "--search",
                                   str(where), "--questions", str(questions), "--n", str(n),
                                   *(["--follow"] if follow else [])], stdout=subprocess.PIPE, text=True)
-        if follow:
-            ready = json.loads(probe.stdout.readline() or "{}")
-            if "ready" not in ready:
-                raise SystemExit(f"the serving probe at x{factor} stopped before its query loop")
-            time.sleep(2)  # the loop runs before the switch too
-            nightly = nightly_upsert(source, EmbeddedBackend(where, settings.search_prefix,
-                                                             settings.vector_index_min_rows))
-        served = json.loads(probe.stdout.read().strip().splitlines()[-1])
+        try:
+            if follow:
+                ready = json.loads(probe.stdout.readline() or "{}")
+                if "ready" not in ready:
+                    raise SystemExit(f"the serving probe at x{factor} stopped before its query loop")
+                time.sleep(2)  # the loop runs before the switch too
+                nightly = nightly_upsert(source, EmbeddedBackend(where, settings.search_prefix,
+                                                                 settings.vector_index_min_rows))
+            served = json.loads(probe.stdout.read().strip().splitlines()[-1])
+        finally:
+            if probe.poll() is None and not probe.stdout.closed and follow and "nightly" not in locals():
+                probe.kill()
         if probe.wait() != 0:
             raise SystemExit(f"the serving probe at x{factor} failed")
         row.update({k: served[k] for k in ("warm_s", "rss_mb", "p50_ms", "p95_ms", "stages_ms")})
@@ -191,8 +195,12 @@ def switch_figures(served: dict, nightly: dict) -> dict:
     and the slowest query of the loop (which runs through the publish and the switch)."""
     asked = served["asked"]
     answered = [end for _, end, _, release in asked if release == nightly["release"]]
+    before = [ms for begin, _, ms, release in asked if release != nightly["release"]]
+    after = [ms for begin, _, ms, release in asked if release == nightly["release"]]
     return {"publish_s": nightly["publish_s"], "follow_s": round(min(answered) - nightly["live_at"], 2)
             if answered else None, "max_ms_during_switch": round(max(ms for *_, ms, _ in asked), 1),
+            "max_ms_old_release": round(max(before, default=0), 1), "max_ms_new_release": round(max(after, default=0), 1),
+            "first_ms_new_release": round(after[0], 1) if after else None,
             "loop_queries": len(asked), "rss_after_mb": served["rss_after_mb"],
             "nightly": {k: nightly[k] for k in ("filings", "replaced")}}
 

@@ -129,7 +129,7 @@ def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int 
         for i, doc in enumerate(chosen):
             rows = table.filter(pc.equal(table.column("doc_id"), doc))
             parts.append(_renamed(rows, 0 if i < replaced else 10_000 + i, rng))
-        data = pa.concat_tables(parts)
+        data = pa.concat_tables(parts, promote_options="permissive")
         work = dest.writable(targets[spec.name], spec, {})
         dest.upsert(work, spec, data.to_batches(max_chunksize=2_000),
                     replace_docs=sorted(set(data.column("doc_id").to_pylist())))

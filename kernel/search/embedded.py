@@ -383,8 +383,9 @@ class EmbeddedBackend(SearchBackend):
         return self._table(target).count_rows()
 
     def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
-        table = self._table(target).to_arrow()  # a field an older version lacks is left out of its rows
-        return table.select([f for f in fields if f in table.schema.names]).to_pylist()
+        table = self._table(target)  # a field an older version lacks is left out of its rows
+        names = [f for f in fields if f in table.schema.names]
+        return table.to_lance().to_table(columns=names).to_pylist()  # those columns only: never the vectors
 
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         from lancedb.expr import col, lit
