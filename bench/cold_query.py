@@ -5,8 +5,8 @@ goes (imports, opening the index, loading the model, the first restricted search
 
 Each question runs in a fresh process twice: once as ``secplat query "<question>"`` timed from outside (wall
 time, what a person waits), once as a probe that times the phases in the same order the CLI meets them.
-The index's per-version cache (``kernel.search.version_cache``) is what the publish left; the first run
-after removing it pays the postings once (``--no-cache`` measures that case). Writes
+The index's per-fragment pieces (``kernel.search.piece_store``) are what the publish left; the first run
+after removing them pays the pieces once (``--no-cache`` measures that case). Writes
 bench/results/cold_query.json.
 """
 
@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--lake", type=Path, required=True)
     parser.add_argument("--questions", type=Path, required=True)
     parser.add_argument("--n", type=int, default=5)
-    parser.add_argument("--no-cache", action="store_true", help="remove the per-version cache before each run")
+    parser.add_argument("--no-cache", action="store_true", help="remove the stored pieces before each run")
     args = parser.parse_args()
     questions = [json.loads(line)["question"] for line in args.questions.read_text().splitlines()[: args.n]]
     secplat = str(Path(sys.executable).with_name("secplat"))

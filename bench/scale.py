@@ -2,8 +2,11 @@
 
 Every document is copied N-1 times under new ids (``<doc_id>~<c>``, its chunk and node ids likewise), text
 kept, vectors perturbed slightly (Gaussian noise of ``NOISE`` per dimension, renormalized) so the copies are
-near but not identical neighbours. The copies keep their company, so a company has N times as many filings,
-as it would over more years. The lexicon is corpus-wide and copied once. The result is a separate embedded
+near but not identical neighbours. The copies keep their company and move ``c`` years back (fiscal year,
+period end, filing date), so a company has N times as many filings, one per period as over more years: a
+question about one period finds one filing of it, as in a real history, while everything a company's
+filings cost (the catalog, document search over the company, BM25 statistics) grows N times. The nightly
+upsert's new filings are a year after their source's. The lexicon is corpus-wide and copied once. The result is a separate embedded
 engine directory; loading it builds the same indexes a publish builds (BM25, scalar, and the ANN index
 where the rows pass ``VECTOR_INDEX_MIN_ROWS``) and the pieces a publish makes. ``nightly_upsert`` then
 publishes 50 filings' worth of documents into it, as a nightly refresh would.
@@ -28,8 +31,9 @@ ID_COLUMNS = ("doc_id", "chunk_id", "node_id")  # string ids that start with the
 LIST_ID_COLUMNS = ("children",)
 
 
-def _renamed(table: pa.Table, copy: int, rng: np.random.Generator) -> pa.Table:
-    """One copy of a table's rows: ids suffixed, vectors perturbed."""
+def _renamed(table: pa.Table, copy: int, rng: np.random.Generator, years: int = 0) -> pa.Table:
+    """One copy of a table's rows: ids suffixed, vectors perturbed, periods moved by ``years``."""
+    table = _shifted(table, years)
     if copy == 0:
         return table
     docs = table.column("doc_id").to_pylist()
@@ -58,6 +62,27 @@ def _renamed(table: pa.Table, copy: int, rng: np.random.Generator) -> pa.Table:
     return table
 
 
+def _shifted(table: pa.Table, years: int) -> pa.Table:
+    """The rows' fiscal years, period ends and filing dates moved by ``years`` (Feb 29 to Feb 28)."""
+    if not years:
+        return table
+    for name in ("fiscal_year", "period_end", "filing_date"):
+        if name not in table.column_names:
+            continue
+        field = table.schema.field(name)
+        values = [None if v is None else v + years if isinstance(v, int) else _year_moved(v, years)
+                  for v in table.column(name).to_pylist()]
+        table = table.set_column(table.schema.get_field_index(name), field, pa.array(values, field.type))
+    return table
+
+
+def _year_moved(day, years: int):
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:
+        return day.replace(year=day.year + years, day=28)
+
+
 def build_scaled(source: EmbeddedBackend, root: Path, n: int, min_rows: int, seed: int = 7) -> dict:
     """``root`` (replaced) holds every index of ``source`` times ``n``. Returns build seconds, rows, disk MB."""
     shutil.rmtree(root, ignore_errors=True)
@@ -73,7 +98,7 @@ def build_scaled(source: EmbeddedBackend, root: Path, n: int, min_rows: int, see
         meta = {k: v for k, v in _meta(table).items() if k not in ("index", "created")}
         version = dest.create_version(spec, meta.get("dims"), meta)
         copies = n if spec.doc_field else 1
-        batches = (b for c in range(copies) for b in _renamed(table, c, rng).to_batches(max_chunksize=20_000))
+        batches = (b for c in range(copies) for b in _renamed(table, c, rng, -c).to_batches(max_chunksize=20_000))
         rows[spec.name] = dest.load(version, spec, batches)
         dest.swap_alias(alias_name(dest.prefix, spec.name), version)
         if spec.name in ("documents", "passages"):  # the pieces a publish makes before its release goes live
@@ -128,7 +153,7 @@ def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int 
         parts = []
         for i, doc in enumerate(chosen):
             rows = table.filter(pc.equal(table.column("doc_id"), doc))
-            parts.append(_renamed(rows, 0 if i < replaced else 10_000 + i, rng))
+            parts.append(_renamed(rows, 0, rng) if i < replaced else _renamed(rows, 10_000 + i, rng, 1))
         data = pa.concat_tables(parts, promote_options="permissive")
         work = dest.writable(targets[spec.name], spec, {})
         dest.upsert(work, spec, data.to_batches(max_chunksize=2_000),

@@ -22,6 +22,7 @@ import logging
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 FORMAT = "p1"  # bump when what is written changes
 _FRAGMENT = re.compile(r"^f(\d+)")
+STALE_S = 3600  # a temporary entry this old was left by a killed writer
 
 
 class PieceStore:
@@ -70,10 +72,13 @@ class PieceStore:
 
     def keep(self, table: str, fragments: set[int]) -> None:
         """Remove the table's entries of other fragments (and of an older format); a temporary directory
-        (``.``) may be another process's entry being written, and stays."""
+        (``.``) stays while it may be another process's entry being written (an hour), not after (a killed
+        writer's)."""
         folder = self.root / table
         for path in folder.glob("*") if folder.is_dir() else ():
             if path.name.startswith("."):
+                if time.time() - path.stat().st_mtime > STALE_S:
+                    shutil.rmtree(path, ignore_errors=True)
                 continue
             found = _FRAGMENT.match(path.name)
             if found is None or int(found.group(1)) not in fragments or not path.name.endswith(f"-{FORMAT}"):
