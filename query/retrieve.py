@@ -277,11 +277,10 @@ class Retriever:
         tiers = scoring.document_tiers(allowed, plan)
         doc_hits = self.backend.hybrid(q.snap.target("documents"), INDEXES["documents"], plan.lexical, q.vector,
                                        doc_filter, opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
-        voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs) \
-            if doc_filter is not None else None
+        # the passage vote costs a few documents' rows, a named company or not: never a corpus-wide search
+        voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs)
         passage_hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector,
-                                           {"doc_id": voters} if voters is not None else doc_filter, 30,
-                                           opts.fusion, dense_weight=opts.dense_weight)
+                                           {"doc_id": voters}, 30, opts.fusion, dense_weight=opts.dense_weight)
         scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
