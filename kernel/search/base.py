@@ -302,11 +302,7 @@ class SearchBackend(ABC):
         window = window or max(50, 2 * k)
         lexical = self.bm25(target, spec, text, filters, window) if text.strip() else []
         dense = self.knn(target, spec, vector, filters, window)
-        if fusion == "rrf":
-            return fuse_rrf([lexical, dense], weights=(1 - dense_weight, dense_weight))[:k]
-        if fusion == "minmax":
-            return fuse_minmax([lexical, dense], [1 - dense_weight, dense_weight])[:k]
-        raise BackendError(f"unknown fusion {fusion!r} (rrf or minmax)")
+        return fuse(lexical, dense, fusion, dense_weight)[:k]
 
     @abstractmethod
     def publish_lock(self):
@@ -318,6 +314,15 @@ class SearchBackend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+
+def fuse(lexical: Sequence[Hit], dense: Sequence[Hit], fusion: str, dense_weight: float) -> list[Hit]:
+    """A BM25 and a kNN list fused (``rrf`` or ``minmax``, ``dense_weight`` for the kNN list), best first."""
+    if fusion == "rrf":
+        return fuse_rrf([lexical, dense], weights=(1 - dense_weight, dense_weight))
+    if fusion == "minmax":
+        return fuse_minmax([lexical, dense], [1 - dense_weight, dense_weight])
+    raise BackendError(f"unknown fusion {fusion!r} (rrf or minmax)")
 
 
 def fuse_rrf(lists: Sequence[Sequence[Hit]], k: int = 60, weights: Sequence[float] | None = None) -> list[Hit]:

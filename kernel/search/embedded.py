@@ -40,6 +40,7 @@ from kernel.search.base import (
     alias_name,
     busy_message,
     check_filters,
+    fuse,
     lock_owner,
     physical_of,
     version_name,
@@ -85,6 +86,7 @@ class EmbeddedBackend(SearchBackend):
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
         self.views = Views(PieceStore(self.root))  # per-fragment pieces, shared by versions and processes
+        self._column_names: dict[str, list[str]] = {}  # <table>@<version> -> its columns but the vector
         self._live: tuple[tuple, Release | None] = ((), None)  # (stat of release.json, its release)
 
     @classmethod
@@ -200,8 +202,9 @@ class EmbeddedBackend(SearchBackend):
         return physical
 
     def retain(self, targets: set[str]) -> None:
-        for key in [k for k in self._tables if "@" in k and k not in targets]:
-            self._tables.pop(key, None)
+        for cache in (self._tables, self._column_names):
+            for key in [k for k in cache if "@" in k and k not in targets]:
+                cache.pop(key, None)
         self.views.retain(targets)
 
     def prune(self, keep: set[str]) -> None:
@@ -261,8 +264,9 @@ class EmbeddedBackend(SearchBackend):
         return out
 
     def drop(self, physical: str) -> None:
-        for key in [k for k in self._tables if physical_of(k) == physical]:
-            self._tables.pop(key, None)
+        for cache in (self._tables, self._column_names):
+            for key in [k for k in cache if physical_of(k) == physical]:
+                cache.pop(key, None)
         self._db.drop_table(physical)
         self.views.drop(physical)
 
@@ -392,17 +396,38 @@ class EmbeddedBackend(SearchBackend):
 
         if not ids:
             return []
-        table = self._table(target)
+        table, key = self._opened(target)
         if spec.has_vector:  # by row address: reads those rows only
-            rows = self._take(table, self.views.view(table, spec).rows_of(ids))
+            rows = self._take(table, key, self.views.view(table, spec, key).rows_of(ids))
         else:
             rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
-                    .select(_columns(table)).limit(len(ids)).to_arrow().to_pylist())
+                    .select(self._columns(table, key)).limit(len(ids)).to_arrow().to_pylist())
         order = {i: n for n, i in enumerate(ids)}
         return sorted(rows, key=lambda r: order.get(r[spec.id_field], len(order)))
 
-    def _take(self, table, row_ids: list[int]) -> list[dict]:
-        return table.take_row_ids(row_ids).select(_columns(table)).to_arrow().to_pylist() if row_ids else []
+    def _opened(self, target: str) -> tuple[object, str]:
+        """The table a target reads and its ``<table>@<version>`` key (a release's pinned target is its own
+        key: no Lance call to ask the version)."""
+        table = self._table(target)
+        resolved = self._resolve(target)
+        return table, resolved if "@" in resolved else f"{table.name}@{table.version}"
+
+    def _columns(self, table, key: str) -> list[str]:
+        """The table version's columns but the vector (read once per version)."""
+        columns = self._column_names.get(key)
+        if columns is None:
+            columns = self._column_names[key] = [n for n in table.schema.names if n != "vector"]
+        return columns
+
+    def _take(self, table, key: str, row_ids: list[int]) -> list[dict]:
+        if not row_ids:
+            return []
+        return table.take_row_ids(row_ids).select(self._columns(table, key)).to_arrow().to_pylist()
+
+    def _found(self, table, key: str, spec: IndexSpec, found: list[tuple[str, float, int]]) -> list[Hit]:
+        """Hits of (id, score, row address) with their rows, read in one take."""
+        rows = {r[spec.id_field]: r for r in self._take(table, key, [a for _, _, a in found])}
+        return [Hit(i, score, rows[i]) for i, score, _ in found if i in rows]
 
     # -- search
     def _where(self, spec: IndexSpec, filters: Filters | None):
@@ -420,51 +445,83 @@ class EmbeddedBackend(SearchBackend):
 
         if not text.strip():
             return []
-        table = self._table(target)
+        table, key = self._opened(target)
         fields = tuple(fields or spec.text_fields)
-        checked = check_filters(spec, filters)
-        if spec.doc_field in checked and spec.has_vector:  # within documents: their rows, not the corpus
-            view = self.views.view(table, spec)
-            rows = view.candidates(checked)
-            if len(rows) <= TERM_MAX_ROWS:
-                tokens = self.views.vocabulary.tokens(text)
-                found = view.bm25(tokens, {f: spec.boost(f) for f in fields}, rows, k)
-                positions = np.asarray([p for p, _ in found], dtype=np.int64)
-                taken = {r[spec.id_field]: r for r in self._take(table, view.row_ids_at(positions).tolist())}
-                ids = [i.decode() for i in view.ids_at(positions)]
-                return [Hit(i, score, taken[i]) for i, (_, score) in zip(ids, found, strict=True) if i in taken]
+        found = self._bm25_in_memory(table, key, spec, text, check_filters(spec, filters), k, fields)
+        if found is not None:
+            return self._found(table, key, spec, found)
         # the fields' scores summed (SHOULD clauses), each times the spec's boost for it
         match = BooleanQuery([(Occur.SHOULD, MatchQuery(text, f, boost=spec.boost(f))) for f in fields])
         query = table.search(match, query_type="fts")
         where = self._where(spec, filters)
         if where is not None:
             query = query.where(where, prefilter=True)
-        rows = query.select([*_columns(table), "_score"]).limit(k).to_arrow().to_pylist()
+        rows = query.select([*self._columns(table, key), "_score"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], float(r.pop("_score")), r) for r in rows]
+
+    def _bm25_in_memory(self, table, key: str, spec: IndexSpec, text: str, checked: dict, k: int,
+                        fields: Sequence[str]) -> list[tuple[str, float, int]] | None:
+        """(id, score, row address) of BM25 within documents, from the view; None where Lance's full-text
+        search serves (no document filter, or more rows than ``TERM_MAX_ROWS``)."""
+        if spec.doc_field not in checked or not spec.has_vector:
+            return None
+        view = self.views.view(table, spec, key)
+        rows = view.candidates(checked)
+        if len(rows) > TERM_MAX_ROWS:
+            return None
+        found = view.bm25(self.views.vocabulary.tokens(text), {f: spec.boost(f) for f in fields}, rows, k)
+        positions = np.asarray([p for p, _ in found], dtype=np.int64)
+        return [(i.decode(), score, int(a)) for i, (_, score), a in
+                zip(view.ids_at(positions), found, view.row_ids_at(positions), strict=True)]
+
+    def _knn_in_memory(self, table, key: str, spec: IndexSpec, vector: Sequence[float], checked: dict,
+                       k: int) -> list[tuple[str, float, int]] | None:
+        """(id, cosine, row address) of exact kNN from the view; None where the ANN index serves (a table
+        past ``vector_index_min_rows``, searched over more than ``EXACT_MAX_ROWS`` rows)."""
+        view = self.views.view(table, spec, key)
+        big = view.live_rows >= self.vector_index_min_rows  # the table has an ANN index
+        return view.search(vector, checked, k, EXACT_MAX_ROWS if big else None)
+
+    def hybrid(self, target: str, spec: IndexSpec, text: str, vector: Sequence[float],
+               filters: Filters | None = None, k: int = 10, fusion: str = "rrf", dense_weight: float = 0.5,
+               window: int | None = None) -> list[Hit]:
+        """As every engine's (``SearchBackend.hybrid``), but where both lists come from memory they are fused
+        on ids and only the ``k`` rows kept are read from Lance."""
+        window = window or max(50, 2 * k)
+        table, key = self._opened(target)
+        checked = check_filters(spec, filters)
+        lexical = self._bm25_in_memory(table, key, spec, text, checked, window, spec.text_fields) \
+            if text.strip() else []
+        dense = self._knn_in_memory(table, key, spec, vector, checked, window) if spec.has_vector else None
+        if lexical is None or dense is None:
+            return super().hybrid(target, spec, text, vector, filters, k, fusion, dense_weight, window)
+        address = {i: a for i, _, a in [*lexical, *dense]}
+        fused = fuse([Hit(i, s, None) for i, s, _ in lexical], [Hit(i, s, None) for i, s, _ in dense], fusion,
+                     dense_weight)[:k]
+        return self._found(table, key, spec, [(h.id, h.score, address[h.id]) for h in fused])
 
     def warm(self, target: str, spec: IndexSpec) -> None:
         """Map what document-restricted searches of ``target`` read from memory (its fragments' pieces,
         computed and stored where missing): a publisher calls it before the release goes live, a server
         before taking traffic, a benchmark before timing."""
         if spec.has_vector:
-            self.views.view(self._table(target), spec)
+            table, key = self._opened(target)
+            self.views.view(table, spec, key)
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
-        table = self._table(target)
-        view = self.views.view(table, spec)
-        big = table.count_rows() >= self.vector_index_min_rows  # the table has an ANN index
-        found = view.search(vector, check_filters(spec, filters), k, EXACT_MAX_ROWS if big else None)
+        table, key = self._opened(target)
+        found = self._knn_in_memory(table, key, spec, vector, check_filters(spec, filters), k)
         if found is not None:  # exact, from memory: every row of a few documents, or a small table
-            rows = {r[spec.id_field]: r for r in self._take(table, [rid for _, _, rid in found])}
-            return [Hit(i, score, rows[i]) for i, score, _ in found if i in rows]
+            return self._found(table, key, spec, found)
         query = (table.search(np.asarray(vector, dtype=np.float32), query_type="vector", vector_column_name="vector")
                  .distance_type("cosine").nprobes(ANN_NPROBES).refine_factor(ANN_REFINE))
         where = self._where(spec, filters)
         if where is not None:
             query = query.where(where, prefilter=True)
-        rows = query.select([*_columns(table), "_distance"]).limit(k).to_arrow().to_pylist()
+        rows = query.select([*self._columns(table, key), "_distance"]).limit(k).to_arrow().to_pylist()
         return [Hit(r[spec.id_field], 1.0 - float(r.pop("_distance")), r) for r in rows]
+
 
 def _write_atomic(path: Path, body: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -508,6 +565,3 @@ def _conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise BackendError(f"rows do not fit the index schema: {exc}") from exc
 
-
-def _columns(table) -> list[str]:
-    return [n for n in table.schema.names if n != "vector"]

@@ -30,9 +30,10 @@ class Views:
         self._views: dict[str, TableView] = {}  # <table>@<version>
         self._lock = threading.RLock()
 
-    def view(self, table, spec: IndexSpec) -> TableView:
-        """The view of the table's checked-out version (built once per version per process)."""
-        key = f"{table.name}@{table.version}"
+    def view(self, table, spec: IndexSpec, key: str | None = None) -> TableView:
+        """The view of the table's checked-out version (built once per version per process); ``key``: its
+        ``<table>@<version>`` when the caller knows it (asking Lance costs a call)."""
+        key = key or f"{table.name}@{table.version}"
         found = self._views.get(key)
         if found is not None:
             return found
