@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from domain.periods import periods
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
@@ -29,8 +30,10 @@ _NOT_TICKERS = {"A", "I", "AN", "AS", "AT", "BE", "BY", "DO", "FY", "IT", "ON", 
                 "ALL", "ARE", "FOR", "HAS", "NOW", "NEW", "ONE", "KEY", "LOW", "WELL", "MAIN", "CASH", "NET"}
 
 
+@lru_cache(maxsize=1 << 16)
 def squash(text: str) -> str:
-    """Lower case, possessives and corporate suffixes dropped, letters, digits and & only, no spaces."""
+    """Lower case, possessives and corporate suffixes dropped, letters, digits and & only, no spaces. Kept
+    per name: a catalog squashes the same few names for every filing of a company."""
     words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text)]
     words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
     kept = [w for w in words if w not in _SUFFIXES] or words

@@ -61,14 +61,17 @@ class Catalog:
                         entities.add(row.get("Security") or "", (row.get("Symbol") or "").replace(".", "-") or None)
             except OSError:
                 pass  # the universe only adds names; the catalog works without it
-        docs = {}
+        docs, keys = {}, {}  # (name, ticker, other names) -> entity: a company's filings name it alike
         for r in rows:
             names = [n for n in (r.get("source_name"),) if n]
             prefix = _SOURCE_PREFIX.match(r.get("source_name") or r["doc_id"])
             if prefix:
                 names.append(prefix.group(1).replace("_", " "))
             name = r.get("company") or (names[-1] if names else r["doc_id"])
-            key = entities.add(name, r.get("ticker"), extra_names=names[1:])
+            said = (name, r.get("ticker"), tuple(names[1:]))
+            if said not in keys:  # adding the same names again changes nothing
+                keys[said] = entities.add(name, r.get("ticker"), extra_names=names[1:])
+            key = keys[said]
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),
