@@ -8,6 +8,7 @@ when configured, so a question's "Best Buy" or "BBY" finds the documents.
 
 from __future__ import annotations
 
+import copy
 import csv
 import re
 
@@ -36,16 +37,37 @@ FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment
 
 
 class Catalog:
-    """The documents of one target of the ``documents`` index (None: nothing published, an empty catalog)."""
+    """The documents of one target of the ``documents`` index (None: nothing published, an empty catalog).
+    Given the catalog of the release before (``previous``), it is that one changed by what the engine says
+    changed between the two targets (``SearchBackend.changes``): a nightly release costs its new documents,
+    not the corpus's. Read whole otherwise. The one difference: names a release no longer holds stay known
+    (a renamed company keeps its former name, and its ticker keeps naming it)."""
 
-    def __init__(self, backend: SearchBackend, universe_csv: str | None = None, target: str | None = None):
+    def __init__(self, backend: SearchBackend, universe_csv: str | None = None, target: str | None = None,
+                 previous: Catalog | None = None):
         self.backend = backend
         self.universe_csv = universe_csv
         self.target = target
         self.docs: dict[str, DocInfo] = {}
         self.entities = EntityIndex()
         self.model: str | None = None  # the embedding model the documents were published with
-        self._load()
+        if not (previous is not None and self._follow(previous)):
+            self._load()
+
+    def _follow(self, previous: Catalog) -> bool:
+        """Build from the release before: its documents less the removed rows, plus the added ones."""
+        if not (previous.target and self.target) or previous.universe_csv != self.universe_csv:
+            return False
+        changed = self.backend.changes(previous.target, self.target, INDEXES["documents"], FIELDS)
+        if changed is None:
+            return False
+        removed, added = changed
+        docs = {d: info for d, info in previous.docs.items() if d not in set(removed)}
+        entities = copy.deepcopy(previous.entities)
+        self._add_rows(added, entities, docs, {})
+        entities.finish(searchable={d.entity for d in docs.values() if d.entity})
+        self.docs, self.entities, self.model = docs, entities, previous.model
+        return True
 
     def _load(self) -> None:
         target = self.target
@@ -61,7 +83,16 @@ class Catalog:
                         entities.add(row.get("Security") or "", (row.get("Symbol") or "").replace(".", "-") or None)
             except OSError:
                 pass  # the universe only adds names; the catalog works without it
-        docs, keys = {}, {}  # (name, ticker, other names) -> entity: a company's filings name it alike
+        docs: dict[str, DocInfo] = {}
+        self._add_rows(rows, entities, docs, {})
+        entities.finish(searchable={d.entity for d in docs.values() if d.entity})
+        self.docs, self.entities = docs, entities
+        self.model = live.meta.get("model") if live else None
+
+    @staticmethod
+    def _add_rows(rows: list[dict], entities: EntityIndex, docs: dict[str, DocInfo], keys: dict) -> None:
+        """Each row as a document, its company's names added to ``entities`` (``keys``: (name, ticker,
+        other names) -> entity, so a company's filings are named once)."""
         for r in rows:
             names = [n for n in (r.get("source_name"),) if n]
             prefix = _SOURCE_PREFIX.match(r.get("source_name") or r["doc_id"])
@@ -71,12 +102,8 @@ class Catalog:
             said = (name, r.get("ticker"), tuple(names[1:]))
             if said not in keys:  # adding the same names again changes nothing
                 keys[said] = entities.add(name, r.get("ticker"), extra_names=names[1:])
-            key = keys[said]
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
-            docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=key,
+            docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=keys[said],
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),
                                         filing_items=list(r.get("filing_items") or []),
                                         amends=r.get("amends") if r.get("is_amendment") else None)
-        entities.finish(searchable={d.entity for d in docs.values() if d.entity})
-        self.docs, self.entities = docs, entities
-        self.model = live.meta.get("model") if live else None

@@ -70,11 +70,13 @@ class Snapshot:
     the snapshot it started with, so a publish during it changes nothing it reads."""
 
     def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None,
-                 load_ranker: Callable[[str], PageRanker | None] | None = None):
+                 load_ranker: Callable[[str], PageRanker | None] | None = None, previous: Snapshot | None = None):
+        """``previous``: the snapshot of the release before, whose catalog this one's is built from."""
         self.release = release
         self.id = release.id if release else None
         self.targets = dict(release.targets) if release else {}
-        self.catalog = Catalog(backend, universe_csv, self.targets.get("documents"))
+        self.catalog = Catalog(backend, universe_csv, self.targets.get("documents"),
+                               previous.catalog if previous is not None else None)
         self.has_facts = all(n in self.targets for n in ("facts", "concepts"))
         self._backend = backend
         self._lexicon: list[dict] | None = None
@@ -140,7 +142,7 @@ class Retriever:
         with self._snap_lock:
             snap = self._snap
             if snap is None or snap.id != rid:
-                snap = Snapshot(self.backend, release, self._universe, self._load_ranker)
+                snap = Snapshot(self.backend, release, self._universe, self._load_ranker, snap)
                 self._snap = snap
                 self.backend.retain(set(snap.targets.values()))
         return snap

@@ -279,6 +279,12 @@ class SearchBackend(ABC):
     def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
         """Some fields of every row (small indexes only: the document catalog, the lexicon)."""
 
+    def changes(self, before: str, after: str, spec: IndexSpec,
+                fields: Sequence[str]) -> tuple[list[str], list[dict]] | None:
+        """What ``after`` changed from ``before``: (ids of the rows it no longer holds, its new rows' ``fields``),
+        or None where the engine cannot tell without reading both (callers then :meth:`scan` ``after``)."""
+        return None
+
     @abstractmethod
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         """Rows by id (without vectors)."""

@@ -65,6 +65,7 @@ ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-rank
 # Lance's full-text search with a prefilter
 TERM_MAX_ROWS = 100_000
 PRUNE_MARGIN = dt.timedelta(seconds=1)  # table versions this much older than the oldest kept one stay too
+CHANGES_MAX_SHARE = 0.2  # a release that changed more of a table than this is read whole by its readers
 LIVE_RELEASE = "release.json"
 _VERSION_NAME = re.compile(r"-v\d{17}$")  # a physical version (base.version_name), not an alias
 
@@ -390,6 +391,33 @@ class EmbeddedBackend(SearchBackend):
         table = self._table(target)  # a field an older version lacks is left out of its rows
         names = [f for f in fields if f in table.schema.names]
         return table.to_lance().to_table(columns=names).to_pylist()  # those columns only: never the vectors
+
+    def changes(self, before: str, after: str, spec: IndexSpec,
+                fields: Sequence[str]) -> tuple[list[str], list[dict]] | None:
+        """Between two versions of one table, from their views: the rows of fragments only ``after`` holds
+        are new, the rows it deleted (or whose fragment it no longer holds) are gone. None for two tables,
+        or when more than ``CHANGES_MAX_SHARE`` of the rows changed (reading ``after`` whole is cheaper)."""
+        if physical_of(before) != physical_of(after) or not spec.has_vector:
+            return None
+        (old_table, old_key), (table, key) = self._opened(before), self._opened(after)
+        old, new = self.views.view(old_table, spec, old_key), self.views.view(table, spec, key)
+        kept = {p.fragment: n for n, p in enumerate(old.pieces)}
+        added, removed = [], []
+        for n, piece in enumerate(new.pieces):
+            was = kept.pop(piece.fragment, None)
+            if was is None:
+                added += new.row_ids_at(new.base[n] + new.live(n, np.arange(piece.rows))).tolist()
+            else:
+                gone = np.setdiff1d(new.deleted[n], old.deleted[was])
+                removed += [i.decode() for i in piece.ids[gone]]
+        for n in kept.values():
+            piece = old.pieces[n]
+            removed += [i.decode() for i in piece.ids[old.live(n, np.arange(piece.rows))]]
+        if len(added) + len(removed) > CHANGES_MAX_SHARE * max(new.live_rows, 1):
+            return None
+        columns = [f for f in fields if f in self._columns(table, key)]
+        rows = table.take_row_ids(sorted(added)).select(columns).to_arrow().to_pylist() if added else []
+        return removed, rows
 
     def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
         from lancedb.expr import col, lit

@@ -30,7 +30,8 @@ class TableView:
         self._average: dict[str, float] = {}
 
     # -- positions
-    def _live(self, n: int, offsets: np.ndarray) -> np.ndarray:
+    def live(self, n: int, offsets: np.ndarray) -> np.ndarray:
+        """Those offsets of piece ``n`` this version has not deleted."""
         gone = self.deleted[n]
         return offsets[~np.isin(offsets, gone, assume_unique=True)] if len(gone) and len(offsets) else offsets
 
@@ -67,7 +68,7 @@ class TableView:
         found: dict[int, int] = {}
         for n, piece in enumerate(self.pieces):
             at, offsets = piece.offsets_of(ids)
-            live = self._live(n, offsets)
+            live = self.live(n, offsets)
             keep = np.isin(offsets, live)
             for i, offset in zip(at[keep].tolist(), offsets[keep].tolist(), strict=True):
                 found[i] = (piece.fragment << 32) | offset
@@ -87,11 +88,11 @@ class TableView:
                 if not len(rows):
                     break
             if rows is not None and len(rows):
-                out.append(self._live(n, rows) + self.base[n])
+                out.append(self.live(n, rows) + self.base[n])
         return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
 
     def all_live(self) -> np.ndarray:
-        return np.concatenate([self._live(n, np.arange(p.rows, dtype=np.int64)) + self.base[n]
+        return np.concatenate([self.live(n, np.arange(p.rows, dtype=np.int64)) + self.base[n]
                                for n, p in enumerate(self.pieces)] or [np.empty(0, np.int64)])
 
     # -- kNN

@@ -1,0 +1,44 @@
+"""A reader's catalog of a new release is the one before changed by what the release changed (a nightly costs
+its new documents, not the corpus), and it is the same catalog a fresh reader reads whole."""
+
+from __future__ import annotations
+
+from kernel.search import embedded
+from kernel.search.base import alias_name
+from kernel.search.embedded import EmbeddedBackend
+from query.catalog import Catalog
+from schemas.base import to_table
+from schemas.index import INDEXES
+from tests.index_records import DIMS, records
+
+
+def _catalog_state(catalog: Catalog) -> dict:
+    return {d: (info.model_dump(), catalog.entities.names.get(info.entity or "")) for d, info in catalog.docs.items()}
+
+
+def test_a_new_release_catalog_is_the_old_one_changed_and_equals_a_fresh_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedded, "CHANGES_MAX_SHARE", 10.0)  # most of the few documents change here
+    be = EmbeddedBackend(tmp_path / "search", prefix="t")
+    spec, alias = INDEXES["documents"], alias_name("t", "documents")
+    version = be.create_version(spec, DIMS, {"model": "test-model"})
+    rows = records("v1")["documents"]
+    be.load(version, spec, to_table(spec.model, rows).to_batches())
+    be.swap_alias(alias, version)
+    before = Catalog(be, None, be.live_release().targets["documents"])
+    changed = {**rows[0], "page_count": 999}
+    new = {**rows[1], "doc_id": "NEW_2024_10K", "source_name": "NEW_2024_10K", "company": "New Corp",
+           "ticker": "NEWC", "fiscal_year": 2024}
+    work = be.writable(be.live_release().targets["documents"], spec, {})
+    be.upsert(work, spec, to_table(spec.model, [changed, new]).to_batches(), replace_docs=[rows[0]["doc_id"]])
+    be.delete(work, spec, doc_ids=[rows[-1]["doc_id"]])
+    be.swap_alias(alias, work)
+    target = be.live_release().targets["documents"]
+    scanned = []
+    monkeypatch.setattr(be, "scan", lambda *a, **k: scanned.append(a) or EmbeddedBackend.scan(be, *a, **k))
+    followed = Catalog(be, None, target, previous=before)
+    assert not scanned  # built from the changes, not read whole
+    fresh = Catalog(be, None, target)
+    assert scanned and _catalog_state(followed) == _catalog_state(fresh)
+    assert followed.docs[rows[0]["doc_id"]].page_count == 999 and "NEW_2024_10K" in followed.docs
+    assert rows[-1]["doc_id"] not in followed.docs and followed.model == fresh.model
+    assert [e.key for e in followed.entities.find("What did New Corp report?")] == ["new"]
