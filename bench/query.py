@@ -143,7 +143,7 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
 
 
 def scale_run(lake: Path, questions: Path, scales: list[int], root: Path, n: int, follow: bool,
-              ann: bool) -> list[dict]:
+              ann: bool, reuse: bool = False) -> list[dict]:
     """Per factor: the scaled store built here, then served by a process of its own (``bench.serve_probe``);
     with ``follow``, a nightly upsert published while that process asks questions in a loop."""
     from bench.scale import build_scaled, nightly_upsert
@@ -154,7 +154,12 @@ def scale_run(lake: Path, questions: Path, scales: list[int], root: Path, n: int
     rows = []
     for factor in scales:
         where = root / f"x{factor}"
-        row = build_scaled(source, where, factor, settings.vector_index_min_rows)
+        built = where / BUILD_RECORD
+        if reuse and built.is_file():  # a store this benchmark built before (its build figures kept beside it)
+            row = json.loads(built.read_text())
+        else:
+            row = build_scaled(source, where, factor, settings.vector_index_min_rows)
+            built.write_text(json.dumps(row))
         print(json.dumps(row), flush=True)
         probe = subprocess.Popen([sys.executable, "-m", "bench.serve_probe", "--lake", str(lake), "--search",
                                   str(where), "--questions", str(questions), "--n", str(n),
@@ -183,11 +188,14 @@ def scale_run(lake: Path, questions: Path, scales: list[int], root: Path, n: int
         print(json.dumps(row), flush=True)
         rows.append(row)
         save_results("query_scale", {"scales": merged_scales(rows)})
-        if factor != scales[-1]:
+        if factor != scales[-1] and not reuse:
             import shutil
 
             shutil.rmtree(where, ignore_errors=True)
     return rows
+
+
+BUILD_RECORD = ".bench-build.json"  # a scaled store's build figures, kept beside it for --reuse
 
 
 def merged_scales(rows: list[dict]) -> list[dict]:
@@ -232,11 +240,13 @@ def main() -> None:
     parser.add_argument("--scale-dir", type=Path, default=Path("/tmp/secplat-bench-scale"))
     parser.add_argument("--follow", action="store_true", help="with --scale: a nightly upsert while a server asks")
     parser.add_argument("--ann-recall", action="store_true", help="with --scale: the ANN's recall@50 (slow at scale)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --scale: serve a store built before under --scale-dir (and keep the stores)")
     args = parser.parse_args()
     questions = [json.loads(line)["question"] for line in args.questions.open()][: args.n]
     if args.scale:
         scale_run(args.lake, args.questions, [int(n) for n in args.scale.split(",")], args.scale_dir, args.n,
-                  args.follow, args.ann_recall)
+                  args.follow, args.ann_recall, args.reuse)
         return
     if args.http:
         rows = [http_load(args.lake, questions, int(w), args.requests, args.threads) for w in args.http.split(",")]
