@@ -61,8 +61,8 @@ class Catalog:
         changed = self.backend.changes(previous.target, self.target, INDEXES["documents"], FIELDS)
         if changed is None:
             return False
-        removed, added = changed
-        docs = {d: info for d, info in previous.docs.items() if d not in set(removed)}
+        removed, added = set(changed[0]), changed[1]
+        docs = {d: info for d, info in previous.docs.items() if d not in removed}
         entities = copy.deepcopy(previous.entities)
         self._add_rows(added, entities, docs, {})
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})

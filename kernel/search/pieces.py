@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from kernel.search.piece_terms import FieldTerms, Vocabulary, field_arrays
+from kernel.search.piece_terms import FIELD_ARRAYS, FieldTerms, Vocabulary, field_arrays
 
 ROW_ADDRESS = "_rowaddr"
 
@@ -68,8 +68,7 @@ class Piece:
         self.rows: int = meta["rows"]
         self.ids, self.sorted_ids, self.id_order = arrays["ids"], arrays["sorted_ids"], arrays["id_order"]
         self.matrix = arrays.get("matrix")
-        self.terms = {name: FieldTerms({k: arrays[f"{name}.{k}"] for k in ("vocab", "terms", "tf", "bounds",
-                                                                            "length", "df")}, total)
+        self.terms = {name: FieldTerms({k: arrays[f"{name}.{k}"] for k in FIELD_ARRAYS}, total)
                       for name, total in meta.get("text_fields", {}).items()}
         self._column = column
         self._postings: dict[str, Posting] = {}
