@@ -63,9 +63,9 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=default)
     parser.add_argument("--modes", default="hybrid,hierarchical")
     parser.add_argument("--paraphrases", type=Path, default=PARAPHRASES, help="reworded dev questions, same gold")
-    parser.add_argument("--ranker", choices=("rules", "learned"), default="rules",
-                        help="the hierarchical page order every configuration uses (learned: the release's "
-                             "model, `secplat train-ranker` first)")
+    parser.add_argument("--ranker", choices=("rules", "learned"), default="learned",
+                        help="the hierarchical page order every configuration uses (learned, the default: the "
+                             "release's model, trained by `secplat run` or `secplat train-ranker`)")
     args = parser.parse_args()
     qas = read_qa(args.questions)
     raw = [json.loads(line) for line in args.questions.open(encoding="utf-8") if line.strip()]
@@ -77,10 +77,10 @@ def main() -> None:
         grid = FLAT_GRID if mode != "hierarchical" else [{**c, "ranker": args.ranker} for c in HIER_GRID]
         result[mode] = run_grid(retriever, qas, mode, grid, groups)
     result["paraphrases"] = paraphrase_check(retriever, qas, reworded(qas, args.paraphrases), groups, args.ranker)
-    save_results("tune_retrieval" if args.ranker == "rules" else f"tune_retrieval_{args.ranker}", result)
+    save_results(f"tune_retrieval_{args.ranker}", result)
 
 
-def paraphrase_check(retriever, qas, paraphrases, groups: dict[str, dict[str, str]], ranker: str = "rules") -> dict:
+def paraphrase_check(retriever, qas, paraphrases, groups: dict[str, dict[str, str]], ranker: str = "learned") -> dict:
     """Default options (with ``ranker``) on the originals and on their paraphrases, overall and per type."""
     ids = {qa.id for qa in paraphrases}
     out = {}

@@ -1,10 +1,10 @@
 """Publish the indexes when new index-ready data lands (the ``secplat_index_ready`` asset).
 
 The quality gate (Great Expectations) runs first; a failing suite fails the task, names the expectations
-and rows, and leaves the aliases on the previous versions. Then the live indexes are upserted (or, with
-``rebuild``, new versions are built and the aliases swapped atomically), and a query through the aliases
-checks that they serve evidence. With ``PAGE_RANKER=learned`` the release's page ranker is trained beside it
-(a release without one is ranked by the rules).
+and rows, and leaves the previous release served. Then the indexes are upserted (or, with ``rebuild``,
+new versions are built) and one release naming them all goes live; the train stage writes that release's
+page ranker (``PAGE_RANKER=learned``, the default: readers rank by the rules until it is there, and look for
+it again), and a query of the live release checks that it serves evidence.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from shell import tasks
     dag_id="secplat_publish",
     schedule=[INDEX_READY],
     **dag_settings("publish", __doc__, retries=2),
-    params={"rebuild": Param(False, type="boolean", description="Build new versions and swap the aliases")},
+    params={"rebuild": Param(False, type="boolean", description="Build new versions (not upserts) for the release")},
 )
 def secplat_publish():
     @task
@@ -34,9 +34,7 @@ def secplat_publish():
     def check_serving() -> dict:
         return tasks.check_serving()
 
-    published = publish()
-    published >> check_serving()
-    published >> train_ranker()
+    publish() >> train_ranker() >> check_serving()
 
 
 secplat_publish()

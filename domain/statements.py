@@ -1,7 +1,12 @@
 """The primary statements and the notes as both sides know them: the title printed at the head of each
 (and as a question may name it), the words that find its pages (BM25), and for a statement the line that
 closes it. Reviewed data in ``domain/vocabulary/concepts.yaml`` (``statements:``, ``notes:``); the Items
-that hold the statements are ``domain.sec_items.STATEMENT_ITEMS``."""
+that hold the statements are ``domain.sec_items.STATEMENT_ITEMS``.
+
+Also the one rule of what a statement's or a note's page looks like, which the index side's training
+labels (``indexing/ranker_pairs.py``) and the query side's pins (``query/statements.py``) both apply: a
+title heads a page when it is on a short line of its own near the top, and a statement's page is mostly
+figures."""
 
 from __future__ import annotations
 
@@ -10,7 +15,51 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
+from domain.text import figures_share
 from domain.vocabulary import VocabularyError
+
+FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
+FIGURES_WINDOW = 1500  # what follows a statement's title that must be figures
+HEADING_WINDOW = 250  # a page's heading (a statement's title, a note's) starts within its first characters
+HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a running sentence)
+TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
+PAGE_RULE = f"figures>={FIGURES_SHARE}/{FIGURES_WINDOW};heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP}"
+_NUMBERING = re.compile(r"^(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?\s*", re.I)  # "Note 5 -", "5."
+
+
+def is_figures(text: str | None) -> bool:
+    """Whether text (a page, or what follows a statement's title) is mostly figures."""
+    return figures_share(text) >= FIGURES_SHARE
+
+
+def is_heading(line: str, offset: int) -> bool:
+    """Whether a line starting ``offset`` characters into its page can head the page."""
+    return offset <= HEADING_WINDOW and len(line.strip()) <= HEADING_LINE
+
+
+def line_at(text: str, index: int) -> tuple[int, str]:
+    """(start, line) of the line of ``text`` holding character ``index``."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    return start, text[start: end if end >= 0 else len(text)]
+
+
+def statement_heads(name: str, text: str, match: re.Match, line_offset: int) -> bool:
+    """Whether the title ``match`` (of statement ``name`` in ``text``) heads a page of that statement: on
+    a heading line (``line_offset``: where its line starts on the page), no other statement's title
+    beside it, figures after it."""
+    _, line = line_at(text, match.start())
+    window = text[max(0, match.start() - TITLE_GAP): match.end() + TITLE_GAP]
+    return (is_heading(line, line_offset)
+            and not any(s.title.search(window) for other, s in statements().items() if other != name)
+            and is_figures(text[match.start(): match.start() + FIGURES_WINDOW]))
+
+
+def note_heads(title: re.Pattern, line: str, line_offset: int) -> bool:
+    """Whether a note's ``title`` heads the page at ``line``: a heading line the title opens (after the
+    note's number), without figures after the number (a table of contents' line: "Income Taxes 87")."""
+    rest = _NUMBERING.sub("", line.strip(), count=1)
+    return is_heading(line, line_offset) and title.match(rest) is not None and not any(c.isdigit() for c in rest)
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,19 @@ from __future__ import annotations
 import hashlib
 import re
 
-from domain.statements import notes, statements
-from domain.text import figures_share
+from domain.statements import (
+    HEADING_WINDOW,
+    is_figures,
+    line_at,
+    note_heads,
+    notes,
+    statement_heads,
+    statements,
+)
 
 MAX_PAIRS = 24  # per document: a 10-K has hundreds of row labels; a few dozen of each kind teach the ranker
-FIGURES_SHARE = 0.12  # digits among a page's visible characters: a figures page (statements, tables)
 _LABEL_LINE = re.compile(r"^[A-Z][A-Za-z,'&()/ -]{6,70}$")
 _NUMBER_LINE = re.compile(r"^[\s$(]*\(?\d{1,3}(,\d{3})+(\.\d+)?\)?[\s%)]*|^[\s$(]*\d+\.\d+[\s%)]*")
-_HEADING_WINDOW = 300  # a heading is in the first characters of its page
 ROW_TEMPLATES = (
     "What was {company}'s {label} in {period}?",
     "How much {label} did {company} report for {period}?",
@@ -54,15 +59,24 @@ def row_labels(text: str) -> list[str]:
 
 
 def headings(text: str) -> list[tuple[str, str]]:
-    """(source, name) of the statements (on a figures page) and notes whose title is a short line of their own
-    near the top of the page (a running sentence or a table of contents line does not head a page)."""
-    lines = [" ".join(line.split()) for line in text[:_HEADING_WINDOW].splitlines()]
-    lines = [line for line in lines if 3 <= len(line) <= 60 and not any(c.isdigit() for c in line)]
-    figures = figures_share(text) >= FIGURES_SHARE
+    """(source, name) of the statements and notes whose title heads the page (``domain.statements``' page
+    rule, as the query's pins apply it: a heading line near the top; a statement's with figures after it)."""
     found = [("statement", name) for name, s in statements().items()
-             if figures and any(s.title.search(line) for line in lines)]
+             if any(statement_heads(name, text, m, line_at(text, m.start())[0]) for m in s.title.finditer(text))]
+    lines = _top_lines(text)
     return found + [("note", name) for name, n in notes().items()
-                    if any(n.title.match(line.lower().lstrip("0123456789. ")) for line in lines)]
+                    if any(note_heads(n.title, line, offset) for offset, line in lines)]
+
+
+def _top_lines(text: str) -> list[tuple[int, str]]:
+    """(offset, line) of the lines of a page that start within its heading window."""
+    out, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        if offset > HEADING_WINDOW:
+            break
+        out.append((offset, line.rstrip("\n")))
+        offset += len(line)
+    return out
 
 
 def period_words(fiscal_year: int | None, fiscal_period: str | None) -> str:
@@ -83,7 +97,7 @@ def document_pairs(doc: dict, pages: list[tuple[int, str]]) -> list[dict]:
     rows: dict[str, list[int]] = {}
     sections: dict[tuple[str, str], list[int]] = {}
     for page, text in pages:
-        if figures_share(text) >= FIGURES_SHARE:
+        if is_figures(text):
             for label in dict.fromkeys(row_labels(text)):
                 rows.setdefault(label.lower(), []).append(page)
         for key in headings(text):

@@ -110,9 +110,10 @@ class Settings(BaseSettings):
     )
 
     # --- Retrieval --------------------------------------------------------------------------------
-    page_ranker: str = Field("rules", pattern="^(rules|learned)$",
-                             description="How the hierarchical mode orders pages: the hand-set rules, or the "
-                                         "release's learned ranker (the rules where a release has none)")
+    page_ranker: str = Field("learned", pattern="^(rules|learned)$",
+                             description="How the hierarchical mode orders pages: the release's learned ranker "
+                                         "(trained by the train stage after publish; the rules where a release "
+                                         "has none), or the hand-set rules (nothing is trained)")
     ranker_train_questions: int = Field(4000, ge=10, description="Most training questions a ranker is trained "
                                         "on (evenly spaced over the corpus's own questions)")
 

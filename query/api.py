@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -13,6 +14,15 @@ from domain.text import clean_question
 
 MODES = ("bm25", "dense", "hybrid", "hierarchical")
 RANKERS = ("rules", "learned")  # how the hierarchical mode orders its pages
+
+# Why an evidence item is there. The learned ranker's features, the CLI's label and the JSON read this field,
+# never the wording of ``reason`` (an explanation for people, free to change).
+Basis = Literal["match", "statement", "continuation", "note", "cover", "fact", "reranker"]
+BASIS_LABELS: dict[str, str] = {
+    "match": "search match", "statement": "statement pin", "continuation": "statement pin (continued)",
+    "note": "note pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
+}
+SECTION_PINS = frozenset({"statement", "continuation", "note", "cover"})  # pinned for the plan's evidence
 
 
 @dataclass
@@ -37,7 +47,7 @@ class RetrievalOptions:
     max_passages: int = 10
     relevance_floor: float = 0.25  # of the best passage's score
     reranker: str | None = None  # cross-encoder name or path
-    ranker: str = "rules"  # rules | learned: the release's page ranker trained on the corpus (query.ranker)
+    ranker: str = "learned"  # learned: the release's page ranker (query.ranker), the rules where it has none
 
 
 class Evidence(BaseModel):
@@ -60,7 +70,15 @@ class Evidence(BaseModel):
     chunk_id: str
     text: str
     score: float
-    reason: str = ""
+    reason: str = Field("", description="Why, in words (for people: its wording may change)")
+    basis: Basis = Field("match", description="Why, as a value: a search match, or the pin that put it there "
+                                              "(statement, continuation, note, cover, fact), or the cross-encoder")
+    complementary: bool = Field(False, description="Found by a complementary query for a missing requirement")
+
+    @property
+    def label(self) -> str:
+        """What the CLI prints before the reason: the basis as a reader names it."""
+        return BASIS_LABELS[self.basis] + (", complementary query" if self.complementary else "")
 
     def as_dict(self) -> dict:
         return self.model_dump()
@@ -76,9 +94,11 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (kernel.timing)
     release: str | None = None  # the release every engine call of this search read
     unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
+    page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, or asked)
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
+                "page_order": self.page_order,
                 "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
@@ -107,6 +127,8 @@ class SearchRequest(BaseModel):
 class SearchResponse(BaseModel):
     question: str
     release: str | None = Field(None, description="the published release the answer was read from")
+    page_order: str | None = Field(None, description="what ordered the pages: 'learned' (the release's page "
+                                   "ranker) or 'rules' (asked for, or the release has no model yet)")
     unindexed_companies: list[str] = Field(
         default_factory=list, description="companies the question names that have no indexed filing: the "
         "evidence cannot be theirs")

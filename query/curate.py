@@ -121,6 +121,7 @@ def _complementary(search: Searcher, need: Need, opts: RetrievalOptions) -> list
     found = _floor(found, opts.relevance_floor)[:2]
     for e in found:
         e.reason = f"complementary query for {need.label}; " + e.reason
+        e.complementary = True
     return found
 
 

@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from domain.text import figures_share, words
+from query.api import SECTION_PINS
 
 CANDIDATES = 20  # pages the model reorders (the rules' first ones); the rest keep the rules' order
-VERSION = 1
+VERSION = 2  # 2: the pins read from the evidence's typed basis, not from the wording of its reason
 FEATURES = ("rule_rank", "rule_score", "pin_statement", "pin_fact", "doc_rank", "doc_score", "page_position",
             "figures", "figures_asked", "overlap", "year_match", "item_match", "text_length")
 
@@ -41,15 +42,15 @@ def page_features(question: str, plan: dict, documents: list[dict], evidence: li
     top = max((e["score"] for e in evidence), default=1.0) or 1.0
     rows = []
     for i, e in enumerate(evidence):
-        reason = (e.get("reason") or "").lower()
+        basis = e.get("basis") or "match"
         text = e.get("text") or ""
         figures = figures_share(text)
         rank = doc_rank.get(e["doc_id"])
         rows.append([
             1.0 / (1 + i),
             max(-1.0, min(2.0, e["score"] / top)),
-            1.0 if reason.startswith("the ") and "match" not in reason else 0.0,  # statement, note, cover
-            1.0 if reason.startswith("reports ") else 0.0,
+            1.0 if basis in SECTION_PINS else 0.0,  # a statement's, a note's or the cover's pin
+            1.0 if basis == "fact" else 0.0,
             1.0 / (1 + rank) if rank is not None else 0.0,
             doc_score.get(e["doc_id"], 0.0),
             e["page"] / max(1, page_counts.get(e["doc_id"], 0) or e["page"] + 1),
@@ -98,7 +99,8 @@ class PageRanker:
     def from_json(cls, raw: bytes) -> PageRanker:
         data = json.loads(raw)
         if data.get("version") != VERSION or data.get("features") != list(FEATURES):
-            raise ValueError(f"page ranker of another version ({data.get('version')}) or features")
+            raise ValueError(f"a format {data.get('version')} model; this code reads format {VERSION}: "
+                             "retrain with `secplat train-ranker`")
         return cls(data["release"], tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]),
                    data["intercept"], data.get("trained", {}))
 

@@ -23,7 +23,9 @@ models ``query.api``; the clients come in a ``kernel.resources.Resources``.
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -62,6 +64,7 @@ from schemas.index import INDEXES
 log = logging.getLogger(__name__)
 __all__ = ["MODES", "Evidence", "Question", "RetrievalOptions", "Retriever", "SearchResult"]
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+RANKER_RECHECK_S = 10.0  # how often a release without a page ranker looks for one
 
 
 class Snapshot:
@@ -70,7 +73,8 @@ class Snapshot:
     the snapshot it started with, so a publish during it changes nothing it reads."""
 
     def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None,
-                 load_ranker: Callable[[str], PageRanker | None] | None = None, previous: Snapshot | None = None):
+                 load_ranker: Callable[[str, bool], PageRanker | None] | None = None,
+                 previous: Snapshot | None = None):
         """``previous``: the snapshot of the release before, whose catalog this one's is built from."""
         self.release = release
         self.id = release.id if release else None
@@ -81,7 +85,7 @@ class Snapshot:
         self._backend = backend
         self._lexicon: list[dict] | None = None
         self._load_ranker = load_ranker
-        self._ranker: list[PageRanker | None] = []  # loaded on first use: [model or None]
+        self._ranker: tuple[PageRanker | None, float] = (None, -math.inf)  # (model, when last looked for)
         self._lock = threading.Lock()
 
     def target(self, index: str) -> str:
@@ -99,11 +103,16 @@ class Snapshot:
             return self._lexicon
 
     def ranker(self) -> PageRanker | None:
-        """The learned page ranker trained for this release, or None (the rules rank its pages)."""
+        """The learned page ranker trained for this release, or None (the rules rank its pages). A release
+        goes live before its model is trained (the train stage follows publish): without one, the snapshot
+        looks again every ``RANKER_RECHECK_S``, so a server picks the model up without a new release."""
         with self._lock:
-            if not self._ranker:
-                self._ranker.append(self._load_ranker(self.id) if self._load_ranker and self.id else None)
-            return self._ranker[0]
+            model, checked = self._ranker
+            now = time.monotonic()
+            if model is None and self._load_ranker and self.id and now - checked >= RANKER_RECHECK_S:
+                model = self._load_ranker(self.id, checked == -math.inf)  # says so the first time only
+                self._ranker = (model, now)
+            return model
 
 
 @dataclass(frozen=True)
@@ -206,12 +215,14 @@ class Retriever:
                     docs = self.documents(q)
                 with timing.stage("passages"):
                     evidence = self.evidence(q, docs)
-                if opts.ranker == "learned":
+                model = snap.ranker() if opts.ranker == "learned" else None
+                if model is not None:
                     with timing.stage("rank"):
-                        evidence = self.rank_pages(q, docs, evidence)
+                        evidence = self.rank_pages(q, docs, evidence, model)
                 result = SearchResult(text, evidence, q.plan.as_dict(),
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
-                                       for d in docs], release=snap.id)
+                                       for d in docs], release=snap.id,
+                                      page_order="learned" if model is not None else "rules")
                 if opts.curate:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
@@ -251,15 +262,22 @@ class Retriever:
                                        dense_weight=opts.dense_weight, window=opts.passage_window)
         return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode)
 
-    def _load_ranker(self, release: str) -> PageRanker | None:
+    def _load_ranker(self, release: str, first: bool = True) -> PageRanker | None:
+        """The release's model; without one (or with one this code refuses), a warning the first time."""
         try:
-            return PageRanker.from_json(self.resources.lake.read_bytes(ranker_key(release)))
+            model = PageRanker.from_json(self.resources.lake.read_bytes(ranker_key(release)))
         except FileNotFoundError:
-            log.warning("no page ranker trained for release %s (`secplat train-ranker`): the rules rank pages",
-                        release)
+            if first:
+                log.warning("no page ranker trained for release %s yet (the train stage, `secplat train-ranker`): "
+                            "the rules rank pages until it is", release)
+            return None
         except ValueError as exc:
-            log.warning("page ranker of release %s unreadable (%s): the rules rank pages", release, exc)
-        return None
+            if first:
+                log.warning("page ranker of release %s refused (%s): the rules rank pages", release, exc)
+            return None
+        if not first:
+            log.info("page ranker of release %s found: the learned ranker orders pages from now on", release)
+        return model
 
     # -- stage 2: documents
     def documents(self, q: Question) -> list[ScoredDoc]:
@@ -300,11 +318,10 @@ class Retriever:
         return scoring.pages(self.pins(q, docs, hits) + hits, q.snap.catalog, "hybrid match in a selected document",
                              q.opts.page_coverage)
 
-    def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence]) -> list[Evidence]:
-        """The rules' first pages reordered by the release's learned ranker (``query.ranker``); unchanged
-        when the release has none."""
-        model = q.snap.ranker()
-        if model is None or len(evidence) < 2:
+    def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence],
+                   model: PageRanker) -> list[Evidence]:
+        """The rules' first pages reordered by the release's learned ranker (``query.ranker``)."""
+        if len(evidence) < 2:
             return evidence
         head = evidence[:CANDIDATES]
         rows = page_features(q.text, q.plan.as_dict(), [{"doc_id": d.doc.doc_id, "score": d.score} for d in docs],
@@ -349,9 +366,9 @@ class Retriever:
         plan = q.plan
         pinned: list[Hit] = []
 
-        def pin(source: dict, chunk_id: str, page: int, reason: str) -> None:
+        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
-                              {**source, "_page": page, "_reason": reason}))
+                              {**source, "_page": page, "_basis": basis, "_reason": reason}))
 
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
@@ -359,20 +376,20 @@ class Retriever:
                 found = best_statement_page(statement, [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)])
                 if found:
                     page, source = found
-                    pin(source, source["chunk_id"], page, f"the {statement} (asked for)")
+                    pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
                     following = self._continuation(q, statement, scope, page)
                     if following is not None:
-                        pin(following, following["chunk_id"], page + 1, f"the {statement}, continued")
+                        pin(following, following["chunk_id"], page + 1, "continuation", f"the {statement}, continued")
             for name in plan.notes:
                 note = concept_map().notes[name]
                 found = best_heading_page(note.title, [h.source for h in self._bm25(q, note.query, scope, 50)])
                 if found:
                     page, source = found
-                    pin(source, source["chunk_id"], page, f"the note on {name} ({', '.join(plan.concepts)})")
+                    pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
             if plan.cover:
                 hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
-                    pin(hits[0].source, hits[0].id, 0, "the cover page (registered securities)")
+                    pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
 
     def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
@@ -393,7 +410,8 @@ class Retriever:
                         if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
                 if hits:
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
-                                    {**hits[0].source, "_page": page, "_reason": f"reports {describe(facts)}"}))
+                                    {**hits[0].source, "_page": page, "_basis": "fact",
+                                     "_reason": f"reports {describe(facts)}"}))
         return pins
 
     # -- stage 5: curation's view of this pipeline
@@ -441,7 +459,7 @@ class Retriever:
 
     def _rerank_passages(self, text: str, hits: list[Hit], model: str) -> list[Hit]:
         scores = cross_encoder(model).predict([(text, h.source["text"]) for h in hits])
-        return [Hit(h.id, float(s), {**h.source, "_reason": "cross-encoder"})
+        return [Hit(h.id, float(s), {**h.source, "_basis": "reranker", "_reason": "cross-encoder"})
                 for h, s in sorted(zip(hits, scores, strict=True), key=lambda t: -t[1])]
 
 

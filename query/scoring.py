@@ -229,5 +229,6 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0)
             item=s.get("item", ""), item_title=s.get("item_title", ""),
             item_label=item_label(s.get("form"), s.get("item")),
             page=page, chunk_id=h.id, text=s.get("text", ""),
-            score=round(float(h.score + coverage * total.get(key, 0.0)), 6), reason=s.get("_reason") or reason))
+            score=round(float(h.score + coverage * total.get(key, 0.0)), 6), reason=s.get("_reason") or reason,
+            basis=s.get("_basis", "match")))
     return out

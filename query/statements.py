@@ -13,13 +13,11 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import STATEMENT_ITEMS
-from domain.statements import statements
-from domain.text import figures_share
+from domain.statements import line_at, note_heads, statement_heads, statements
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
 TITLES: dict[str, re.Pattern] = {name: s.title for name, s in statements().items()}
-FIGURES_SHARE = 0.15  # digits among a statement page's visible characters: prose has under 0.05
 
 
 def page_position(chunk: dict, index: int) -> tuple[int, int]:
@@ -33,21 +31,17 @@ def page_position(chunk: dict, index: int) -> tuple[int, int]:
     return start, int(chunk.get("char_start") or 0) + index
 
 
-def statement_page(statement: str, chunk: dict, top_window: int = 250, figures_window: int = 1500) -> int | None:
-    """The page a chunk shows ``statement`` on, when it does: the title in the first lines of a page, no
-    other statement's title beside it (the index of financial statements lists them all), mostly figures
-    after it (a chunk may start with the prose of the page before). Every mention of the title counts, so
-    the index of statements at the head of a chunk does not hide the statement further down. Offsets are
-    page-relative (:func:`page_position`)."""
+def statement_page(statement: str, chunk: dict) -> int | None:
+    """The page a chunk shows ``statement`` on, when it does (``domain.statements.statement_heads``: the
+    title on a heading line near the top, no other statement's title beside it, figures after it; a chunk
+    may start with the prose of the page before). Every mention of the title counts, so the index of
+    statements at the head of a chunk does not hide the statement further down. Offsets are page-relative
+    (:func:`page_position`)."""
     text = chunk.get("text") or ""
     for m in TITLES[statement].finditer(text):
-        page, offset = page_position(chunk, m.start())
-        if offset > top_window:
-            continue
-        window = text[max(0, m.start() - 120): m.end() + 120]
-        if any(title.search(window) for s, title in TITLES.items() if s != statement):
-            continue
-        if figures_share(text[m.start(): m.start() + figures_window]) >= FIGURES_SHARE:
+        start, _ = line_at(text, m.start())
+        page, offset = page_position(chunk, start)
+        if statement_heads(statement, text, m, offset):
             return page
     return None
 
@@ -65,16 +59,14 @@ def best_statement_page(statement: str, chunks: list[dict]) -> tuple[int, dict] 
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
 
 
-def heading_page(title: re.Pattern, chunk: dict, top_window: int = 250, max_line: int = 90) -> int | None:
-    """The page on which a chunk shows ``title`` as a heading: near the top of the page, on a short line of
-    its own (not in a running sentence). Notes to the financial statements are found this way."""
+def heading_page(title: re.Pattern, chunk: dict) -> int | None:
+    """The page on which a chunk shows a note's ``title`` as a heading (``domain.statements.note_heads``:
+    a short line near the top of the page that the title opens, not a running sentence)."""
     text = chunk.get("text") or ""
     for m in title.finditer(text):
-        page, offset = page_position(chunk, m.start())
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = text.find("\n", m.end())
-        line = text[line_start: line_end if line_end >= 0 else len(text)]
-        if offset <= top_window and len(line.strip()) <= max_line:
+        start, line = line_at(text, m.start())
+        page, offset = page_position(chunk, start)
+        if note_heads(title, line, offset):
             return page
     return None
 

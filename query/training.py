@@ -2,17 +2,94 @@
 (``index/ranker_pairs``, made by the index stage) asked of the retriever with the rules, the question's
 page as the positive among the rules' candidates (``query.ranker``). Same release, same pairs: same model
 bytes. The model is written beside the release (``kernel.layout.ranker_key``); a query with
-``ranker="learned"`` reads its release's.
+``ranker="learned"`` (the default) reads its release's, and until it exists ranks by the rules and looks
+again (``Snapshot.ranker``).
+
+The ``train`` stage (:func:`run`) follows ``publish`` in ``secplat run`` and in the publish DAG: it trains
+when ``PAGE_RANKER=learned`` and the live release has no model yet (a rerun does nothing); a corpus that
+teaches nothing is a problem of the report, not a failed run (the rules serve that release).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from kernel.layout import INDEX_DATASETS, ranker_key
+from kernel.reports import StageReport
+from kernel.resources import Resources
+from kernel.settings import Settings
 from kernel.storage import Lake, dataset_partitions, read_partition
 from query.ranker import CANDIDATES, PageRanker, TrainingError, fit, training_rows
 from query.retrieve import Retriever
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """``ranker``: the configured page ranker (nothing to train with the rules); ``limit``: most training
+    questions; ``force``: train even when the live release has a model."""
+
+    ranker: str = "learned"
+    limit: int | None = None
+    force: bool = False
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, limit: int | None = None, force: bool = False,
+                      progress=None) -> TrainOptions:
+        return cls(settings.page_ranker, limit or settings.ranker_train_questions, force, progress)
+
+
+@dataclass
+class TrainReport(StageReport):
+    stage = "train"
+    release: str | None = None
+    outcome: str = ""  # trained | present | rules | failed
+    key: str | None = None
+    trained: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        if self.outcome == "trained":
+            t = self.trained
+            return (f"page ranker for release {self.release}: {t['used']} of {t['questions']} training questions "
+                    f"used ({t['not_in_candidates']} not among the rules' candidates), {t['rows']} candidate pages, "
+                    f"{self.seconds:.0f} s -> {self.key}")
+        if self.outcome == "present":
+            return f"page ranker for release {self.release} already trained ({self.key})"
+        if self.outcome == "rules":
+            return "PAGE_RANKER=rules: no page ranker to train"
+        return f"no page ranker for release {self.release}: the rules rank its pages ({'; '.join(self.problems)})"
+
+    @property
+    def recorded(self) -> bool:
+        return self.outcome in ("trained", "failed")
+
+
+def run(lake: Lake, options: TrainOptions, resources: Resources) -> TrainReport:
+    """The stage: the live release's model, unless it has one (or the rules are configured)."""
+    if options.ranker != "learned":
+        return TrainReport(outcome="rules")
+    retriever = Retriever(resources)
+    release = retriever.snapshot().id
+    report = TrainReport(release=release)
+    if release is not None and not options.force and lake.exists(ranker_key(release)):
+        report.outcome, report.key = "present", lake.uri(ranker_key(release))
+        return report
+    started = time.perf_counter()
+    try:
+        model, key = train(retriever, lake, options.limit, options.progress)
+    except TrainingError as exc:
+        report.outcome, report.problems = "failed", [f"page ranker not trained: {exc}"]
+        return report
+    report.outcome, report.key, report.trained = "trained", lake.uri(key), model.trained
+    report.seconds = round(time.perf_counter() - started, 1)
+    return report
 
 
 def load_pairs(lake: Lake, limit: int | None = None) -> list[dict]:

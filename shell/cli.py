@@ -126,10 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="write the metrics as JSON")
     p.add_argument("--flam", action="store_true", help="hierarchical mode with FLAM Item weights (off by default)")
     p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts (off by default)")
-    p.add_argument("--ranker", choices=("rules", "learned"), default="rules",
-                   help="hierarchical mode's page order: the rules (default) or the release's learned ranker")
+    p.add_argument("--ranker", choices=("rules", "learned"), default=None,
+                   help="hierarchical mode's page order: the release's learned ranker (PAGE_RANKER, default: "
+                        "learned; the rules where the release has none) or the rules")
 
-    p = sub.add_parser("train-ranker", help="train the learned page ranker for the live release (after publish)")
+    p = sub.add_parser("train-ranker", help="train the learned page ranker for the live release again (`run` "
+                                            "trains it after publish)")
     _add_common(p)
     p.add_argument("--limit", type=_bounded(1, 1_000_000), default=None,
                    help="at most this many of the corpus's training questions (evenly spaced)")
@@ -286,11 +288,13 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"note: no indexed filing of {company}: the evidence below is from other companies' filings",
               file=sys.stderr)
     if args.json:
-        body = result.as_dict() if args.explain else {"question": result.question,
-                                                      "evidence": [e.as_dict() for e in result.evidence]}
+        body = result.as_dict() if args.explain else {  # the HTTP API's response, field for field
+            "question": result.question, "release": result.release, "page_order": result.page_order,
+            "unindexed_companies": result.unindexed, "evidence": [e.as_dict() for e in result.evidence]}
         print(json.dumps(body, indent=1, default=str))
         return 0
     if args.explain:
+        print(f"release: {result.release}  pages ordered by: {result.page_order or args.mode}")
         print(f"plan: {json.dumps(result.plan)}")
         for d in result.documents:
             print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
@@ -304,7 +308,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"{n:>2}. {e.doc_id}  page {e.page}  {e.item_label or 'no Item'}  {e.ticker or e.company or ''} "
               f"{e.form or ''} {period}  score {e.score:.3f}" + (f"\n    {e.document}" if e.document else ""))
         print("    " + " ".join(e.text.split())[:240])
-        print(f"    why: {e.reason}")
+        print(f"    why ({e.label}): {e.reason}")
     return 0
 
 
@@ -350,7 +354,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         for i, mode in enumerate(modes):
             runs.append(evaluate(retriever, qas, mode, args.k, out if i == 0 else None, progress,
-                                 flam=args.flam, trees=args.trees, ranker=args.ranker))
+                                 flam=args.flam, trees=args.trees,
+                                 ranker=args.ranker or retriever.resources.settings.page_ranker))
     finally:
         if out:
             out.close()
@@ -362,19 +367,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_train_ranker(args: argparse.Namespace) -> int:
-    import time
-
-    from query import Retriever
-    from query.training import train
-
-    resources = _resources(args)
-    started = time.perf_counter()
-    limit = args.limit or resources.settings.ranker_train_questions
-    model, key = train(Retriever(resources), resources.lake, limit, progress)
-    t = model.trained
-    print(f"page ranker for release {model.release}: {t['used']} of {t['questions']} training questions used "
-          f"({t['not_in_candidates']} not among the rules' candidates), {t['rows']} candidate pages, "
-          f"{time.perf_counter() - started:.0f} s -> {resources.lake.uri(key)}")
+    """The train stage on demand: trains even when the release has a model (``secplat run`` does not)."""
+    report = run_stage("train", _resources(args), limit=args.limit, force=True, progress=progress)
+    if report.outcome == "failed":
+        print(f"error: {'; '.join(report.problems)}", file=sys.stderr)
+        return EXIT_ENV
+    print(report.summary())
     return 0
 
 

@@ -103,7 +103,8 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
         body = {"status": "ok" if snap.id else "unpublished", "backend": retriever.backend.kind,
                 "release": snap.id, "created": snap.release.created if snap.release else None,
                 "indexes": {name: target for name, target in sorted(snap.targets.items())},
-                "documents": len(snap.catalog.docs)}
+                "documents": len(snap.catalog.docs),
+                "page_ranker": "learned" if snap.id and snap.ranker() is not None else "rules"}
         return JSONResponse(status_code=200 if snap.id else 503, content=body)
 
     @app.post("/search", response_model=SearchResponse, dependencies=[Depends(_access(api_keys or []))])
@@ -121,7 +122,7 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
             raise HTTPException(400, str(exc)) from exc
         except ModelMismatch as exc:  # the server's configuration, not the request: say so, do not guess
             raise HTTPException(503, str(exc)) from exc
-        return SearchResponse(question=result.question, release=result.release,
+        return SearchResponse(question=result.question, release=result.release, page_order=result.page_order,
                               unindexed_companies=result.unindexed, evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
 

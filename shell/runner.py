@@ -27,7 +27,7 @@ class Stage:
     module: str
     options: str
     run: str = "run"
-    clients: tuple[str, ...] = ()
+    clients: tuple[str, ...] = ()  # Resources attributes; "resources": all of them (the retriever's needs)
 
     def resolve(self) -> tuple[Any, Any]:
         module = importlib.import_module(self.module)
@@ -41,18 +41,20 @@ STAGES: dict[str, Stage] = {
     "segment": Stage("etl.segment", "SegmentOptions"),
     "index": Stage("indexing.jobs", "IndexOptions"),
     "publish": Stage("indexing.publish", "PublishOptions", clients=("backend",)),
+    "train": Stage("query.training", "TrainOptions", clients=("resources",)),
 }
-NIGHTLY = ("crawl", "convert", "segment", "index", "publish")
+NIGHTLY = ("crawl", "convert", "segment", "index", "publish", "train")
 
 
 def run_stage(name: str, resources: Resources, **options: Any) -> StageReport:
     """Run one stage on the resources' lake; ``options`` are the stage's own (``as_of``, ``dry_run``,
-    ``pdf_dirs``, ``rebuild``, ``progress``). The run report lands under ``runs/<stage>/`` unless the run
+    ``pdf_dirs``, ``rebuild``, ``limit``, ``progress``). The run report lands under ``runs/<stage>/`` unless the run
     changed nothing (a dry run, an index with no work)."""
     stage = STAGES[name]
     options_type, run = stage.resolve()
     lake = resources.lake
-    clients = {client: getattr(resources, client) for client in stage.clients}
+    clients = {client: resources if client == "resources" else getattr(resources, client)
+               for client in stage.clients}
     report = run(lake, options_type.from_settings(resources.settings, **options), **clients)
     if report.recorded:
         write_run_report(lake, report)

@@ -218,20 +218,12 @@ def publish_indexes(rebuild: bool = False) -> dict:
 
 
 def train_ranker() -> dict:
-    """The learned page ranker for the release just published, when the server ranks pages with it
-    (``PAGE_RANKER=learned``); with the rules nothing is trained (a release without a model is ranked by
-    the rules, so a failed training never stops serving)."""
-    settings = load_settings()
-    if settings.page_ranker != "learned":
-        log.info("PAGE_RANKER=%s: no page ranker to train", settings.page_ranker)
-        return {"trained": False}
-    from query.retrieve import Retriever
-    from query.training import train
-
-    resources = Resources(settings)
-    model, key = train(Retriever(resources), resources.lake, settings.ranker_train_questions)
-    log.info("page ranker for release %s written to %s (%s)", model.release, key, model.trained)
-    return {"trained": True, "release": model.release, **model.trained}
+    """The train stage after a publish: the live release's page ranker (``PAGE_RANKER=learned``, the
+    default), before the serving check. Until it is written, readers rank that release by the rules and
+    look for it again; a corpus that teaches nothing leaves the rules serving and is a problem of the
+    result, not a failed task."""
+    report = run_stage("train", Resources(load_settings()))
+    return {**_stage_result(report), "outcome": report.outcome, "release": report.release}
 
 
 def check_serving(question: str = "What were the company's total revenues?") -> dict:

@@ -40,6 +40,7 @@ def test_retraining_gives_the_same_model_and_a_query_uses_its_release(published)
     lake.delete(key)
     fresh = Retriever(Resources(published))
     rules = fresh.search(QUESTION, 5, options=dataclasses.replace(learned, ranker="rules"))
-    assert [e.chunk_id for e in fresh.search(QUESTION, 5, options=learned).evidence] == \
-        [e.chunk_id for e in rules.evidence]
+    unranked = fresh.search(QUESTION, 5, options=learned)
+    assert [e.chunk_id for e in unranked.evidence] == [e.chunk_id for e in rules.evidence]
+    assert unranked.page_order == rules.page_order == "rules" and result.page_order == "learned"
     lake.write_bytes(key, first)

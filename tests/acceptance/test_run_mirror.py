@@ -35,11 +35,27 @@ def test_file_uri_lake_runs_every_stage_and_a_query_with_another_model_is_refuse
     assert passages.num_rows > 100 and len(set(passages.column("doc_id").to_pylist())) == 3
     assert not list(tmp_path.glob("file*")), "Spark wrote under a literal file: directory"
     assert sorted(p.name.split("-")[0] for p in (lake / "runs").iterdir()) == \
-        ["convert", "crawl", "index", "publish", "quality", "segment"]
+        ["convert", "crawl", "index", "publish", "quality", "segment", "train"]
+    # the train stage wrote the live release's page ranker (PAGE_RANKER=learned, the default) ...
+    release = json.loads((lake / "search" / "release.json").read_text())["id"]
+    models = sorted(p.stem for p in (lake / "index" / "ranker").glob("*.json"))
+    assert models == [release], models
+    assert "page ranker for release" in run.stdout
 
     ok = _secplat(env, tmp_path, "query", "Home Depot net sales", "--json")
     assert ok.returncode == 0, ok.stderr
-    assert json.loads(ok.stdout)["evidence"]
+    answer = json.loads(ok.stdout)
+    assert answer["evidence"] and answer["page_order"] == "learned" and answer["release"] == models[0]
+    assert {e["basis"] for e in answer["evidence"]} <= {"match", "statement", "continuation", "note", "cover", "fact"}
+    # ... and a rerun trains nothing: the release has its model
+    again = _secplat(env, tmp_path, "run", "--tickers", "AAPL,HD", "--forms", "8-K,10-Q", "--from", "2019-11-15",
+                     "--to", "2023-09-08")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"page ranker for release {release} already trained" in again.stdout
+    assert sorted(p.stem for p in (lake / "index" / "ranker").glob("*.json")) == models
+    # with the rules configured, the same release answers by the rules
+    rules = _secplat({**env, "PAGE_RANKER": "rules"}, tmp_path, "query", "Home Depot net sales", "--json")
+    assert json.loads(rules.stdout)["page_order"] == "rules"
     other = "sentence-transformers/all-mpnet-base-v2"
     refused = _secplat({**env, "EMBEDDING_MODEL": other}, tmp_path, "query", "Home Depot net sales")
     assert refused.returncode == 2

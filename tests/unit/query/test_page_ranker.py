@@ -3,8 +3,13 @@ the model of its own release."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from indexing.ranker_pairs import document_pairs, headings, row_labels
 from kernel.search.base import Release
+from query import retrieve
 from query.ranker import FEATURES, PageRanker, fit, page_features, training_rows
 from query.retrieve import Snapshot
 
@@ -47,16 +52,16 @@ def test_document_pairs_are_deterministic_and_ask_about_the_company_and_period()
 
 
 def _result(pages):
-    """A rules-ranked result over literal pages: (doc, page, score, reason, text)."""
-    evidence = [{"doc_id": d, "page": p, "score": s, "reason": r, "text": t, "fiscal_year": 2023, "item": "8"}
-                for d, p, s, r, t in pages]
-    return evidence
+    """A rules-ranked result over literal pages: (doc, page, score, basis, text); the reason's words say
+    the opposite of the basis, which is what the features must read."""
+    return [{"doc_id": d, "page": p, "score": s, "basis": b, "reason": "the balance sheet, reports", "text": t,
+             "fiscal_year": 2023, "item": "8"} for d, p, s, b, t in pages]
 
 
 def test_features_read_the_rules_signals():
-    evidence = _result([("A", 10, 1.0, "hybrid match in a selected document", MD_AND_A),
-                        ("A", 57, 0.9, "the balance sheet (asked for)", BALANCE_SHEET),
-                        ("B", 3, 0.5, "reports total assets 97,703", BALANCE_SHEET)])
+    evidence = _result([("A", 10, 1.0, "match", MD_AND_A),
+                        ("A", 57, 0.9, "statement", BALANCE_SHEET),
+                        ("B", 3, 0.5, "fact", BALANCE_SHEET)])
     plan = {"years": [2023], "target_year": 2023, "evidence": {"items": ["8"], "figure": True}}
     rows = page_features("What were total assets in 2023?", plan, [{"doc_id": "A", "score": 2.0}], evidence,
                          {"A": 100, "B": 10})
@@ -64,6 +69,7 @@ def test_features_read_the_rules_signals():
     f = [dict(zip(FEATURES, r, strict=True)) for r in rows]
     assert f[0]["rule_rank"] == 1.0 and f[1]["rule_rank"] == 0.5 and f[1]["rule_score"] == 0.9
     assert f[1]["pin_statement"] == 1.0 and f[0]["pin_statement"] == 0.0 and f[2]["pin_fact"] == 1.0
+    assert f[0]["pin_fact"] == f[2]["pin_statement"] == 0.0
     assert f[0]["doc_rank"] == 1.0 and f[2]["doc_rank"] == 0.0 and f[1]["page_position"] == 0.57
     assert f[1]["figures"] > 0.12 > f[0]["figures"] and f[1]["figures_asked"] == f[1]["figures"]
     assert 0 < f[1]["overlap"] == f[0]["overlap"] <= 1 and f[0]["year_match"] == 1.0 and f[0]["item_match"] == 1.0
@@ -71,8 +77,8 @@ def test_features_read_the_rules_signals():
 
 def test_fit_is_deterministic_and_learns_the_order():
     def search(question):
-        good = ("the balance sheet (asked for)", BALANCE_SHEET)
-        bad = ("hybrid match in a selected document", MD_AND_A)
+        good = ("statement", BALANCE_SHEET)
+        bad = ("match", MD_AND_A)
         first, second = (bad, good) if "first" in question else (good, bad)
         return question, {"years": [2023]}, [{"doc_id": "A", "score": 1.0}], _result(
             [("A", 1, 1.0, *first), ("A", 2, 0.8, *second)])
@@ -84,6 +90,10 @@ def test_fit_is_deterministic_and_learns_the_order():
     one, two = fit(rows, labels, "r1", trained), fit(rows, labels, "r1", trained)
     assert one.to_json() == two.to_json()  # same rows, same bytes
     assert PageRanker.from_json(one.to_json()).to_json() == one.to_json()
+    old = json.loads(one.to_json()) | {"version": 1}  # a model of the format that read the reasons' words
+    with pytest.raises(ValueError, match=r"^a format 1 model; this code reads format 2: retrain") as refused:
+        PageRanker.from_json(json.dumps(old).encode())
+    assert "\n" not in str(refused.value)
     # the statement page wins wherever the rules put it
     _, plan, docs, evidence = search("first total assets")
     assert [evidence[i]["page"] for i in one.order(page_features("first total assets", plan, docs, evidence,
@@ -94,15 +104,36 @@ class _NoEngine:
     """A snapshot of a release whose documents index is not asked for (the catalog reads no engine)."""
 
 
-def test_a_snapshot_reads_the_model_of_its_own_release():
+def test_a_snapshot_reads_the_model_of_its_own_release_and_looks_again_until_there_is_one(monkeypatch):
     asked = []
     models = {"r1": "model of r1"}
+    clock = [1000.0]
+    monkeypatch.setattr(retrieve.time, "monotonic", lambda: clock[0])
 
-    def load(release):
-        asked.append(release)
+    def load(release, first):
+        asked.append((release, first))
         return models.get(release)
 
     one = Snapshot(_NoEngine(), Release("r1", "2026-11-26T00:00:00", {}), None, load)
     two = Snapshot(_NoEngine(), Release("r2", "2026-11-26T00:01:00", {}), None, load)
     assert one.ranker() == "model of r1" and two.ranker() is None and one.ranker() == "model of r1"
-    assert asked == ["r1", "r2"]  # read once per release
+    assert asked == [("r1", True), ("r2", True)]  # read once per release; a model is kept
+    clock[0] += retrieve.RANKER_RECHECK_S / 2
+    assert two.ranker() is None and len(asked) == 2  # not looked for again yet
+    models["r2"] = "model of r2"  # the train stage wrote it
+    clock[0] += retrieve.RANKER_RECHECK_S
+    assert two.ranker() == "model of r2" and asked[-1] == ("r2", False)  # found; the warning was said once
+    assert two.ranker() == "model of r2" and len(asked) == 3
+
+
+def test_evidence_carries_why_as_a_value_beside_its_words():
+    from query.api import Evidence
+
+    e = Evidence(doc_id="A", source_name=None, company=None, ticker=None, form=None, fiscal_year=None,
+                 fiscal_period=None, item="8", item_title="", page=3, chunk_id="A:1", text="", score=1.0,
+                 reason="the balance sheet (asked for)", basis="statement")
+    assert e.label == "statement pin" and e.as_dict()["basis"] == "statement"
+    e.complementary = True
+    assert e.label == "statement pin, complementary query" and e.as_dict()["complementary"] is True
+    with pytest.raises(ValueError):
+        Evidence(**{**e.as_dict(), "basis": "the balance sheet"})

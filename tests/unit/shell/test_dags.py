@@ -73,7 +73,8 @@ def dagbag():
             "        'params': sorted(d.params), 'tasks': {t.task_id: {'retries': t.retries,\n"
             "            'policy': type(t.retry_policy).__name__, 'map_index_template': getattr(t, 'map_index_template', None),\n"
             "            'max_active_tis_per_dag': t.max_active_tis_per_dag, 'trigger_rule': str(t.trigger_rule.value),\n"
-            "            'outlets': [getattr(o, 'name', None) for o in t.outlets]} for t in d.tasks}}\n"
+            "            'outlets': [getattr(o, 'name', None) for o in t.outlets],\n"
+            "            'upstream': sorted(t.upstream_task_ids)} for t in d.tasks}}\n"
             "print(json.dumps(out))\n")
     out = subprocess.run([sys.executable, "-c", code, str(DAGS)], capture_output=True, text=True, timeout=180,
                          env=_airflow_env(Path("/nonexistent-airflow-home")), cwd=ROOT)
@@ -86,7 +87,9 @@ def test_dags_load_with_explicit_schedules_tags_and_transient_only_retries(dagba
     nightly, publish = dagbag["dags"]["secplat_nightly"], dagbag["dags"]["secplat_publish"]
     assert nightly["timetable"] == "CronDataIntervalTimetable" and nightly["summary"] == "0 0 * * *"
     assert publish["timetable"] == "AssetTriggeredTimetable"
-    assert set(publish["tasks"]) == {"publish", "check_serving", "train_ranker"}  # the ranker beside serving
+    assert set(publish["tasks"]) == {"publish", "check_serving", "train_ranker"}
+    assert publish["tasks"]["train_ranker"]["upstream"] == ["publish"]  # the model before the serving check
+    assert publish["tasks"]["check_serving"]["upstream"] == ["train_ranker"]
     for d in (nightly, publish):
         assert "secplat" in d["tags"] and d["max_active_runs"] == 1 and d["catchup"] is False
         for task_id, t in d["tasks"].items():

@@ -1,0 +1,46 @@
+"""One rule of what heads a page and what a figures page is: the training labels (``indexing.ranker_pairs``)
+and the query pins (``query.statements``) apply the same one, so a page one side calls a statement's or a
+note's, the other does too."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.statements import HEADING_LINE, HEADING_WINDOW, is_figures, is_heading, notes
+from indexing.ranker_pairs import headings
+from query.statements import heading_page, statement_page
+
+FIGURES = "\n".join(f"Line item {i}\n{i * 1234:,}\n{i * 987:,}" for i in range(1, 30))
+
+
+def _chunk(text: str, page: int = 7) -> dict:
+    return {"text": text, "page_start": page, "page_end": page, "char_start": 0, "char_end": len(text)}
+
+
+def test_the_rule_on_literals():
+    assert is_figures("1,234 5,678 9,012") and not is_figures("Revenue grew because of pricing in 2023.")
+    assert is_heading("Income Taxes", 0) and is_heading("Income Taxes", HEADING_WINDOW)
+    assert not is_heading("Income Taxes", HEADING_WINDOW + 1)
+    assert not is_heading("x" * (HEADING_LINE + 1), 0)
+
+
+@pytest.mark.parametrize("lead", [0, HEADING_WINDOW - 40, HEADING_WINDOW + 40])
+def test_both_sides_agree_on_a_statement_page(lead):
+    text = "Prose of the page.\n" * (lead // 19) + "CONSOLIDATED BALANCE SHEETS\n" + FIGURES
+    labelled = ("statement", "balance sheet") in headings(text)
+    pinned = statement_page("balance sheet", _chunk(text)) == 7
+    assert labelled == pinned == (len("Prose of the page.\n") * (lead // 19) <= HEADING_WINDOW)
+
+
+@pytest.mark.parametrize(("line", "heads"), [
+    ("Income Taxes", True), ("Note 12 \u2014 Income Taxes", True), ("7. INCOME TAXES", True),
+    ("Income Taxes" + "." * (HEADING_LINE - 5), False),  # too long for a heading line
+    ("Income Taxes 87", False),  # a table of contents' line
+    ("Our effective tax rate was lower because of discrete items.", False),  # a running sentence
+])
+def test_both_sides_agree_on_a_note_heading(line, heads):
+    title = notes()["income taxes"].title
+    text = f"{line}\nThe year's provision reflects the items below.\n"
+    labelled = ("note", "income taxes") in headings(text)
+    pinned = heading_page(title, _chunk(text)) == 7
+    assert labelled == pinned == heads
