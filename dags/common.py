@@ -20,13 +20,16 @@ def dag_settings(tag: str, doc: str | None, retries: int) -> dict:
 
 def default_args(retries: int) -> dict:
     """Up to ``retries`` retries with exponential backoff, and only for the errors
-    ``shell.tasks.TRANSIENT_ERRORS`` lists: a bad config or a failed quality gate fails at once."""
+    ``shell.tasks.TRANSIENT_ERRORS`` lists (SEC's block: after the block, ``BLOCK_RETRY_DELAY_S``): a bad
+    config or a failed quality gate fails at once."""
     return {
         "owner": "data-platform",
         "retries": retries,
         "retry_delay": pendulum.duration(minutes=1),
         "retry_exponential_backoff": True,
         "retry_policy": ExceptionRetryPolicy(
-            rules=[RetryRule(exception=tasks.TRANSIENT_ERRORS, action=RetryAction.RETRY, reason="transient")],
+            rules=[RetryRule(exception=tasks.BLOCK_ERRORS, action=RetryAction.RETRY, reason="EDGAR block",
+                             retry_delay=pendulum.duration(seconds=tasks.BLOCK_RETRY_DELAY_S)),
+                   RetryRule(exception=tasks.TRANSIENT_ERRORS, action=RetryAction.RETRY, reason="transient")],
             default=RetryAction.FAIL),
     }

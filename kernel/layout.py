@@ -4,6 +4,7 @@
 
     raw/edgar/<cik>/<accession-no-dashes>/          a crawled filing (primary document, index.json, filing.json)
     raw/full-index/<year>/QTR<q>/form.idx           EDGAR's form index of a finished quarter (historical windows)
+    raw/edgar-block.json                            SEC's block of this client, while it lasts (the crawl's tasks)
     manifests/filings.parquet                       every filing record, rebuilt after a crawl
     pdf/<cik>/<accession-no-dashes>.pdf             the paged PDF (pdf/external/<name>.pdf for arriving PDFs)
     datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, facts, items, chunks
@@ -32,6 +33,7 @@ from pathlib import Path
 from kernel.storage import Lake, LocalLake, read_parquet_footer
 
 RAW_PREFIX = "raw/edgar"
+EDGAR_BLOCK_KEY = "raw/edgar-block.json"  # beside raw/edgar/, not in it: no filing is ever read from it
 MANIFEST_KEY = "manifests/filings.parquet"
 SEARCH_DIR = "search"
 

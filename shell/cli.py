@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=_bounded(1, 65535), default=8765)
     p.add_argument("--as-of", type=_date, help="serve only filings filed on or before this date")
     p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests answered with a fault")
+    p.add_argument("--block-after", type=_bounded(0, 10_000_000), default=None, metavar="N",
+                   help="answer like SEC's block (HTTP 403, its block page) every request after the first N ...")
+    p.add_argument("--block-seconds", type=_bounded(1, 86_400), default=600, metavar="S",
+                   help="... for S seconds (SEC: about 600)")
     p.add_argument("-v", "--verbose", action="store_true")
     return parser
 
@@ -406,7 +410,8 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
 
     server = MirrorServer(args.root, host=args.host, port=args.port, as_of=args.as_of,
-                          faults=FaultPlan(rate=args.fault_rate))
+                          faults=FaultPlan(rate=args.fault_rate, block_after=args.block_after,
+                                           block_seconds=args.block_seconds))
     print(f"serving {args.root} at {server.www_url} and {server.data_url} (Ctrl-C to stop)", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()

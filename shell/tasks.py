@@ -34,6 +34,11 @@ STAGE_PARALLEL_TASKS = 4
 # Exceptions worth a retry: the network and the storage being briefly away. Anything else (bad config, a
 # quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
 # Airflow's retry policy when it evaluates a failure.
+# SEC's block of this client (HTTP 403): retried once the block is over (SEC keeps it about ten minutes;
+# a retry inside it sends nothing: the block is recorded in the lake). Listed before the transient errors,
+# of which it is one.
+BLOCK_ERRORS = ["etl.crawl.edgar_http.Blocked"]
+BLOCK_RETRY_DELAY_S = 11 * 60
 TRANSIENT_ERRORS = [
     "etl.crawl.edgar_http.HostUnreachable",
     "kernel.storage.StorageError",

@@ -42,10 +42,11 @@ def edgar_endpoint(options: CrawlOptions) -> Iterator[CrawlOptions]:
 @contextlib.contextmanager
 def open_crawler(lake: Lake, options: CrawlOptions) -> Iterator[tuple[Crawler, list[Company], list[UniverseProblem]]]:
     """A crawler on the configured (or mirrored) EDGAR with the universe resolved: (crawler, companies,
-    universe problems). Refuses an unwritable lake before any request."""
+    universe problems). Refuses an unwritable lake before any request, and sends none while SEC's block
+    recorded in the lake lasts."""
     lake.check_writable()
     with edgar_endpoint(options) as o:
-        http = build_http(o)
+        http = build_http(o, lake=lake)
         companies, problems = resolve_universe(o, http)
         yield Crawler(o, lake, http=http, progress=o.progress), companies, problems
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
 from etl.crawl import full_index
 from etl.crawl.discovery import DiscoveryError, FilingRef, discover_filings
-from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
+from etl.crawl.edgar_http import BlockBoard, EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
 from etl.crawl.filing_index import (
     FilingDocument,
     complete_index_page,
@@ -48,7 +48,14 @@ from etl.crawl.filing_index import (
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.universe import Company
-from kernel.layout import MANIFEST_KEY, RAW_PREFIX, filing_index_key, primary_document_key, record_key
+from kernel.layout import (
+    EDGAR_BLOCK_KEY,
+    MANIFEST_KEY,
+    RAW_PREFIX,
+    filing_index_key,
+    primary_document_key,
+    record_key,
+)
 from kernel.reports import DETAIL, StageReport
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
@@ -85,8 +92,9 @@ class CrawlReport(StageReport):
         )
 
 
-def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> EdgarHttp:
-    """The one HTTP client of a crawl (``limiter``: share one across crawlers, as benchmarks do)."""
+def build_http(options: CrawlOptions, limiter: RateLimiter | None = None, lake: Lake | None = None) -> EdgarHttp:
+    """The one HTTP client of a crawl (``limiter``: share one across crawlers, as benchmarks do); with
+    ``lake``, SEC's block is read from and recorded in it (:func:`block_board`)."""
     return EdgarHttp(
         options.user_agent,
         limiter or RateLimiter(options.edgar_rate_limit),
@@ -94,7 +102,28 @@ def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> Edg
         max_retries=options.http_max_retries,
         backoff_base=options.http_backoff_base,
         backoff_max=options.http_backoff_max,
+        board=block_board(lake) if lake is not None else None,
     )
+
+
+def block_board(lake: Lake) -> BlockBoard:
+    """The run's block board, starting from a block an earlier task or run recorded in the lake (so no
+    request is sent inside it) and recording the next one there."""
+    until, reason = 0.0, ""
+    try:
+        record = json.loads(lake.read_bytes(EDGAR_BLOCK_KEY))
+        until, reason = float(record["until"]), str(record.get("reason") or "HTTP 403 from EDGAR")
+    except FileNotFoundError:
+        pass
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("ignoring an unreadable EDGAR block record %s: %s", lake.uri(EDGAR_BLOCK_KEY), exc)
+
+    def record(until: float, reason: str, url: str) -> None:
+        body = {"until": until, "until_utc": dt.datetime.fromtimestamp(until, dt.UTC).isoformat(timespec="seconds"),
+                "reason": reason, "url": url, "posted_utc": utc_now().isoformat(timespec="seconds")}
+        lake.write_bytes(EDGAR_BLOCK_KEY, json.dumps(body, indent=1).encode())
+
+    return BlockBoard(until, reason, on_block=record)
 
 
 def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
@@ -363,9 +392,10 @@ class Crawler:
                     report.records.append(rec)
                     if outcome in ("missing", "failed"):
                         report.problems.append(f"{company.ticker} {ref.accession}: {outcome}: {rec.error}")
-            except HostUnreachable:
+            except HostUnreachable:  # SEC's block too: every worker's next request raises it, none is sent
                 for f in futures:
                     f.cancel()
+                write_manifest(self.lake)  # what was fetched before is kept, and listed
                 raise
         report.records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
         write_manifest(self.lake)

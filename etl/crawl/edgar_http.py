@@ -4,14 +4,21 @@ Retries with exponential backoff and jitter cover 429, 5xx, timeouts, connection
 bodies (a short read, a broken gzip stream, or fewer bytes than the listing promised); ``Retry-After`` is
 honoured. A 404 is final and reported as :class:`NotFound`. A host that refuses connections or does not
 resolve raises :class:`HostUnreachable` after a short number of tries, so a run fails fast and clearly.
+
+A 403 from EDGAR is SEC's block (its "Request Rate Threshold Exceeded" / "Undeclared Automated Tool" page):
+SEC keeps the client blocked for about ten minutes, and every request meanwhile prolongs it. The first 403
+posts the block on the run's :class:`BlockBoard`; from then every worker's next request raises
+:class:`Blocked` instead of being sent, until the block is over.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import email.utils
 import json
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +33,8 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
 CONNECT_TRIES = 3
+BLOCK_S = 600.0  # how long SEC keeps a throttled client blocked (about ten minutes) when it does not say
+_BLOCK_PAGE_RE = re.compile(rb"Request Rate Threshold Exceeded|Undeclared Automated Tool", re.I)
 
 
 class FetchError(RuntimeError):
@@ -43,6 +52,47 @@ class NotFound(FetchError):
 
 class HostUnreachable(FetchError):
     """The host refuses connections or does not resolve."""
+
+
+class Blocked(HostUnreachable):
+    """SEC blocked this client (HTTP 403): no request may be sent before ``until`` (``time.time()``)."""
+
+    def __init__(self, url: str, until: float, reason: str):
+        super().__init__(url, reason)
+        self.until = until
+
+    def __str__(self) -> str:
+        when = dt.datetime.fromtimestamp(self.until, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return (f"EDGAR blocked this client ({self.reason}): no request was sent after it; retry after {when} "
+                "(a rerun resumes where this one stopped)")
+
+
+class BlockBoard:
+    """The block as every worker of a run sees it: posted once (by the first 403), checked before every
+    request. ``on_block(until, reason, url)`` records it beyond the process (the crawl writes it to the
+    lake, so the run's other tasks and a rerun inside the block send nothing either)."""
+
+    def __init__(self, until: float = 0.0, reason: str = "",
+                 on_block: Callable[[float, str, str], None] | None = None):
+        self.until, self.reason = until, reason
+        self._on_block = on_block
+        self._lock = threading.Lock()
+
+    def check(self, url: str) -> None:
+        if time.time() < self.until:
+            raise Blocked(url, self.until, self.reason)
+
+    def post(self, url: str, until: float, reason: str) -> Blocked:
+        with self._lock:
+            first = until > self.until and time.time() >= self.until
+            if until > self.until:
+                self.until, self.reason = until, reason
+        if first:
+            log.error("EDGAR blocked this client at %s (%s) until %s", url, reason, dt.datetime.fromtimestamp(
+                until, dt.UTC).isoformat(timespec="seconds"))
+            if self._on_block is not None:
+                self._on_block(until, reason, url)
+        return Blocked(url, self.until, self.reason)
 
 
 @dataclass
@@ -101,6 +151,7 @@ class EdgarHttp:
         backoff_base: float = 0.5,
         backoff_max: float = 60.0,
         rng: random.Random | None = None,
+        board: BlockBoard | None = None,
     ):
         self.user_agent = user_agent
         self.limiter = limiter
@@ -109,6 +160,7 @@ class EdgarHttp:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.stats = HttpStats()
+        self.board = board or BlockBoard()
         self._rng = rng or random.Random()
         self._local = threading.local()
 
@@ -136,7 +188,10 @@ class EdgarHttp:
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.stats.add(retries=1)
-            self.stats.add(waited_s=self.limiter.acquire(), requests=1)
+            self.board.check(url)
+            waited = self.limiter.acquire()
+            self.board.check(url)  # posted while this worker waited for its slot
+            self.stats.add(waited_s=waited, requests=1)
             delay: float | None = None
             try:
                 resp = self._session().get(url, timeout=self.timeout)
@@ -156,6 +211,8 @@ class EdgarHttp:
             else:
                 if resp.status_code == 404:
                     raise NotFound(url, "404 Not Found")
+                if resp.status_code == 403:
+                    raise self._blocked(url, resp, content)
                 if resp.status_code in RETRY_STATUS:
                     last = f"HTTP {resp.status_code}"
                     if resp.status_code == 429:
@@ -178,6 +235,12 @@ class EdgarHttp:
             log.debug("retrying %s in %.2fs (%s)", url, wait, last)
             time.sleep(wait)
         raise FetchError(url, f"gave up after {self.max_retries + 1} attempts: {last}")
+
+    def _blocked(self, url: str, resp: requests.Response, content: bytes) -> Blocked:
+        page = _BLOCK_PAGE_RE.search(content[:20_000])
+        reason = f"HTTP 403, SEC's block page: {page.group(0).decode()}" if page else "HTTP 403 from EDGAR"
+        wait = _retry_after(resp.headers.get("Retry-After"))
+        return self.board.post(url, time.time() + (wait if wait else BLOCK_S), reason)
 
     def get_json(self, url: str) -> object:
         """GET and parse JSON; a body that does not parse counts as truncated and is retried."""

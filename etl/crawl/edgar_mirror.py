@@ -51,6 +51,9 @@ class FaultPlan:
     slow_seconds: float = 2.0
     seed: int = 0
     path_pattern: str | None = None  # only paths matching this regex get faults
+    # SEC's block: after ``block_after`` requests, every request for ``block_seconds`` gets SEC's 403 page
+    block_after: int | None = None
+    block_seconds: float = 600.0
 
     def __post_init__(self) -> None:
         unknown = set(self.kinds) - set(FAULT_KINDS)
@@ -58,6 +61,19 @@ class FaultPlan:
             raise ValueError(f"unknown fault kind(s) {sorted(unknown)}; known: {', '.join(FAULT_KINDS)}")
         if not 0.0 <= self.rate <= 1.0:
             raise ValueError("fault rate must be within [0, 1]")
+        if self.block_after is not None and self.block_after < 0:
+            raise ValueError("block_after must be 0 or more requests")
+
+
+# What SEC answers a client it throttles (HTTP 403, for about ten minutes), abridged from www.sec.gov.
+BLOCK_PAGE = b"""<!DOCTYPE html><html><head><title>SEC.gov | Request Rate Threshold Exceeded</title></head>
+<body><h1>Your Request Originates from an Undeclared Automated Tool</h1>
+<p>To allow for equitable access to all users, SEC reserves the right to limit requests originating from
+undeclared automated tools. Your request has been identified as part of a network of automated tools outside
+of the acceptable policy and will be managed until action is taken to declare your traffic.</p>
+<p>Please declare your traffic by updating your user agent to include company specific information.</p>
+<p>Request Rate Threshold Exceeded</p></body></html>
+"""
 
 
 @dataclass
@@ -77,6 +93,8 @@ class _State:
     log: list[RequestLogEntry] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     filing_dates: dict[str, dt.date] | None = None
+    served: int = 0  # requests answered (the block fault counts them)
+    blocked_until: float = 0.0  # time.time() until which every request gets the block page
 
 
 def _filing_dates(root: Path) -> dict[str, dt.date]:
@@ -161,8 +179,23 @@ class _Handler(BaseHTTPRequestHandler):
                 return None
             return self.state.rng.choice(plan.kinds)
 
+    def _blocked(self, arrived: float) -> bool:
+        """SEC's block: on from the request after ``block_after``, for ``block_seconds``; then off for good."""
+        plan = self.state.faults
+        with self.state.lock:
+            self.state.served += 1
+            if plan.block_after is None:
+                return False
+            if self.state.served == plan.block_after + 1 and not self.state.blocked_until:
+                self.state.blocked_until = arrived + plan.block_seconds
+            return arrived < self.state.blocked_until
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         arrived = time.time()
+        if self._blocked(arrived):
+            self._record("403 blocked", arrived)  # SEC's page names no end; the mirror's says when (tests)
+            left = max(1, round(self.state.blocked_until - arrived))
+            return self._send(403, BLOCK_PAGE, "text/html", headers={"Retry-After": str(left)})
         fault = self._pick_fault()
         if fault in ("429", "503"):
             self._record(fault, arrived)
@@ -307,6 +340,7 @@ class MirrorServer:
         with self.state.lock:
             self.state.faults = plan
             self.state.rng = random.Random(plan.seed)
+            self.state.served, self.state.blocked_until = 0, 0.0
 
     @property
     def log(self) -> list[RequestLogEntry]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import time
 
 import pytest
 
@@ -249,3 +250,55 @@ def test_crawl_options_are_plain_values_read_once(tmp_path):
     assert all(not hasattr(v, "__dict__") or dataclasses.is_dataclass(v) for v in vars(options).values())
     with pytest.raises(ConfigError, match="EDGAR_IDENTITY is not set"):
         CrawlOptions.from_settings(load_settings(lake_root=str(tmp_path), edgar_identity=None))
+
+
+def test_sec_block_stops_every_worker_at_once_and_a_rerun_after_it_resumes(fixture_mirror, tmp_path, monkeypatch,
+                                                                           capsys):
+    """SEC answers a throttled client with a 403 block page for about ten minutes (here 3 s). The crawl stops
+    within a second of the first block answer, sends nothing more during the block (nor does a rerun inside
+    it: the block is recorded in the lake), exits 3 with one line; a rerun after it fetches the rest only."""
+    from shell.cli import main
+
+    block_s = 3.0
+    plan = FaultPlan(block_after=8, block_seconds=block_s)
+    with MirrorServer(fixture_mirror["root"], faults=plan) as server:
+        for name, value in {"EDGAR_WWW_URL": server.www_url, "EDGAR_DATA_URL": server.data_url,
+                            "EDGAR_IDENTITY": "Secplat Tests tests@example.com", "HTTP_BACKOFF_BASE": "0.05",
+                            "UNIVERSE_CSV": fixture_mirror["universe_csv"], "CRAWL_WORKERS": "4"}.items():
+            monkeypatch.setenv(name, value)
+        args = ["crawl", "--lake", str(tmp_path / "lake"), "--tickers", "ALL"]
+        assert main(args) == 3
+        err = capsys.readouterr().err
+        assert err.startswith("error: EDGAR blocked this client (HTTP 403, SEC's block page: ") and err.count("\n") == 1
+        assert "retry after" in err
+        first = min(e.at for e in server.log if e.outcome == "403 blocked")
+        assert max(e.at for e in server.log) < first + 1.0  # every worker stopped within a second
+        blocked_log = len(server.log)
+        assert main(args) == 3  # a rerun inside the block sends nothing
+        assert len(server.log) == blocked_log and "EDGAR blocked this client" in capsys.readouterr().err
+
+        time.sleep(max(0.0, first + block_s - time.time()) + 0.2)
+        assert main(args) == 0, capsys.readouterr().err
+        docs = [e.path for e in server.log if e.outcome == "200" and "/Archives/edgar/data/" in e.path
+                and not e.path.endswith((".json", "-index.html"))]
+        assert len(docs) == len(set(docs)) and docs  # nothing fetched twice
+        lake = open_lake(str(tmp_path / "lake"))
+        records = read_records(lake)
+        assert {r.status for r in records} == {"ok"}
+        assert len(records) == len([f for f in fixture_mirror["filings"] if f["form"] != "4"])
+
+
+def test_block_board_on_literals():
+    from etl.crawl.edgar_http import BlockBoard, Blocked
+
+    posted = []
+    board = BlockBoard(on_block=lambda until, reason, url: posted.append((until, reason, url)))
+    board.check("u0")  # nothing posted: no block
+    now = time.time()
+    blocked = board.post("u1", now + 60, "HTTP 403")
+    assert isinstance(blocked, Blocked) and blocked.until == now + 60 and "retry after" in str(blocked)
+    board.post("u2", now + 30, "HTTP 403")  # a worker's late 403: the block already stands, not posted twice
+    assert [p[2] for p in posted] == ["u1"]
+    with pytest.raises(Blocked):
+        board.check("u3")
+    assert BlockBoard(until=now - 1).check("u4") is None  # an old block is over

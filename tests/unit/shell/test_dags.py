@@ -123,6 +123,22 @@ def test_retry_policy_retries_only_transient_errors():
         assert policy.evaluate(permanent, 1, 4).action == RetryAction.FAIL
 
 
+def test_the_dags_retry_a_sec_block_after_it_and_other_transient_errors_sooner():
+    import time
+
+    from airflow.sdk import RetryAction
+
+    from dags.common import default_args
+    from etl.crawl.edgar_http import Blocked, HostUnreachable
+
+    policy = default_args(3)["retry_policy"]
+    blocked = policy.evaluate(Blocked("https://www.sec.gov/x", time.time() + 600, "HTTP 403"), 1, 4)
+    assert blocked.action == RetryAction.RETRY and blocked.retry_delay.total_seconds() >= 600
+    other = policy.evaluate(HostUnreachable("https://www.sec.gov", "connection refused"), 1, 4)
+    assert other.action == RetryAction.RETRY and not other.retry_delay
+    assert policy.evaluate(ValueError("bug"), 1, 4).action == RetryAction.FAIL
+
+
 # --- the run plan -----------------------------------------------------------------------------------------
 
 def test_run_plan_covers_the_data_interval_and_params_override_it():
