@@ -237,6 +237,8 @@ def html_warnings(prepared: PreparedHtml, rendered: RenderResult, paged: PagedPd
     if prepared.replaced_bytes:
         warnings.append(f"{prepared.replaced_bytes} byte(s) invalid in {prepared.encoding}, each replaced by U+FFFD "
                         "where it stood")
+    if prepared.encoding_override:
+        warnings.append(f"encoding: {prepared.encoding_override}")
     return warnings
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lxml import etree, html
 
@@ -69,14 +70,25 @@ class PreparedHtml:
     facts: list[ixbrl.Fact]  # inline XBRL facts with their pages (etl.convert.ixbrl); empty for plain HTML
     facts_seconds: float  # what reading them took
     replaced_bytes: int = 0  # bytes that were not valid in the document's encoding, each now U+FFFD
+    encoding_override: str = ""  # why the declared encoding was not the one decoded from
 
 
-def decode_html(raw: bytes) -> tuple[str, str, int]:
-    """Text of the filing, the encoding it was decoded from, and how many invalid bytes were replaced.
+class Decoded(NamedTuple):
+    text: str
+    encoding: str  # what the text was decoded from
+    replaced: int  # bytes invalid in that encoding, each replaced by U+FFFD where it stood
+    override: str = ""  # why the declared encoding was not used (for the document's warnings)
 
-    A document that is UTF-8 (declared so, or holding more valid multi-byte sequences than stray high
-    bytes) stays UTF-8 when a few of its bytes are invalid: each is replaced where it stands (U+FFFD) and
-    counted, never a switch of the whole document to cp1252 (which would garble every non-ASCII character)."""
+
+def decode_html(raw: bytes) -> Decoded:
+    """Text of the filing, the encoding it was decoded from, how many invalid bytes were replaced, and why
+    the declared encoding was overridden, if it was.
+
+    A document that is UTF-8 (holding more valid multi-byte sequences than stray high bytes) stays UTF-8
+    when a few of its bytes are invalid: each is replaced where it stands (U+FFFD) and counted, never a
+    switch of the whole document to cp1252 (which would garble every non-ASCII character). One that only
+    declares UTF-8 but holds high bytes and not one valid UTF-8 sequence is cp1252 (older filings were
+    written so): decoded as such, and the override is recorded."""
     if not raw.strip():
         raise HtmlError("empty document")
     head = raw[:4096]
@@ -90,16 +102,20 @@ def decode_html(raw: bytes) -> tuple[str, str, int]:
             break
     for enc in [c for c in (declared, "utf-8") if c]:
         try:
-            return raw.decode(enc), enc, 0
+            return Decoded(raw.decode(enc), enc, 0)
         except (LookupError, UnicodeDecodeError):
             continue
-    if declared in _UTF8_NAMES or _mostly_utf8(raw):
+    if _mostly_utf8(raw) or (declared in _UTF8_NAMES and _UTF8_SEQ_RE.search(raw)):
         text = raw.decode("utf-8", "replace")
-        return text, "utf-8", text.count("\ufffd") - raw.count("\ufffd".encode())
+        return Decoded(text, "utf-8", text.count("\ufffd") - raw.count("\ufffd".encode()))
+    override = ""
+    if declared in _UTF8_NAMES:
+        override = (f"declared {declared} but holds {len(_HIGH_RE.findall(raw))} high byte(s) and no valid UTF-8 "
+                    "sequence: decoded as cp1252")
     try:
-        return raw.decode("cp1252"), "cp1252", 0
+        return Decoded(raw.decode("cp1252"), "cp1252", 0, override)
     except UnicodeDecodeError:
-        return raw.decode("latin-1"), "latin-1", 0
+        return Decoded(raw.decode("latin-1"), "latin-1", 0, override.replace("cp1252", "latin-1"))
 
 
 def _mostly_utf8(raw: bytes) -> bool:
@@ -181,7 +197,7 @@ def _unhang_tables(root) -> None:
 def prepare_html(raw: bytes, fiscal_year_end: str | None = None) -> PreparedHtml:
     """Decode, sanitize and page-mark a filing's primary document, and read its iXBRL facts (their fiscal
     periods from the company's fiscal year end, MMDD)."""
-    text, encoding, replaced = decode_html(raw)
+    text, encoding, replaced, override = decode_html(raw)
     if not _looks_like_html(text):
         raise HtmlError("no HTML markup found")
     tail = text[-8192:].lower()
@@ -259,7 +275,8 @@ def prepare_html(raw: bytes, fiscal_year_end: str | None = None) -> PreparedHtml
     out = html.tostring(root, encoding="utf-8", method="html", doctype="<!DOCTYPE html>")
     return PreparedHtml(html=out, encoding=encoding, source_text=text, page_breaks=breaks, visible_chars=visible,
                         tables=tables, removed=removed, facts=facts,
-                        facts_seconds=facts_seconds, replaced_bytes=replaced)
+                        facts_seconds=facts_seconds, replaced_bytes=replaced,
+                        encoding_override=override)
 
 
 def visible_chars(root) -> int:

@@ -100,10 +100,24 @@ def test_nesting_deeper_than_the_parser_keeps_is_refused_with_the_reason():
 def test_an_invalid_byte_is_replaced_where_it_stands_not_a_codepage_switch():
     raw = "<html><body><p>caf\u00e9 \u2014 \u2612 na\u00efve</p></body></html>".encode()
     bad = raw.replace(b"caf", b"c\xffaf")
-    text, encoding, replaced = decode_html(bad)
+    text, encoding, replaced, _ = decode_html(bad)
     assert (encoding, replaced) == ("utf-8", 1)
     assert "c\ufffdaf\u00e9 \u2014 \u2612 na\u00efve" in text
     prepared = prepare_html(bad)
     assert prepared.replaced_bytes == 1 and "\u2014".encode() in prepared.html
     cp1252 = "<html><body><p>\u2019quoted\u2019</p></body></html>".encode("cp1252")  # no UTF-8 sequence at all
-    assert decode_html(cp1252)[1:] == ("cp1252", 0)
+    assert decode_html(cp1252)[1:] == ("cp1252", 0, "")
+
+
+def test_a_utf8_declaration_its_bytes_contradict_is_cp1252_and_says_so():
+    page = ("<html><head><meta charset=\"utf-8\"></head><body><p>Soci\u00e9t\u00e9 G\u00e9n\u00e9rale, "
+            "\u201cquoted\u201d \u2014 5\u00a0%</p></body></html>")
+    text, encoding, replaced, override = decode_html(page.encode("cp1252"))
+    assert "Soci\u00e9t\u00e9 G\u00e9n\u00e9rale, \u201cquoted\u201d \u2014" in text and "\ufffd" not in text
+    assert (encoding, replaced) == ("cp1252", 0)
+    assert override.startswith("declared utf-8 but holds 8 high byte(s) and no valid UTF-8 sequence")
+    prepared = prepare_html(page.encode("cp1252"))
+    assert prepared.encoding_override == override and "Soci\u00e9t\u00e9".encode() in prepared.html
+    # real UTF-8 with one stray byte stays UTF-8 (the byte replaced), with no override
+    utf8 = page.encode().replace(b"quoted", b"quo\xffted")
+    assert decode_html(utf8)[1:] == ("utf-8", 1, "")
