@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import html as htmllib
 import logging
 import re
 import tempfile
@@ -33,10 +34,11 @@ from etl.convert.cover import (
     CoverFacts,
     cover_summary,
     document_id,
+    earnings_period,
     exhibit_id,
+    exhibit_period,
     facts_from_ixbrl,
     facts_from_text,
-    release_period,
 )
 from etl.convert.html_prepare import HtmlError, PreparedHtml, decode_html, prepare_html
 from etl.convert.identity import Identity, amendment_links, assign_ids
@@ -291,6 +293,7 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
 
 IMAGES_ONLY_CHARS = 200  # an exhibit with images and less text than this is page images, not a text release
 _PAGE_MARK_RE = re.compile(r"\f|^\s*<PAGE>\s*$", re.M | re.I)
+_TAG_RE = re.compile(r"<[^>]*>")
 
 
 def text_exhibit_html(text: str) -> bytes:
@@ -323,16 +326,14 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
     form = exhibit_form(exhibit.type, rec.items)
     ticker, company = rec.ticker, rec.company or rec.ticker
     cover_id = document_id(ticker, "8-K", None, None, rec.report_date, rec.filing_date)
+    own = " ".join(p.text for p in paged.pages[:2])
     if form == EARNINGS:
-        fiscal_year, fiscal_period = release_period(" ".join(p.text for p in paged.pages[:2]), rec.filing_date,
-                                                    rec.fiscal_year_end)
-        if fiscal_year is None and rec.report_date:  # the quarter before the event, by the company's year
-            fiscal_year, fiscal_period = fiscal_period_of(rec.report_date - dt.timedelta(days=30), "10-Q",
-                                                          rec.fiscal_year_end)
+        fiscal_year, fiscal_period = earnings_period(own, rec.filing_date, rec.fiscal_year_end, rec.report_date)
         doc_id = document_id(ticker, form, fiscal_year, fiscal_period, None, rec.filing_date)
         kind = "earnings release"
     else:
-        fiscal_year, fiscal_period = (rec.filing_date.year if rec.filing_date else None), None
+        fiscal_year, fiscal_period, _ = exhibit_period(own, release_text(lake, rec), rec.filing_date,
+                                                       rec.fiscal_year_end, rec.report_date)
         doc_id, kind = exhibit_id(cover_id, exhibit.type), "press release"
     headline = " ".join(first.split())[:300]
     period = f" for fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ") if form == EARNINGS else ""
@@ -352,6 +353,20 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
         source_sha256=exhibit.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=0.0, processed_at=utc_now(),
     ), paged, [], 0.0)
+
+
+def release_text(lake: Lake, rec: FilingRecord, chars: int = 8000) -> str | None:
+    """The words of the earnings release an 8-K carries (``domain.rules.exhibit_form``), from its stored
+    document (no rendering: its period is all that is read); None when the 8-K has none or it is unreadable."""
+    earnings = next((e for e in rec.exhibits if e.status == "ok" and e.key
+                     and exhibit_form(e.type, rec.items) == EARNINGS), None)
+    if earnings is None:
+        return None
+    try:
+        text = decode_html(unwrap(lake.read_bytes(earnings.key))).text
+    except (FileNotFoundError, HtmlError):
+        return None
+    return " ".join(htmllib.unescape(_TAG_RE.sub(" ", text)).split())[:chars]
 
 
 def conservation(visible_chars: int, paged: PagedPdf) -> str | None:

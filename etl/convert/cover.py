@@ -33,7 +33,7 @@ _Q = r"(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarter"
 _RELEASE_PERIOD_RES = [
     (re.compile(_Q + r"\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(\d{4})", re.I), "qy"),
     (re.compile(r"fiscal\s+(?:year\s+)?(\d{4})\s+" + _Q, re.I), "yq"),
-    (re.compile(r"\bQ([1-4])\s*(?:FY|fiscal\s*)?'?(\d{4}|\d{2})\b", re.I), "nq"),
+    (re.compile(r"\bQ([1-4])\s*(?:FY|fiscal\s*)?['\u2019]?(\d{4}|\d{2})\b", re.I), "nq"),
     (re.compile(r"full[\s-]+(?:fiscal[\s-]+)?year\s+(?:of\s+)?(?:fiscal\s+)?(\d{4})", re.I), "fy"),
 ]
 
@@ -175,6 +175,32 @@ def release_period(text: str, filed: dt.date | None = None,
         return None, None
     year, quarter = max(ended)
     return year, f"Q{quarter}"
+
+
+def earnings_period(text: str, filed: dt.date | None, fiscal_year_end: str | None,
+                    report_date: dt.date | None) -> tuple[int | None, str | None]:
+    """An earnings release's fiscal year and quarter: the ones its words name (:func:`release_period`),
+    else the quarter before its 8-K's event date, by the company's fiscal year."""
+    year, period = release_period(text, filed, fiscal_year_end)
+    if year is None and report_date:
+        year, period = fiscal_period_of(report_date - dt.timedelta(days=30), "10-Q", fiscal_year_end)
+    return year, period
+
+
+def exhibit_period(own: str, release: str | None, filed: dt.date | None, fiscal_year_end: str | None,
+                   report_date: dt.date | None) -> tuple[int | None, str | None, str]:
+    """Any other 8-K exhibit's fiscal year, period, and where they come from: the period its own words name
+    ("text"); else, in an 8-K with an earnings release (``release``: its text), the release's ("release": a
+    results 8-K's tables, highlights and statistics report the release's period, not the filing date's
+    year); else the filing date's year ("filing date")."""
+    year, period = release_period(own, filed, fiscal_year_end)
+    if year is not None:
+        return year, period, "text"
+    if release is not None:
+        year, period = earnings_period(release, filed, fiscal_year_end, report_date)
+        if year is not None:
+            return year, period, "release"
+    return (filed.year if filed else None), None, "filing date"
 
 
 def _quarter_end(year: int, quarter: int, fiscal_year_end: str | None) -> dt.date:

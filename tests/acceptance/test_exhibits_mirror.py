@@ -85,6 +85,23 @@ def test_earnings_releases_take_their_fiscal_period_from_their_own_words(exhibit
     assert text_exhibits and all(d["page_count"] >= 1 for d in text_exhibits)  # SO's plain-text exhibits
 
 
+def test_supplementary_exhibits_of_an_earnings_8k_carry_their_release_s_period(exhibit_lake):
+    """An earnings 8-K's other EX-99s (financial highlights, segment analyses, statistics) report the
+    release's period, not the filing date's year: every one of the mirror's, by its own words or its
+    release's. (Southern's five tables of January 2007 are about 2006; Apple's data sheets name "Q3'04".)"""
+    lake, _, _ = exhibit_lake
+    docs = _docs(lake)
+    releases = {d["accession"]: d for d in docs.values() if d["form"] == "EARNINGS"}
+    supplements = [d for d in docs.values() if d["form"] == "8-K" and d["exhibit_type"] and d["accession"] in releases]
+    assert len(supplements) >= 7  # SO (5), AAPL 2004 and 2011, CAT 2022
+    for d in supplements:
+        release = releases[d["accession"]]
+        assert (d["fiscal_year"], d["fiscal_period"]) == (release["fiscal_year"], release["fiscal_period"]), \
+            (d["doc_id"], release["doc_id"])
+    southern = [d for d in supplements if d["ticker"] == "SO" and d["filing_date"] == dt.date(2007, 1, 25)]
+    assert len(southern) == 5 and {(d["fiscal_year"], d["fiscal_period"]) for d in southern} == {(2006, "Q4")}
+
+
 @pytest.fixture(scope="module")
 def exhibit_index(exhibit_lake, mirror_legacy, universe_csv, tmp_path_factory):
     """The mirror's added 8-Ks (covers and exhibits, copied from the session's lake) segmented, indexed
