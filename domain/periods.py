@@ -9,7 +9,11 @@ by the fourth quarter's); year-to-date spans (six / nine months ended: the secon
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from domain.rules import ANNUAL, EARNINGS, QUARTERLY
+from domain.sec_items import STATEMENT_ITEMS
 
 
 @dataclass(frozen=True)
@@ -104,3 +108,53 @@ def printed_periods(text: str) -> str:
         out += [text[at:p.start], p.printed() or text[p.start:p.end]]
         at = p.end
     return "".join(out) + text[at:]
+
+
+# --- which documents report a period -----------------------------------------------------------------
+
+COMPARATIVE_YEARS = 2  # an annual report carries this many prior years (income and cash flow statements)
+_CUMULATIVE = {"Q2": "H1", "Q3": "9M"}  # what a 10-Q's statements cover besides its quarter
+
+
+def reports_period(year: int, quarter: int | None, form: str | None, fiscal_year: int | None,
+                   fiscal_period: str | None, absent_items: Iterable[str] = ()) -> bool:
+    """Whether a document (its form, fiscal year and period) prints figures of the asked fiscal ``year``
+    (and ``quarter``): a fiscal year by its annual report or a later one's comparative columns (up to
+    ``COMPARATIVE_YEARS``), or its fourth quarter's earnings release; a quarter by its 10-Q or earnings
+    release, a fourth quarter by the year's annual report too. A 10-Q of the year does not report the year,
+    nor a report whose statements' Item is absent (incorporated by reference from a document the corpus
+    does not hold)."""
+    if fiscal_year is None or STATEMENT_ITEMS & set(absent_items):
+        return False
+    period = (fiscal_period or "").upper()
+    annual = form == ANNUAL or period == "FY"
+    if quarter is None:
+        return (annual and year <= fiscal_year <= year + COMPARATIVE_YEARS) or \
+            (fiscal_year == year and form == EARNINGS and period == "Q4")
+    return fiscal_year == year and (period == f"Q{quarter}" or (quarter == 4 and annual))
+
+
+def period_label(form: str | None, fiscal_year: int | None, fiscal_period: str | None) -> str:
+    """A document's period as a reader names what it reports: "FY2023", "Q1 2023", a 10-Q's "H1 2023" (its
+    statements cover six months), "9M 2023"; "" without a fiscal year."""
+    if fiscal_year is None:
+        return ""
+    period = (fiscal_period or "").upper()
+    if form == ANNUAL or period == "FY":
+        return f"FY{fiscal_year}"
+    if form == QUARTERLY and period in _CUMULATIVE:
+        return f"{_CUMULATIVE[period]} {fiscal_year}"
+    return f"{period} {fiscal_year}".strip() if period else str(fiscal_year)
+
+
+def asked_label(year: int, quarter: int | None) -> str:
+    return f"Q{quarter} {year}" if quarter else f"FY{year}"
+
+
+def period_distance(year: int, quarter: int | None, fiscal_year: int | None, fiscal_period: str | None) -> int:
+    """Quarters between the asked period's end and a document's (for "closest")."""
+    if fiscal_year is None:
+        return 1_000
+    period = (fiscal_period or "").upper()
+    have = int(period[1]) if period[:1] == "Q" and period[1:2].isdigit() else 4
+    return abs((fiscal_year * 4 + have) - (year * 4 + (quarter or 4)))

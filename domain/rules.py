@@ -79,10 +79,16 @@ RESULTS_ITEMS = frozenset({"2.02", "12"})  # 8-K Results of Operations: Item 2.0
 _FIRST_EX99 = re.compile(r"^EX-99(\.0?1)?$")
 
 
-def exhibit_form(exhibit_type: str, items: Iterable[str]) -> str:
-    """What an 8-K exhibit is as a document: the first EX-99 of an 8-K reporting its results of operations
-    (Item 2.02, Item 12 before August 2004) is its earnings release (``EARNINGS``); any other exhibit is a
-    press release of the 8-K (``8-K``)."""
+ANNUAL_REPORT_EXHIBIT = "EX-13"  # a 10-K's Annual Report to Stockholders, where Items may be incorporated from
+
+
+def exhibit_form(exhibit_type: str, items: Iterable[str], filing_form: str = CURRENT) -> str:
+    """What an exhibit is as a document: the first EX-99 of an 8-K reporting its results of operations
+    (Item 2.02, Item 12 before August 2004) is its earnings release (``EARNINGS``); a 10-K's Exhibit 13 is
+    its annual report, a 10-K document of the filing (``ANNUAL``); any other exhibit is a press release of
+    the 8-K (``8-K``)."""
+    if base_form(filing_form) == ANNUAL and exhibit_type.upper().startswith(ANNUAL_REPORT_EXHIBIT):
+        return ANNUAL
     return EARNINGS if _FIRST_EX99.match(exhibit_type.upper()) and RESULTS_ITEMS & set(items) else "8-K"
 
 
@@ -91,6 +97,8 @@ def exhibit_label(exhibit_type: str | None, form: str | None, accession: str | N
     empty for a document that is not an exhibit."""
     if not exhibit_type:
         return ""
+    if form == ANNUAL:
+        return f"{exhibit_type} (annual report to stockholders) of 10-K {accession or ''}".rstrip()
     kind = "earnings release" if form == EARNINGS else "press release"
     return f"{exhibit_type} ({kind}) of 8-K {accession or ''}".rstrip()
 

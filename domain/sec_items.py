@@ -8,6 +8,7 @@ the CLI, the HTTP API and the facts a person reads); the raw key stays in JSON a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 TEN_K: list[tuple[str, str]] = [
@@ -212,3 +213,26 @@ def item_label(form: str | None, key: str | None) -> str:
         part = _PART.get(key[4:5], key[4:5])
         return f"Part {part}, Item {item.number} ({title})"
     return f"Item {item.number} ({title})"
+
+
+# --- Items incorporated by reference ------------------------------------------------------------------
+# A 10-K may give an Item as one sentence pointing into the Annual Report to Stockholders, filed as Exhibit
+# 13 ("Item 8. Financial Statements ...: Refer to pages 44 through 121 of IBM's 2023 Annual Report to
+# Stockholders, which are incorporated herein by reference"). Such an Item's text is in that exhibit.
+_ITEM_HEAD_RE = re.compile(r"(?:^|\n|\.\s)\s*Item\s+(\d{1,2}[ABC]?)\s*[.:\u2014\u2013-]", re.I)
+_ANNUAL_REPORT_RE = re.compile(r"annual\s+report\s+to\s+(?:stock|share)holders", re.I)
+_INCORPORATED_RE = re.compile(r"incorporated\s+(?:herein\s+|therein\s+)?by\s+reference", re.I)
+_POINTER_CHARS = 900  # an Item given by reference is a sentence or two; one with a body of its own is longer
+
+
+def incorporated_items(text: str) -> list[str]:
+    """The 10-K Items whose whole text is a pointer into the Annual Report to Stockholders (Exhibit 13), in
+    the filing's order; a table of contents' lines and Items with a body of their own are not."""
+    heads = [(m.start(1), m.group(1).upper()) for m in _ITEM_HEAD_RE.finditer(text)]
+    found: list[str] = []
+    for (start, key), nxt in zip(heads, [*heads[1:], (len(text), "")], strict=False):
+        body = text[start: nxt[0]]
+        if len(body) <= _POINTER_CHARS and _ANNUAL_REPORT_RE.search(body) and _INCORPORATED_RE.search(body) \
+                and key not in found:
+            found.append(key)
+    return found

@@ -76,8 +76,9 @@ class Settings(BaseSettings):
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
     exhibit_types: str = Field(
-        "EX-99*", description="Documents of each filing to crawl besides the primary one, by SGML type: "
-        "comma-separated patterns (EX-99*: press and earnings releases); none: off")
+        "EX-99*,EX-13*", description="Documents of each filing to crawl besides the primary one, by SGML type: "
+        "comma-separated patterns (EX-99*: press and earnings releases; EX-13*: a 10-K's annual report to "
+        "stockholders, where its Items may be incorporated from); none: off")
 
     # --- Conversion ---------------------------------------------------------------------------
     convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")

@@ -103,8 +103,9 @@ def derive_frames(tables: dict[str, pa.Table]) -> dict:
         docs["chunk_count"] = docs["doc_id"].map(passages.groupby("doc_id").size()).fillna(0).astype("int64")
         items = passages.groupby("doc_id")["item"].agg(set)
         core = set(CORE_10K_ITEMS)
-        docs["core_items_ok"] = [form != "10-K" or core <= items.get(d, set())
-                                 for d, form in zip(docs["doc_id"], docs["form"], strict=True)]
+        exhibits = docs["exhibit_type"].notna() if "exhibit_type" in docs else [False] * len(docs)
+        docs["core_items_ok"] = [form != "10-K" or bool(exhibit) or core <= items.get(d, set())
+                                 for d, form, exhibit in zip(docs["doc_id"], docs["form"], exhibits, strict=True)]
     facts = frames.get("facts")
     if facts is not None:
         _fact_columns(facts, docs)

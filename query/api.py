@@ -95,10 +95,11 @@ class SearchResult:
     release: str | None = None  # the release every engine call of this search read
     unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
     page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, or asked)
+    missing_periods: list[str] = field(default_factory=list)  # the asked period absent from a company's evidence
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
-                "page_order": self.page_order,
+                "missing_periods": self.missing_periods, "page_order": self.page_order,
                 "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
@@ -132,5 +133,9 @@ class SearchResponse(BaseModel):
     unindexed_companies: list[str] = Field(
         default_factory=list, description="companies the question names that have no indexed filing: the "
         "evidence cannot be theirs")
+    missing_periods: list[str] = Field(
+        default_factory=list, description="one line per company whose evidence does not report the fiscal "
+        "period the question asks for, naming the closest period found: 'no FY2023 figures of IBM in the "
+        "index; closest: H1 2023 (IBM_2023Q2_10Q)'")
     evidence: list[Evidence]
     explain: dict | None = None

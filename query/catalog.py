@@ -29,11 +29,12 @@ class DocInfo(DocumentMeta):
     amends: str | None = None  # an amendment: the doc_id it amends
     accession: str | None = None  # the filing (an exhibit's is its 8-K's)
     filing_items: list[str] = []  # an 8-K's Items (its cover's and its exhibits')
+    absent_items: list[str] = []  # Items incorporated from a document the corpus does not hold
 
 
 # what the catalog reads of each published document
 FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment", "amends", "accession",
-          "filing_items"]
+          "filing_items", "absent_items"]
 
 
 class Catalog:
@@ -106,4 +107,5 @@ class Catalog:
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=keys[said],
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),
                                         filing_items=list(r.get("filing_items") or []),
+                                        absent_items=list(r.get("absent_items") or []),
                                         amends=r.get("amends") if r.get("is_amendment") else None)

@@ -29,13 +29,11 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from domain.periods import printed_periods
+from domain.periods import COMPARATIVE_YEARS, printed_periods
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
-
-COMPARATIVE_YEARS = 2  # an annual report carries this many prior years (income and cash flow statements)
 
 # Instructions and caveats around the question proper: sentences that tell how to answer, not what.
 _INSTRUCTION = re.compile(

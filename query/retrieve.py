@@ -44,6 +44,7 @@ from query.analysis import Entity, analyze
 from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
 from query.concepts import concept_map
+from query.coverage import period_notes
 from query.curate import Searcher, curate
 from query.facts import (
     Fact,
@@ -228,6 +229,8 @@ class Retriever:
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
         result.timings = timings
+        result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
+                                              snap.catalog.docs, [e.key for e in q.plan.analysis.entities])
         result.unindexed = [f"{e.name} ({', '.join(sorted(e.tickers))})" if e.tickers else e.name
                             for e in snap.catalog.entities.unindexed(text)]
         return result

@@ -43,6 +43,9 @@ class DocumentRecord(BaseModel):
     exhibit_type: str | None = Field(None, description="EX-99.1, ...: this document is an exhibit of its filing")
     exhibit_document: str | None = Field(None, description="The exhibit's EDGAR file name")
     exhibit_description: str | None = None
+    absent_items: list[str] = Field(default_factory=list, description="Items the filing incorporates by "
+                                    "reference from a document the corpus does not hold (a 10-K's Annual "
+                                    "Report to Stockholders, Exhibit 13): their text is not indexed")
     trading_symbols: list[str] = Field(default_factory=list)
     exchanges: list[str] = Field(default_factory=list)
     shares_outstanding: float | None = None

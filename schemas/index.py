@@ -57,6 +57,8 @@ class DocumentIndexRecord(DocumentMeta):
     amends: str | None = Field(None, description="doc_id of the filing this amendment amends")
     page_count: int
     filing_items: list[str] = Field(default_factory=list, description="The 8-K's Items (its cover and exhibits)")
+    absent_items: list[str] = Field(default_factory=list, description="Items incorporated by reference from a "
+                                    "document the corpus does not hold")
     cover_summary: str = Field(json_schema_extra={"es": "text"})
     vector: list[float] = Field(json_schema_extra={"dims": 384})
     model: str

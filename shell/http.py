@@ -123,7 +123,8 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
         except ModelMismatch as exc:  # the server's configuration, not the request: say so, do not guess
             raise HTTPException(503, str(exc)) from exc
         return SearchResponse(question=result.question, release=result.release, page_order=result.page_order,
-                              unindexed_companies=result.unindexed, evidence=result.evidence,
+                              unindexed_companies=result.unindexed, missing_periods=result.missing_periods,
+                              evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
 
     @app.post("/facts", response_model=list[Fact], dependencies=[Depends(_access(api_keys or []))])

@@ -144,6 +144,13 @@ PUBLISHED_FILINGS = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "
 def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
     """Three mirror filings (KO's and PEP's 2023 10-Ks, AAPL's 2023 10-Q) segmented, indexed and published
     with the default settings: the settings of that lake."""
+    return publish_filings(converted_mirror, mirror_manifest, universe_csv,
+                           tmp_path_factory.mktemp("query") / "lake", PUBLISHED_FILINGS)
+
+
+def publish_filings(converted_mirror, mirror_manifest, universe_csv, root: Path, filings) -> object:
+    """The converted mirror filings named by (ticker, form, fiscal year), segmented, indexed and published
+    in a lake of their own at ``root``; its settings."""
     from etl.segment import SegmentOptions
     from etl.segment import run as run_segment
     from etl.segment.chunking import ChunkOptions
@@ -153,9 +160,8 @@ def published(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory)
     from shell.runner import run_stage
 
     lake, _ = converted_mirror
-    root = tmp_path_factory.mktemp("query") / "lake"
     for r in mirror_manifest:
-        if (r["ticker"], r["form"], r["fiscal_year"]) in PUBLISHED_FILINGS:
+        if (r["ticker"], r["form"], r["fiscal_year"]) in filings:
             part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
             for ds in ("documents", "pages", "facts"):
                 (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)

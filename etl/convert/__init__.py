@@ -28,7 +28,17 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from domain.rules import EARNINGS, base_form, check_batch, exhibit_form, fiscal_period_of, in_batch
+from domain.rules import (
+    ANNUAL,
+    ANNUAL_REPORT_EXHIBIT,
+    EARNINGS,
+    base_form,
+    check_batch,
+    exhibit_form,
+    fiscal_period_of,
+    in_batch,
+)
+from domain.sec_items import incorporated_items
 from etl import conservation as conserved
 from etl.convert.cover import (
     CoverFacts,
@@ -273,13 +283,14 @@ def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,
         warnings.append(f"{len(paged.missing_markers)} page-break marker(s) did not render")
     if cover.form and cover.form != form:
         warnings.append(f"cover says form {cover.form}, EDGAR says {rec.form}")
+    absent = absent_items(rec, form, "\n".join(p.text for p in paged.pages), warnings)
     first = paged.pages[0].text if paged.pages else ""
     summary = cover_summary(company, ticker, form, fiscal_year, fiscal_period, period_end, cover, first)
     summary, summary_source = _with_llm_summary(summarizer, summary, first, warnings)
     return Converted(DocumentRecord(
         doc_id=doc_id, doc_name=doc_id, accession=rec.accession, source_kind="html", cik=rec.cik, ticker=ticker, company=company,
         form=form, is_amendment=rec.is_amendment, fiscal_year=fiscal_year, fiscal_period=fiscal_period,
-        period_end=period_end, filing_date=rec.filing_date, filing_items=list(rec.items),
+        period_end=period_end, filing_date=rec.filing_date, filing_items=list(rec.items), absent_items=absent,
         trading_symbols=cover.trading_symbols,
         exchanges=cover.exchanges, shares_outstanding=cover.shares_outstanding, filer_category=cover.filer_category,
         metadata_source=cover.source, page_count=len(paged.pages), page_basis=paged.page_basis,
@@ -312,7 +323,9 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
     """An exhibit of a crawled filing (an 8-K's EX-99 release) as a document of its own: the SGML wrapper
     removed, HTML rendered like any filing (plain text paged as text), linked to its filing by accession,
     with the 8-K's Items and its exhibit type. An earnings release (``domain.rules.exhibit_form``) takes the
-    fiscal period its own first page names; other exhibits are press releases of the 8-K's date."""
+    fiscal period its own first page names; a 10-K's Exhibit 13 is its annual report to stockholders, a 10-K
+    document of the 10-K's fiscal year (``IBM_2023_10K_EX13``); other exhibits are press releases, of the
+    period their words (or their 8-K's release) name."""
     raw = unwrap(lake.read_bytes(exhibit.key))
     text_doc = exhibit.name.lower().endswith(".txt")
     html_bytes = text_exhibit_html(decode_html(raw)[0]) if text_doc else raw
@@ -323,22 +336,28 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
                         "images; not indexed empty")
     rendered, paged, render_s = render_paged(prepared, options, started)
     first = paged.pages[0].text if paged.pages else ""
-    form = exhibit_form(exhibit.type, rec.items)
+    form = exhibit_form(exhibit.type, rec.items, rec.form)
     ticker, company = rec.ticker, rec.company or rec.ticker
-    cover_id = document_id(ticker, "8-K", None, None, rec.report_date, rec.filing_date)
     own = " ".join(p.text for p in paged.pages[:2])
     if form == EARNINGS:
         fiscal_year, fiscal_period = earnings_period(own, rec.filing_date, rec.fiscal_year_end, rec.report_date)
-        doc_id = document_id(ticker, form, fiscal_year, fiscal_period, None, rec.filing_date)
-        kind = "earnings release"
+        doc_id, kind = document_id(ticker, form, fiscal_year, fiscal_period, None, rec.filing_date), "earnings release"
+    elif form == ANNUAL:  # the 10-K's annual report to stockholders: the 10-K's fiscal year
+        fiscal_year, fiscal_period = fiscal_period_of(rec.report_date, ANNUAL, rec.fiscal_year_end) \
+            if rec.report_date else (None, None)
+        doc_id = exhibit_id(document_id(ticker, ANNUAL, fiscal_year, fiscal_period, rec.report_date, rec.filing_date,
+                                        rec.is_amendment), exhibit.type)
+        kind = "annual report to stockholders"
     else:
         fiscal_year, fiscal_period, _ = exhibit_period(own, release_text(lake, rec), rec.filing_date,
                                                        rec.fiscal_year_end, rec.report_date)
+        cover_id = document_id(ticker, "8-K", None, None, rec.report_date, rec.filing_date)
         doc_id, kind = exhibit_id(cover_id, exhibit.type), "press release"
     headline = " ".join(first.split())[:300]
-    period = f" for fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ") if form == EARNINGS else ""
-    summary = (f"{company} ({ticker}) {exhibit.type} ({kind}){period} of 8-K {rec.accession} filed "
-               f"{rec.filing_date}, Items {', '.join(rec.items) or 'not listed'}. {headline}")
+    period = f" for fiscal {fiscal_period or ''} {fiscal_year or ''}".replace("  ", " ") if form != "8-K" else ""
+    items = f", Items {', '.join(rec.items) or 'not listed'}" if base_form(rec.form) == "8-K" else ""
+    summary = (f"{company} ({ticker}) {exhibit.type} ({kind}){period} of {base_form(rec.form)} {rec.accession} "
+               f"filed {rec.filing_date}{items}. {headline}")
     warnings = html_warnings(prepared, rendered, paged)
     summary, summary_source = _with_llm_summary(summarizer, summary, first, warnings)
     return Converted(DocumentRecord(
@@ -353,6 +372,21 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
         source_sha256=exhibit.sha256 or hashlib.sha256(raw).hexdigest(), warnings=warnings,
         render_seconds=round(render_s, 3), extract_seconds=0.0, processed_at=utc_now(),
     ), paged, [], 0.0)
+
+
+def absent_items(rec: FilingRecord, form: str, text: str, warnings: list[str]) -> list[str]:
+    """A 10-K's Items incorporated by reference from its Annual Report to Stockholders (Exhibit 13) when
+    the crawl holds no such exhibit of the filing (``EXHIBIT_TYPES`` without ``EX-13*``, or a failed fetch):
+    their text is not in the corpus, which the document's warnings and record say."""
+    if form != ANNUAL:
+        return []
+    items = incorporated_items(text)
+    held = any(e.status == "ok" and e.type.upper().startswith(ANNUAL_REPORT_EXHIBIT) for e in rec.exhibits)
+    if not items or held:
+        return []
+    warnings.append(f"Items {', '.join(items)} are incorporated by reference from the Annual Report to "
+                    f"Stockholders ({ANNUAL_REPORT_EXHIBIT}), which the corpus does not hold: their text is absent")
+    return items
 
 
 def release_text(lake: Lake, rec: FilingRecord, chars: int = 8000) -> str | None:

@@ -158,3 +158,59 @@ def test_a_question_about_an_earnings_release_finds_its_page_first(exhibit_index
     named = retriever.search("new chief executive officer appointed", k=5, filters={"filing_item": "5.02"})
     assert named.evidence and {e.doc_id for e in named.evidence} <= officers
     assert retriever.search("revenue", k=5, filters={"filing_item": "1.01"}).evidence == []  # none reports it
+
+
+def _ibm_filing_with_an_annual_report(edgar_mirror, root):
+    """A filing directory in the mirror's layout, built from real parts: IBM's 2023 10-K (0000051143-24-000012,
+    whose Items 3, 7, 7A and 8 point into its Annual Report to Stockholders) as filed, and as its EX-13 the
+    body of IBM's real 2023 second-quarter 10-Q (the mirror holds no annual report to stockholders); its
+    index page (Apple's real 2011 8-K index page, its rows replaced) lists both, as EDGAR's does."""
+    import gzip
+    import json
+    import re
+    import shutil
+
+    src = edgar_mirror / "www.sec.gov" / "Archives" / "edgar" / "data"
+    folder = root / "www.sec.gov" / "Archives" / "edgar" / "data" / "51143" / "000005114324000012"
+    folder.mkdir(parents=True)
+    shutil.copy(src / "51143" / "000005114324000012" / "ibm-20231231.htm.gz", folder)
+    annual = gzip.decompress((src / "51143" / "000005114323000021" / "ibm-20230630.htm.gz").read_bytes())
+    (folder / "ibm-ex13.htm.gz").write_bytes(gzip.compress(annual, mtime=0))
+    primary = gzip.decompress((folder / "ibm-20231231.htm.gz").read_bytes())
+    rows = [("1", "10-K", "ibm-20231231.htm", "10-K", len(primary)),
+            ("2", "ANNUAL REPORT TO STOCKHOLDERS", "ibm-ex13.htm", "EX-13", len(annual))]
+    page = gzip.decompress((src / "320193" / "000119312511009392" / "0001193125-11-009392-index.html.gz")
+                           .read_bytes()).decode()
+    cells = "".join(f'<tr><td scope="row">{s}</td><td scope="row">{d}</td><td scope="row"><a href="{n}">{n}</a>'
+                    f'</td><td scope="row">{t}</td><td scope="row">{z}</td></tr>' for s, d, n, t, z in rows)
+    page = re.sub(r'(<table class="tableFile" summary="Document Format Files">\s*<tr>.*?</tr>).*?(</table>)',
+                  lambda m: m.group(1) + cells + m.group(2), page, count=1, flags=re.S)
+    (folder / "0000051143-24-000012-index.html.gz").write_bytes(gzip.compress(page.encode(), mtime=0))
+    (folder / "index.json").write_text(json.dumps({"directory": {"item": [
+        {"name": n, "type": "text.gif", "size": str(z)} for _, _, n, _, z in rows],
+        "name": "/Archives/edgar/data/51143/000005114324000012"}}))
+    for rel in ("www.sec.gov/files/company_tickers.json", "data.sec.gov/submissions/CIK0000051143.json"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(edgar_mirror / rel, root / rel)
+
+
+def test_a_10k_s_annual_report_exhibit_is_crawled_by_default_and_becomes_its_document(edgar_mirror, universe_csv,
+                                                                                   tmp_path, monkeypatch, capsys):
+    from shell.cli import main
+
+    _ibm_filing_with_an_annual_report(edgar_mirror, tmp_path / "mirror")
+    lake = tmp_path / "lake"
+    for name, value in {"UNIVERSE_CSV": universe_csv, "EDGAR_MIRROR": str(tmp_path / "mirror"),
+                        "LAKE_ROOT": str(lake)}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("EXHIBIT_TYPES", raising=False)  # the default
+    assert main(["crawl", "--tickers", "IBM", "--forms", "10-K", "--from", "2024-02-01", "--to", "2024-03-31"]) == 0
+    record = next(r for r in read_records(LocalLake(lake)) if r.accession == "0000051143-24-000012")
+    assert [(e.type, e.status) for e in record.exhibits] == [("EX-13", "ok")]
+    assert main(["convert"]) == 0, capsys.readouterr().err
+    docs = _docs(LocalLake(lake))
+    ten_k, annual = docs["IBM_2023_10K"], docs["IBM_2023_10K_EX13"]
+    assert ten_k["absent_items"] == []  # the annual report it points into is held
+    assert (annual["form"], annual["fiscal_year"], annual["fiscal_period"]) == ("10-K", 2023, "FY")
+    assert annual["accession"] == ten_k["accession"] and annual["exhibit_type"] == "EX-13"
+    assert "annual report to stockholders" in annual["cover_summary"]

@@ -214,3 +214,28 @@ def test_facts_over_http_and_the_time_series(published):
     revenue = ko[("us-gaap:Revenues", 2023, "FY")]
     assert (revenue["value"], revenue["doc_id"], revenue["derived"]) == (45_754e6, "KO_2023_10K", False)
     assert ko[("us-gaap:Revenues", 2021, "FY")]["value"] > 0  # the 10-K's comparative years are in the series
+
+
+@pytest.fixture(scope="module")
+def ibm(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
+    """IBM's 2023 10-K (Items 3, 7, 7A and 8 incorporated from its Annual Report to Stockholders, Exhibit 13,
+    which the mirror does not hold) and its 2023 second-quarter 10-Q, published."""
+    from tests.conftest import publish_filings
+
+    return publish_filings(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory.mktemp("ibm") / "lake",
+                           [("IBM", "10-K", "2023"), ("IBM", "10-Q", "2023")])
+
+
+def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_year_said(ibm, capsys, monkeypatch):
+    retriever = Retriever(Resources(ibm))
+    ten_k = retriever.catalog.docs["IBM_2023_10K"]
+    assert ten_k.absent_items == ["3", "7", "7A", "8"]
+    result = retriever.search("What was IBM's total revenue in 2023?", k=5)
+    assert result.missing_periods == ["no FY2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)"]
+    monkeypatch.setenv("LAKE_ROOT", str(ibm.lake_root))
+    monkeypatch.setenv("UNIVERSE_CSV", str(ibm.universe_csv))
+    monkeypatch.setenv("EMBEDDING_BACKEND", "onnx-int8")
+    assert main(["query", "What was IBM's total revenue in 2023?", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "note: no FY2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)" in out.err
+    assert json.loads(out.out)["missing_periods"] == result.missing_periods

@@ -121,3 +121,22 @@ def test_an_exhibit_takes_its_own_period_else_its_release_s_else_the_filing_year
     # a release naming no period: the quarter before the 8-K's event date
     assert exhibit_period(table, "Results are attached.", filed, None, dt.date(2007, 1, 24)) == \
         (2006, "Q4", "release")
+
+
+def test_items_incorporated_from_the_annual_report_and_its_exhibit():
+    from domain.rules import exhibit_form, exhibit_label
+    from domain.sec_items import incorporated_items
+
+    text = ("PART I\nItem 1. Business\n" + "IBM makes hybrid cloud and AI software. " * 40 +
+            "\nItem 7. Management's Discussion and Analysis of Financial Condition and Results of Operations: "
+            "Refer to pages 6 through 40 of IBM's 2023 Annual Report to Stockholders, which are incorporated "
+            "herein by reference.\nItem 8. Financial Statements and Supplementary Data: Refer to pages 44 "
+            "through 121 of IBM's 2023 Annual Report to Stockholders, which are incorporated herein by "
+            "reference.\nItem 9. Changes in and Disagreements with Accountants: None.\n")
+    assert incorporated_items(text) == ["7", "8"]  # Item 1 has a body of its own; Item 9 points nowhere
+    toc = "Item 7. Management's Discussion 22\nItem 8. Financial Statements 44\n"
+    assert incorporated_items(toc) == []
+    assert exhibit_form("EX-13", [], "10-K") == "10-K" and exhibit_form("EX-13.1", [], "10-K/A") == "10-K"
+    assert exhibit_form("EX-13", ["8.01"], "8-K") == "8-K"  # only a 10-K's Exhibit 13 is its annual report
+    assert exhibit_label("EX-13", "10-K", "0000051143-24-000012") == \
+        "EX-13 (annual report to stockholders) of 10-K 0000051143-24-000012"
