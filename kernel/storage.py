@@ -305,6 +305,19 @@ def read_parquet_footer(lake: Lake, key: str):
         raise UnreadableParquet(lake.uri(key), " ".join(str(exc).split())[:200]) from None
 
 
+def _with_schema(table, schema):
+    import pyarrow as pa
+
+    for field in schema:
+        if field.name in table.column_names:
+            continue
+        if field.nullable:
+            table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+        elif pa.types.is_list(field.type):  # a list with a default: empty
+            table = table.append_column(field, pa.array([[]] * table.num_rows, field.type))
+    return table.select(schema.names).cast(schema)
+
+
 def dataset_partitions(lake: Lake, key: str) -> dict[str, list[str]]:
     """Files of a Spark-partitioned dataset per partition value (``<key>/<column>=<value>/part-*.parquet``)."""
     parts: dict[str, list[str]] = {}
@@ -318,10 +331,11 @@ def dataset_partitions(lake: Lake, key: str) -> dict[str, list[str]]:
 
 
 def read_partition(lake: Lake, keys: list[str], schema=None):
-    """One partition's files as one table (columns in ``schema``'s order when given)."""
+    """One partition's files as one table (columns in ``schema``'s order when given; a column a file written
+    before the schema gained it does not hold is read as nulls, or empty lists, so an older lake publishes)."""
     import pyarrow as pa
 
     tables = [read_parquet(lake, k) for k in keys]
     if schema is not None:
-        tables = [t.select(schema.names).cast(schema) for t in tables]
+        tables = [_with_schema(t, schema) for t in tables]
     return pa.concat_tables(tables) if tables else (schema.empty_table() if schema is not None else pa.table({}))

@@ -2,8 +2,8 @@
 
 A question naming a fiscal year or quarter ("FY2023", "Q4 2022", "as of year end 2021") is answered from the
 documents that report it (``domain.periods.reports_period``: the year's annual report or a later one's
-comparative columns, the quarter's 10-Q or release). When no evidence of a company is from such a document
-(or a fact pinned for that year), the answer says so in one line, naming the closest period it holds
+comparative columns, the quarter's 10-Q or release; a fact pin is no exception: a 10-Q's facts of the year
+are of six or nine months). When no evidence of a company is from such a document, the answer says so in one line, naming the closest period it holds
 instead, and whether the index has that period at all: "no FY2023 figures of IBM in the index; closest:
 H1 2023 (IBM_2023Q2_10Q)". Pure: plain plan values, evidence and the catalog's documents.
 """
@@ -40,8 +40,6 @@ def period_notes(year: int | None, quarters: list[int], evidence: list[Evidence]
 
 
 def _reports(year: int, quarter: int | None, e: Evidence, docs: dict[str, DocInfo]) -> bool:
-    if e.basis == "fact":  # a fact pin prints the facts of the year asked (query.facts.fact_pages)
-        return True
     doc = docs.get(e.doc_id)
     return doc is not None and reports_period(year, quarter, doc.form, doc.fiscal_year, doc.fiscal_period,
                                               doc.absent_items)

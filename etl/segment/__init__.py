@@ -36,7 +36,7 @@ from schemas.chunks import ChunkRecord, ItemRecord
 log = logging.getLogger(__name__)
 
 STAGE = "segment"
-SEGMENTER_VERSION = "1"
+SEGMENTER_VERSION = "2"  # 2: Items over several page ranges (cross-reference index), 10-Q title headings
 
 
 @dataclass

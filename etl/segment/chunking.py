@@ -174,11 +174,15 @@ class Chunker:
                 located.append(_Table(p, a, b, t))
         chunks: list[ChunkRecord] = []
         spans = [s for s in seg.spans if s.status != "combined"]
+        numbered: dict[str, int] = {}  # an Item of several page ranges numbers its chunks across them
         for span in spans:
-            chunks.extend(self._chunk_span(doc_id, pages, span, located))
+            made = self._chunk_span(doc_id, pages, span, located, numbered.get(span.item, 0))
+            numbered[span.item] = numbered.get(span.item, 0) + len(made)
+            chunks.extend(made)
         return chunks
 
-    def _chunk_span(self, doc_id: str, pages: list[str], span, tables: list[_Table]) -> list[ChunkRecord]:
+    def _chunk_span(self, doc_id: str, pages: list[str], span, tables: list[_Table], seq0: int = 0
+                    ) -> list[ChunkRecord]:
         def inside(pos: Position) -> bool:
             return not (pos < span.start) and pos < span.end
 
@@ -207,9 +211,9 @@ class Chunker:
         blocks.sort(key=lambda b: (b[0].page, b[0].offset))
         for _, kind, block in blocks:
             if kind == "text":
-                out.extend(self._text_chunks(doc_id, pages, span, block, len(out)))
+                out.extend(self._text_chunks(doc_id, pages, span, block, seq0 + len(out)))
             else:
-                out.extend(self._table_chunks(doc_id, pages, span, block, len(out)))
+                out.extend(self._table_chunks(doc_id, pages, span, block, seq0 + len(out)))
         return out
 
     def _record(self, doc_id: str, span, kind: str, seq: int, text: str, tokens: int, start: Position,

@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 
 from domain.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
+from domain.statements import statements
+from etl.segment.cross_reference import page_ranges, uncovered
 
 _ABSENT_RE = re.compile(r"(?:are\s+|is\s+)?(?:not\s+applicable|omitted|none)\b", re.I)
 _HEAD_RE = re.compile(
@@ -245,6 +247,88 @@ def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], pages: list[s
     return sorted(hits, key=lambda h: (h[0].page, h[1].order))
 
 
+STATEMENT_HEAD = 300  # where a statement's title heads the page the statements open on
+MIN_INDEX_ITEMS = 3  # Items with pages that make a cross-reference index the filing's map
+TITLE_LINE = 100  # a title printed as a heading without its "Item N" is a line of its own, this short
+TITLE_CHARS = 20  # ... that opens with this much of the title
+
+
+def _title_headings(lines, toc: set[int], chain: list, defs: list[ItemDef]) -> list:
+    """A 10-Q's Part I Items that print their title without "Item N" (Colgate's "Management's Discussion
+    and Analysis of Financial Condition ..."): the first line outside the contents that opens with the
+    title, starts a page or a block, and lies between the Items found before and after it."""
+    have = {d.key for _, d, _, _ in chain}
+    for d in defs:
+        if not d.key.startswith("part1") or d.key in have:
+            continue
+        after = max((pos for pos, e, _, _ in chain if e.order < d.order), default=Position(-1, 0))
+        before = min((pos for pos, e, _, _ in chain if e.order > d.order), default=Position(10**9, 0))
+        found = next(((Position(page, offset), line.strip()) for k, (page, offset, line) in enumerate(lines)
+                      if page not in toc and after < Position(page, offset) < before
+                      and 0 < len(line.strip()) <= TITLE_LINE and _opens_title(d, line.strip())
+                      and _opens_block(lines, k)), None)
+        if found is not None:
+            chain = sorted([*chain, (found[0], d, found[1], None)], key=lambda c: (c[0].page, c[0].offset))
+            have.add(d.key)
+    return chain
+
+
+def _opens_title(defn: ItemDef, line: str) -> bool:
+    """A line that opens with the Item's title (its first 20 letters and digits: not a lone "Financial")."""
+    want = _norm(defn.title.replace("[", "").replace("]", ""))
+    return _norm(line).startswith(want[:TITLE_CHARS])
+
+
+def _opens_block(lines, k: int) -> bool:
+    """Whether line ``k`` is among its page's first three lines, or follows a line that ends a sentence."""
+    page = lines[k][0]
+    if sum(1 for p, _, text in lines[max(0, k - 3):k] if p == page and text.strip()) < 3:
+        return True
+    prev = lines[k - 1][2].strip()
+    return not prev or prev[-1] in ".:;!?)"
+
+
+def _after_contents(pages: list[str], toc: set[int], before: Position) -> tuple[Position, str] | None:
+    """The page after the last contents page before ``before``, when a primary statement's title heads it:
+    where a 10-Q's statements start when no "PART I" or "Item 1" heading says so (a filer that puts its
+    MD&A first, as JPMorgan does, is not guessed)."""
+    last = max((p for p in toc if p < before.page), default=None)
+    if last is None or last + 1 >= before.page:
+        return None
+    head = pages[last + 1][:STATEMENT_HEAD]
+    if not any(s.title.search(head) for s in statements().values()) or _mdna_first(pages[last]):
+        return None
+    return Position(last + 1, 0), "(after the contents)"
+
+
+_CONTENTS_PAGE_RE = {n: re.compile(rf"\bItem\s*{n}\b.*?\n\s*(\d{{1,3}})\s*(?:\n|$)", re.I | re.S) for n in (1, 2)}
+
+
+def _mdna_first(contents: str) -> bool:
+    """Whether the contents give Item 2 (MD&A) an earlier page than Item 1 (the statements)."""
+    found = {n: pattern.search(contents) for n, pattern in _CONTENTS_PAGE_RE.items()}
+    return bool(found[1] and found[2] and int(found[2].group(1)) < int(found[1].group(1)))
+
+
+def _by_index(pages: list[str], form: str, defs: list[ItemDef], ranges: dict[str, list[tuple[int, int]]]
+              ) -> Segmentation:
+    """Spans from the filing's cross-reference index: one per page range of each Item (ranges of several
+    Items may overlap), the pages no Item names as the cover or ``unknown``."""
+    order = {d.key: d.order for d in defs}
+
+    def end_of(page: int) -> Position:
+        return Position(page + 1, 0) if page + 1 < len(pages) else Position(page, len(pages[page]))
+
+    spans = [ItemSpan(key, title_of(form, key), Position(a, 0), end_of(b), "cross-reference index")
+             for key, found in ranges.items() for a, b in found]
+    spans += [ItemSpan(kind, title_of(form, kind), Position(a, 0), end_of(b), status=kind)
+              for kind, a, b in uncovered(ranges, len(pages))]
+    spans.sort(key=lambda s: (s.start.page, order.get(s.item, -1), s.item))
+    missing = [k for k in expected_items(form) if k not in ranges]
+    warnings = [f"items not found: {', '.join(missing)}"] if missing else []
+    return Segmentation(spans, missing, warnings, "cross-reference")
+
+
 def _part_one(lines, toc: set[int], before: Position) -> tuple[Position, str] | None:
     """The "PART I" heading of a 10-Q outside the contents, if it comes before ``before``."""
     for page, offset, line in lines:
@@ -258,7 +342,8 @@ def _part_one(lines, toc: set[int], before: Position) -> tuple[Position, str] | 
 
 
 def segment(pages: list[str], form: str) -> Segmentation:
-    """Item spans of a filing; the spans cover the whole document in order."""
+    """Item spans of a filing; the spans cover the whole document in order (a filing organized by its own
+    plan: each Item's page ranges from its cross-reference index, which may overlap)."""
     defs = vocabulary(form)
     end = Position(len(pages) - 1, len(pages[-1])) if pages else Position(0, 0)
     start = Position(0, 0)
@@ -266,6 +351,9 @@ def segment(pages: list[str], form: str) -> Segmentation:
         return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],
                             warnings=[f"no item vocabulary for form {form!r}"] if not defs else ["empty document"],
                             method="none")
+    ranges = page_ranges(pages, defs, _printed_page_numbers(pages))
+    if len(ranges) >= MIN_INDEX_ITEMS:
+        return _by_index(pages, form, defs, ranges)
     lines = _lines(pages)
     base = [0]
     for text in pages:
@@ -281,9 +369,13 @@ def segment(pages: list[str], form: str) -> Segmentation:
         if len(xref) > len(chain):
             chain = [(pos, d, heading, None) for pos, d, heading in xref]
             method = "cross-reference"
+    if form.upper().startswith("10-Q") and chain:
+        chain = _title_headings(lines, toc, chain, defs)
     if form.upper().startswith("10-Q") and chain and chain[0][1].key != "part1item1":
-        part1 = _part_one(lines, toc, chain[0][0])
-        if part1 is not None:  # Part I of a 10-Q opens with Item 1 even where no "Item 1" heading is printed
+        # Part I of a 10-Q opens with Item 1 even where no "Item 1" heading is printed: at its "PART I"
+        # heading, else right after the contents
+        part1 = _part_one(lines, toc, chain[0][0]) or _after_contents(pages, toc, chain[0][0])
+        if part1 is not None:
             chain.insert(0, (part1[0], defs[0], part1[1], None))
     if not chain:
         return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],

@@ -218,12 +218,23 @@ def test_facts_over_http_and_the_time_series(published):
 
 @pytest.fixture(scope="module")
 def ibm(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
-    """IBM's 2023 10-K (Items 3, 7, 7A and 8 incorporated from its Annual Report to Stockholders, Exhibit 13,
-    which the mirror does not hold) and its 2023 second-quarter 10-Q, published."""
+    """EDGAR as it is: IBM's 2023 10-K (Items 3, 7, 7A and 8 incorporated from its Annual Report to
+    Stockholders, Exhibit 13, which the mirror does not hold) and 2023 second-quarter 10-Q, and Intel's 2023
+    10-K (organized by its own plan: Items located through its cross-reference index), published."""
     from tests.conftest import publish_filings
 
     return publish_filings(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory.mktemp("ibm") / "lake",
-                           [("IBM", "10-K", "2023"), ("IBM", "10-Q", "2023")])
+                           [("IBM", "10-K", "2023"), ("IBM", "10-Q", "2023"), ("INTC", "10-K", "2023")])
+
+
+def test_an_item_over_several_page_ranges_is_searched_over_all_of_them(ibm):
+    """Intel's index: "Item 7 ... Liquidity and capital resources: Pages 5-6, 42-44, 45-47" (printed pages;
+    the PDF's 0-based pages are one more: the cover is unnumbered)."""
+    result = Retriever(Resources(ibm)).search("What did Intel report about its liquidity and capital resources "
+                                              "in 2023?", k=5)
+    intel = [e for e in result.evidence if e.doc_id == "INTC_2023_10K"]
+    assert intel and any(43 <= e.page <= 45 for e in intel[:5]), [(e.page, e.item) for e in intel]
+    assert any(e.item == "7" and e.item_label.startswith("Item 7") for e in intel)
 
 
 def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_year_said(ibm, capsys, monkeypatch):

@@ -177,3 +177,25 @@ def test_ten_q_and_eight_k_items(segmented, mirror_manifest, mirror_filings, edg
     eight = next(i for i in items if i["item"] == "8")
     assert eight["page_start"] <= 62 <= eight["page_end"]  # the income statement page belongs to Item 8
     assert any("Gross Profit | 27,234" in c["text"] for c in chunks if c["item"] == "8" and c["kind"] == "table")
+
+
+def test_items_over_several_page_ranges_follow_the_cross_reference_index(segmented, mirror_manifest):
+    """Intel's 2023 10-K maps each Item to pages in its "Form 10-K Cross-Reference Index" (printed page
+    numbers; the PDF's 0-based pages are one more). Every 10-Q of the mirror has Part I Items 1 and 2."""
+    _, _, docs = segmented
+    by_name = {r["lofin_doc_name"]: docs[r["accession"]] for r in mirror_manifest if r["lofin_doc_name"]}
+    _, _, items, chunks = by_name["INTC_2023_10K"]
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    for i in items:
+        if i["status"] == "found":
+            ranges.setdefault(i["item"], []).append((i["page_start"], i["page_end"]))
+    printed = {"1": [(2, 36), (63, 64), (68, 68), (85, 86)], "1A": [(48, 62)], "7": [(5, 6), (21, 47), (79, 85)],
+               "7A": [(64, 65)], "8": [(70, 114)]}
+    for item, want in printed.items():
+        assert sorted(ranges[item]) == [(a + 1, b + 1) for a, b in want], item
+    assert {c["item"] for c in chunks if c["page_start"] == 44} >= {"7"}  # printed 43: Item 7 (liquidity)
+    assert len({c["chunk_id"] for c in chunks}) == len(chunks)  # an Item's ranges number their chunks as one
+    for doc, _pages, items, _chunks in docs.values():
+        if doc["form"] == "10-Q":
+            found = {i["item"] for i in items if i["status"] == "found"}
+            assert {"part1item1", "part1item2"} <= found, (doc["doc_id"], sorted(found))

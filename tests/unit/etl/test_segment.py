@@ -211,3 +211,40 @@ def test_chunks_that_miss_page_text_are_caught_by_the_conservation_check(tmp_pat
                for k in lake.list("quarantine/segment"))
     whole = run_segment(lake, SegmentOptions(counter, ChunkOptions(), "all-MiniLM-L6-v2"))
     assert whole.segmented == 1 and whole.content_warnings == [] and whole.quarantined == 0
+
+
+def test_a_cross_reference_index_gives_items_several_page_ranges():
+    from etl.segment.cross_reference import merge, parse_pages, uncovered
+    from etl.segment.items import segment
+
+    assert parse_pages("3-36, 63-64, 68, 8 5-8 6") == [(3, 36), (63, 64), (68, 68), (85, 86)]  # markup split digits
+    assert parse_pages("4 - 22") == [(4, 22)] and merge([(5, 6), (21, 47), (5, 6), (44, 44), (7, 8)]) == \
+        [(5, 8), (21, 47)]
+    assert uncovered({"1": [(1, 2)], "7": [(2, 3), (5, 5)]}, 7) == [("cover", 0, 0), ("unknown", 4, 4),
+                                                                     ("unknown", 6, 6)]
+    body = [f"Our business, page {n}.\n{n}" for n in range(1, 9)]  # printed numbers 1..8 on pages 1..8
+    index = ("Form 10-K Cross-Reference Index\nItem Number\nPart I\nItem 1.\nBusiness:\nPages 1-3, 6\n"
+             "Item 1A.\nRisk Factors\nPages 4-5\nItem 1B.\nUnresolved Staff Comments\nNone\nPart II\n"
+             "Item 7.\nManagement's Discussion and Analysis\nPages 2 - 3, 7\nItem 8.\nFinancial Statements\n"
+             "Page 8\nSignatures\nPage 9\n9")
+    seg = segment(["Annual report on Form 10-K", *body, index], "10-K")
+    assert seg.method == "cross-reference"
+    spans = {(s.item, s.start.page, s.end.page) for s in seg.spans}
+    assert {("1", 1, 4), ("1", 6, 7), ("1A", 4, 6), ("7", 2, 4), ("7", 7, 8), ("8", 8, 9)} <= spans
+    assert ("cover", 0, 1) in spans and "1B" in seg.missing
+
+
+def test_ten_q_part_one_items_without_their_item_headings():
+    from etl.segment.items import segment
+
+    contents = ("PART I. FINANCIAL INFORMATION\nItem 1. Financial Statements 2\nItem 2. Management's Discussion "
+                "and Analysis 5\nItem 3. Quantitative and Qualitative Disclosures 8\nItem 4. Controls and "
+                "Procedures 8\nPART II. OTHER INFORMATION\nItem 1. Legal Proceedings 9\nItem 6. Exhibits 9")
+    statements = "Condensed Consolidated Statement of Earnings\n" + "Net sales 1,234 1,111\n" * 30
+    mdna = ("COMPANY\nManagement's Discussion and Analysis of Financial\nCondition and Results of Operations\n"
+            + "Sales grew. " * 200)
+    part2 = "PART II. OTHER INFORMATION\nItem 1. Legal Proceedings\nNone.\nItem 6. Exhibits\nSee the index."
+    seg = segment(["Form 10-Q cover", contents, statements, statements, mdna, mdna, part2], "10-Q")
+    starts = {s.item: s.start.page for s in seg.spans if s.status == "found"}
+    assert starts["part1item1"] == 2  # right after the contents: no "Item 1" heading in the body
+    assert starts["part1item2"] == 4  # its title alone heads the page

@@ -46,8 +46,8 @@ def test_the_answer_says_when_the_asked_period_is_missing():
     assert period_notes(2022, [], [_evidence(ten_q)], docs, ["ibm"]) == [
         "no FY2022 figures of IBM among the evidence (the index holds IBM_2022_10K); closest: H1 2023 "
         "(IBM_2023Q2_10Q)"]
-    # a fact pinned for the asked year reports it; no period asked, or no evidence: nothing to say
-    assert period_notes(2023, [], [_evidence(ten_q, basis="fact")], docs, ["ibm"]) == []
+    # a fact pinned in a 10-Q is of six months, not the year; no period asked, or no evidence: nothing to say
+    assert period_notes(2023, [], [_evidence(ten_q, basis="fact")], docs, ["ibm"]) != []
     assert period_notes(None, [], [_evidence(ten_q)], docs, ["ibm"]) == [] == period_notes(2023, [], [], docs)
     # a quarter asked
     assert period_notes(2023, [3], [_evidence(ten_q)], docs, ["ibm"]) == [
