@@ -66,11 +66,6 @@ def plans(lake: Lake, options: IndexOptions) -> dict[str, Plan]:
             "ranker_pairs": ranker_job.plan(lake, chunks)}
 
 
-def pending(lake: Lake, options: IndexOptions) -> list[str]:
-    """Which index jobs have work (new or changed documents); read from the ledger, without Spark."""
-    return [job for job, work in plans(lake, options).items() if work.has_work]
-
-
 def run(lake: Lake, options: IndexOptions) -> IndexReport:
     """Every job with work, in order, each handed the plan made here; a job commits its record at its end
     (the Spark session is shared once started)."""

@@ -85,7 +85,7 @@ class PublishReport(StageReport):
 
     def summary(self) -> str:
         if self.blocked:
-            return f"publish BLOCKED by the quality gate; aliases unchanged\n{self.gate.summary()}"
+            return f"publish BLOCKED by the quality gate; the previous release is still served\n{self.gate.summary()}"
         parts = [f"{o.index}: {o.mode} {o.version} ({o.rows} rows written"
                  + (f", {o.deleted_documents} documents removed" if o.deleted_documents else "") + ")"
                  for o in self.indexes]

@@ -440,10 +440,6 @@ class Retriever:
         return following[0]
 
     # -- FLAM and trees
-    def lexicon(self) -> list[dict]:
-        """The live release's FLAM lexicon's terms and Item weights."""
-        return self.snapshot().lexicon()
-
     def tree_chunks(self, q: Question, doc_ids: list[str]) -> set[str]:
         if "tree_nodes" not in q.snap.targets:
             return set()

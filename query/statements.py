@@ -71,9 +71,6 @@ def heading_page(title: re.Pattern, chunk: dict) -> int | None:
     return None
 
 
-# Items that hold the financial statements and their notes (10-K Item 8, 10-Q Part I Item 1).
-
-
 def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict] | None:
     """(page, chunk) of the first heading page among candidate chunks: within the financial statements'
     Item when any is (a note begins at its first heading; later pages repeat it as a running head)."""

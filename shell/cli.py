@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("publish", help="quality gate, then publish the indexes (embedded engine or Elasticsearch)")
     _add_common(p)
-    p.add_argument("--rebuild", action="store_true", help="build new index versions and swap the aliases")
+    p.add_argument("--rebuild", action="store_true", help="build new index versions (not upserts) for the release")
 
     p = sub.add_parser("rollback", help="make the previous release live again (every index, upserts included)")
     _add_common(p)

@@ -211,11 +211,11 @@ def announce_index(result: dict) -> dict:
 
 
 class PublishBlocked(RuntimeError):
-    """The quality gate failed: the aliases still serve the previous versions."""
+    """The quality gate failed: the previous release is still served."""
 
 
 def publish_indexes(rebuild: bool = False) -> dict:
-    """Quality gate, publish, alias swap; a failing gate fails the task (and names what failed)."""
+    """Quality gate, publish, one release made live; a failing gate fails the task (and names what failed)."""
     report = run_stage("publish", Resources(load_settings()), rebuild=rebuild)
     if report.blocked:
         raise PublishBlocked(report.summary())
