@@ -52,6 +52,12 @@ def follow(retriever, questions: list[str]) -> dict:
     return {"release_before": first, "asked": asked}
 
 
+def stage_gap(timings: dict[str, float]) -> float:
+    """How far a query's disjoint stage times (the keys without a dot) are from its total, as a share."""
+    stages = sum(v for k, v in timings.items() if "." not in k and k != "total")
+    return round(abs(stages - timings["total"]) / timings["total"], 4) if timings.get("total") else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lake", type=Path, required=True)
@@ -67,15 +73,17 @@ def main() -> None:
     warm_s = round(time.perf_counter() - started, 1)
     for q in questions:  # warm-up: model, catalog, each filter column's postings
         retriever.search(q, 5)
-    latencies, stages = [], {}
+    latencies, stages, gaps = [], {}, []
     for q in questions:
         result = retriever.search(q, 5)
         latencies.append(result.timings["total"])
+        gaps.append(stage_gap(result.timings))
         for key, ms in result.timings.items():
             stages[key] = stages.get(key, 0.0) + ms
     out = {"warm_s": warm_s, "rss_mb": rss_mb(), **percentiles(latencies),
            "stages_ms": {k: round(v / len(questions), 1) for k, v in sorted(stages.items(), key=lambda kv: -kv[1])
-                         if k != "total"}}
+                         if k != "total"},
+           "stage_sum_gap_max": max(gaps, default=0.0)}
     if args.follow:
         out.update(follow(retriever, questions), rss_after_mb=rss_mb())
     print(json.dumps(out), flush=True)

@@ -2,7 +2,9 @@
 
 A search opens a clock (``clock()``); code marks its stage (``stage("documents")``); the engine's calls made
 through a :class:`TimedBackend` (``Resources.timed_backend``) are booked under the current stage as
-``<stage>.<call>`` (``documents.hybrid``).
+``<stage>.<call>`` (``documents.hybrid``). Stages are disjoint: a stage opened inside another (the pins'
+``statements`` inside ``passages``) is its own time, not its parent's, and what no stage holds is booked as
+``other``, so a query's stage times (the keys without a dot) add up to its ``total``.
 Context variables keep concurrent searches (HTTP threads) apart.
 """
 
@@ -15,6 +17,7 @@ from contextvars import ContextVar
 
 _CLOCK: ContextVar[dict[str, float] | None] = ContextVar("secplat_query_clock", default=None)
 _STAGE: ContextVar[str] = ContextVar("secplat_query_stage", default="query")
+_INNER: ContextVar[list[float] | None] = ContextVar("secplat_query_inner", default=None)  # ms nested stages took
 TIMED_CALLS = ("bm25", "knn", "hybrid", "get", "scan")
 
 
@@ -34,21 +37,31 @@ def clock():
         yield timings
     finally:
         _CLOCK.reset(token)
-        timings["total"] = 1000 * (time.perf_counter() - started)
+        total = 1000 * (time.perf_counter() - started)
+        timings["other"] = max(0.0, total - sum(v for k, v in timings.items() if "." not in k))
+        timings["total"] = total
         for key in timings:
             timings[key] = round(timings[key], 1)
 
 
 @contextlib.contextmanager
 def stage(name: str):
-    """Book the block's time under ``name`` and its engine calls under ``name.<call>``."""
+    """Book the block's time, less the stages opened inside it, under ``name``, and its engine calls under
+    ``name.<call>``."""
     token = _STAGE.set(name)
+    inner: list[float] = [0.0]
+    inner_token = _INNER.set(inner)
     started = time.perf_counter()
     try:
         yield
     finally:
+        elapsed = 1000 * (time.perf_counter() - started)
+        _INNER.reset(inner_token)
         _STAGE.reset(token)
-        _book(name, 1000 * (time.perf_counter() - started))
+        outer = _INNER.get()
+        if outer is not None:
+            outer[0] += elapsed
+        _book(name, elapsed - inner[0])
 
 
 class TimedBackend:

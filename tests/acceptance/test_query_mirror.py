@@ -229,12 +229,12 @@ def ibm(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
 
 def test_an_item_over_several_page_ranges_is_searched_over_all_of_them(ibm):
     """Intel's index: "Item 7 ... Liquidity and capital resources: Pages 5-6, 42-44, 45-47" (printed pages;
-    the PDF's 0-based pages are one more: the cover is unnumbered)."""
+    the PDF's 0-based pages are one more: the cover is unnumbered). The metric plan pins the balance sheet
+    and the cash flow statement first; the MD&A's liquidity pages follow, labelled Item 7."""
     result = Retriever(Resources(ibm)).search("What did Intel report about its liquidity and capital resources "
-                                              "in 2023?", k=5)
+                                              "in 2023?", k=10)
     intel = [e for e in result.evidence if e.doc_id == "INTC_2023_10K"]
-    assert intel and any(43 <= e.page <= 45 for e in intel[:5]), [(e.page, e.item) for e in intel]
-    assert any(e.item == "7" and e.item_label.startswith("Item 7") for e in intel)
+    assert any(43 <= e.page <= 45 and e.item == "7" for e in intel), [(e.page, e.item) for e in intel]
 
 
 def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_year_said(ibm, capsys, monkeypatch):
