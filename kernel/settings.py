@@ -20,7 +20,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from domain import rules
-from kernel import layout
+from kernel import layout, run_policy
 from kernel.models import DEFAULT_EMBEDDING_BACKEND, EmbeddingSpec
 from kernel.storage import Lake, open_lake, parse_root
 
@@ -67,7 +67,7 @@ class Settings(BaseSettings):
         None, description="S&P 500 constituents CSV (path or URL); default: ../shared/universe if present"
     )
     universe_tickers: Annotated[list[str] | None, NoDecode] = Field(
-        list(rules.DEFAULT_TICKERS),
+        list(run_policy.DEFAULT_TICKERS),
         description="Comma-separated tickers to crawl; ALL for every constituent of the universe CSV",
     )
     forms: Annotated[list[str], NoDecode] = Field(

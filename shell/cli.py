@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from domain.rules import check_batch
+from kernel.run_policy import check_batch
 from kernel.settings import ConfigError, Settings, load_settings, settings_help
 from shell.runner import run_nightly, run_stage
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from domain import rules
 from etl.crawl.universe import read_constituents
+from kernel import run_policy
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
 from shell.runner import run_stage
@@ -158,7 +159,7 @@ def _stage_result(report) -> dict:
 
 def stage_batches(plan: dict) -> list[list[int]]:
     """The batches conversion and segmentation are mapped over (``STAGE_BATCHES``), each ``[index, count]``:
-    a company's documents fall in one batch (``domain.rules.batch_of``), so batches run at once on any
+    a company's documents fall in one batch (``kernel.run_policy.batch_of``), so batches run at once on any
     workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest; it is rebuilt here once."""
     from etl.crawl.crawler import write_manifest
 
@@ -168,7 +169,7 @@ def stage_batches(plan: dict) -> list[list[int]]:
 
 
 def _batch(batch: list[int] | None) -> tuple[int, int] | None:
-    return rules.check_batch(tuple(batch)) if batch else None
+    return run_policy.check_batch(tuple(batch)) if batch else None
 
 
 def convert_new(plan: dict, batch: list[int] | None = None) -> dict:

@@ -33,10 +33,8 @@ from domain.rules import (
     ANNUAL_REPORT_EXHIBIT,
     EARNINGS,
     base_form,
-    check_batch,
     exhibit_form,
     fiscal_period_of,
-    in_batch,
 )
 from domain.sec_items import incorporated_items
 from etl import conservation as conserved
@@ -69,6 +67,7 @@ from kernel.layout import (
 from kernel.llm import LlmError, TextModel
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
+from kernel.run_policy import check_batch, in_batch
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected, historical_window
+from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected
 from etl.crawl import full_index
 from etl.crawl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.crawl.edgar_http import BlockBoard, EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
@@ -57,6 +57,7 @@ from kernel.layout import (
     record_key,
 )
 from kernel.reports import DETAIL, StageReport
+from kernel.run_policy import historical_window
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
 from schemas.filings import ExhibitFile, FilingRecord

@@ -15,7 +15,7 @@ form types hold spaces: ``SC 13G/A``)::
     10-K        APPLE INC                                                     320193      2024-11-01  edgar/data/320193/0000320193-24-000123.txt
 
 A finished quarter never changes: its final file (``is_final``) is kept in the lake
-(``kernel.layout.full_index_key``) and read from there afterwards. Which windows use it is a rule of ``domain.rules`` (``historical_window``); the
+(``kernel.layout.full_index_key``) and read from there afterwards. Which windows use it is run policy (``kernel.run_policy.historical_window``); the
 companies it names are then crawled through their submissions JSON as usual (primary documents and
 report dates come from there).
 """

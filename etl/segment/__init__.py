@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from domain.rules import check_batch, in_batch
 from domain.sec_items import expected_items, title_of
 from etl import conservation as conserved
 from etl.segment.chunking import ChunkConfigError, Chunker, ChunkOptions
@@ -28,6 +27,7 @@ from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, datas
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.quarantine import quarantine, release
 from kernel.reports import DETAIL, StageReport
+from kernel.run_policy import check_batch, in_batch
 from kernel.settings import ConfigError, Settings
 from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table

@@ -15,8 +15,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from domain.rules import batch_of
 from kernel.resources import Resources
+from kernel.run_policy import batch_of
 from kernel.settings import load_settings
 from shell.tasks import (
     RunPlan,

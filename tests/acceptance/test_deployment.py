@@ -18,8 +18,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from domain.rules import batch_of
 from kernel.layout import INDEX_DATASETS
+from kernel.run_policy import batch_of
 from tests.compare import assert_same_rows
 from tests.conftest import ROOT, free_port
 

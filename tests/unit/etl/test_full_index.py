@@ -7,7 +7,6 @@ import datetime as dt
 
 import pytest
 
-from domain.rules import historical_window
 from etl.crawl import crawler as crawler_module
 from etl.crawl.crawler import Crawler, build_http, read_records
 from etl.crawl.edgar_mirror import MirrorServer
@@ -15,6 +14,7 @@ from etl.crawl.full_index import FullIndexError, is_final, parse, quarter_end, q
 from etl.crawl.options import CrawlOptions
 from etl.crawl.universe import resolve_universe
 from kernel.layout import full_index_key
+from kernel.run_policy import historical_window
 from kernel.storage import LocalLake
 from tests.conftest import make_settings
 

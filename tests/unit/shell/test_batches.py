@@ -8,8 +8,8 @@ import shutil
 import pyarrow.parquet as pq
 import pytest
 
-from domain import rules
 from etl.crawl.edgar_mirror import MirrorServer
+from kernel import run_policy as rules
 from kernel.resources import Resources
 from shell.runner import run_stage
 from tests.conftest import make_settings
