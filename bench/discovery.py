@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench import save_results
 from etl.crawl import CrawlOptions, open_crawler
-from etl.crawl.crawler import CrawlReport
+from etl.crawl.report import CrawlReport
 from kernel.settings import load_settings, shared_dir
 
 

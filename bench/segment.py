@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 
 from bench import save_results
-from etl.segment import SegmentOptions, segment_document
+from etl.segment import SegmentOptions
 from etl.segment import run as run_segment
 from etl.segment.chunking import Chunker, ChunkOptions
+from etl.segment.stage import segment_document
 from kernel.layout import dataset_key, dataset_parts
 from kernel.models import token_counter
 from kernel.settings import shared_dir

@@ -1,101 +1,14 @@
-"""The crawl stage: ``run(lake, CrawlOptions) -> CrawlReport``, and the pre-check a scheduler runs first.
+"""The crawl stage: SEC EDGAR's filings of the universe's companies into ``raw/``, incremental, resumable and
+polite (a declared User-Agent, at most 10 requests/s, a stop at SEC's block).
 
-:func:`open_crawler` is the one place a crawler is wired from its options: EDGAR's hosts (or a local mirror
-server when EDGAR_MIRROR is set), the HTTP client with its rate limiter, the resolved universe.
+Where things are: ``options`` (CrawlOptions), ``report`` (CrawlReport, CrawlWork), ``stage`` (the run, the
+pre-check, ``open_crawler``); the parts: ``universe``, ``discovery``, ``full_index``, ``crawler`` (the
+downloads), ``edgar_http`` and ``ratelimit`` (the client), ``filing_index`` (EDGAR's index pages),
+``edgar_mirror`` (a local EDGAR for tests and offline runs).
 """
 
-from __future__ import annotations
-
-import contextlib
-import logging
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-
-from etl.crawl.crawler import Crawler, CrawlReport, build_http, complete_record
 from etl.crawl.options import CrawlOptions
-from etl.crawl.universe import Company, UniverseProblem, resolve_universe
-from kernel.reports import StageReport
-from kernel.storage import Lake
+from etl.crawl.report import CrawlReport, CrawlWork
+from etl.crawl.stage import crawl_work, edgar_endpoint, open_crawler, run
 
-log = logging.getLogger(__name__)
-
-
-@contextlib.contextmanager
-def edgar_endpoint(options: CrawlOptions) -> Iterator[CrawlOptions]:
-    """Options pointed at EDGAR: the configured hosts, or a local mirror server when EDGAR_MIRROR is set.
-
-    ``as_of`` caps the filing-date window (and, for a mirror, what the mirror admits exists)."""
-    as_of = options.as_of
-    if as_of is not None and (options.filed_to is None or options.filed_to > as_of):
-        options = replace(options, filed_to=as_of)
-    if options.edgar_mirror is None:
-        yield options
-        return
-    from etl.crawl.edgar_mirror import MirrorServer
-
-    with MirrorServer(Path(options.edgar_mirror), as_of=as_of) as server:
-        log.info("serving mirror %s at %s", options.edgar_mirror, server.url)
-        yield replace(options, edgar_www_url=server.www_url, edgar_data_url=server.data_url)
-
-
-@contextlib.contextmanager
-def open_crawler(lake: Lake, options: CrawlOptions) -> Iterator[tuple[Crawler, list[Company], list[UniverseProblem]]]:
-    """A crawler on the configured (or mirrored) EDGAR with the universe resolved: (crawler, companies,
-    universe problems). Refuses an unwritable lake before any request, and sends none while SEC's block
-    recorded in the lake lasts."""
-    lake.check_writable()
-    with edgar_endpoint(options) as o:
-        http = build_http(o, lake=lake)
-        companies, problems = resolve_universe(o, http)
-        yield Crawler(o, lake, http=http, progress=o.progress), companies, problems
-
-
-def run(lake: Lake, options: CrawlOptions) -> CrawlReport:
-    """Resolve the universe and crawl it (a dry run only discovers what the window holds)."""
-    with open_crawler(lake, options) as (crawler, companies, problems):
-        if options.dry_run:
-            report = CrawlReport(companies=len(companies), dry_run=True)
-            pairs = crawler.discover(companies, report)
-            report.discovered = len(pairs)
-            report.planned = [f"{c.ticker} {r.form} {r.accession} filed {r.filing_date}" for c, r in pairs]
-        else:
-            report = crawler.run(companies)
-        report.http = {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")}
-    report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
-    return report
-
-
-@dataclass
-class CrawlWork(StageReport):
-    """Which companies a window gives a crawl something to do (the pre-check before per-company crawl tasks)."""
-
-    stage = "crawl-check"
-    tickers: list[str] = field(default_factory=list)  # one per company: filings to fetch, or a failed check
-    pending: int = 0  # filings in the window that the lake does not hold complete
-    checked: int = 0  # companies whose submissions were read
-
-    @property
-    def recorded(self) -> bool:
-        return False  # a plan, not a change to the lake
-
-    def summary(self) -> str:
-        return (f"{len(self.tickers)} of {self.checked} companies to crawl: {self.pending} filing(s) in the window "
-                f"not in the lake yet; {len(self.problems)} problem(s)")
-
-
-def crawl_work(lake: Lake, options: CrawlOptions) -> CrawlWork:
-    """One submissions request per company (for a historical window, per company the quarterly form index
-    lists as filing in it), nothing downloaded: the companies with filings of the configured forms in the
-    window that the lake does not hold complete. A quiet day (or a window crawled before) then
-    needs no crawl at all. A ticker SEC does not know, or a company whose submissions could not be read, is
-    kept, so that its crawl reports why (in its task log and the crawl run report). Share classes of one
-    company (GOOGL, GOOG) come back as one ticker."""
-    with open_crawler(lake, options) as (crawler, companies, problems):
-        report = CrawlReport(companies=len(companies))
-        pairs = crawler.discover(companies, report)
-    pending = [(c, ref) for c, ref in pairs if complete_record(lake, ref) is None]
-    keep = {c.ticker for c, _ in pending} | set(report.undiscovered) | {p.ticker for p in problems}
-    return CrawlWork(tickers=sorted(keep), pending=len(pending),
-                     checked=len(companies) - len(report.undiscovered),
-                     problems=[f"{p.ticker}: {p.reason}" for p in problems] + report.problems)
+__all__ = ["CrawlOptions", "CrawlReport", "CrawlWork", "crawl_work", "edgar_endpoint", "open_crawler", "run"]

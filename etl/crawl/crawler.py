@@ -28,7 +28,6 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
 
 from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected
 from etl.crawl import full_index
@@ -47,6 +46,7 @@ from etl.crawl.filing_index import (
 )
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
+from etl.crawl.report import CrawlReport
 from etl.crawl.universe import Company
 from kernel.layout import (
     EDGAR_BLOCK_KEY,
@@ -56,41 +56,12 @@ from kernel.layout import (
     primary_document_key,
     record_key,
 )
-from kernel.reports import DETAIL, StageReport
 from kernel.run_policy import historical_window
 from kernel.storage import Lake, StorageError, write_parquet
 from schemas.base import to_table
 from schemas.filings import ExhibitFile, FilingRecord
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class CrawlReport(StageReport):
-    stage = "crawl"
-    companies: int = 0
-    discovered: int = 0
-    fetched: int = 0
-    skipped: int = 0
-    missing: int = 0
-    failed: int = 0
-    records: list[FilingRecord] = field(default_factory=list, metadata=DETAIL)  # the manifest holds them
-    planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
-    undiscovered: list[str] = field(default_factory=list)  # tickers whose submissions could not be read
-    index_filings: int | None = None  # filings the full index listed for a historical window (None: not used)
-    http: dict = field(default_factory=dict)  # request statistics of the run's EDGAR client
-    dry_run: bool = False  # discovery only: nothing fetched, nothing recorded
-
-    @property
-    def recorded(self) -> bool:
-        return not self.dry_run
-
-    def summary(self) -> str:
-        return (
-            f"{self.companies} companies, {self.discovered} filings discovered: {self.fetched} fetched, "
-            f"{self.skipped} already present, {self.missing} missing (404), {self.failed} failed; "
-            f"{len(self.problems)} problem(s)"
-        )
 
 
 def build_http(options: CrawlOptions, limiter: RateLimiter | None = None, lake: Lake | None = None) -> EdgarHttp:

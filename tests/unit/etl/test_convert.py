@@ -11,11 +11,12 @@ import pymupdf
 import pytest
 
 from domain.rules import fiscal_period_of
-from etl.convert import ConvertOptions, facts_from_source_name
+from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
 from etl.convert.cover import facts_from_text
 from etl.convert.html_prepare import HtmlError, prepare_html
 from etl.convert.html_tables import table_rows
+from etl.convert.pdf_file import facts_from_source_name
 from etl.convert.pdf_pages import PdfError, page_pdf
 from etl.convert.pdf_render import render_pdf
 from kernel import llm

@@ -8,9 +8,10 @@ import json
 import pymupdf
 import pytest
 
-from etl.convert import ConvertOptions, name_collisions
+from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
 from etl.convert.html_prepare import HtmlError, decode_html, prepare_html, source_chars
+from etl.convert.pdf_file import name_collisions
 from kernel.storage import LocalLake, read_parquet
 from shell.cli import main
 

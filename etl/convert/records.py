@@ -1,0 +1,98 @@
+"""A converted document and how it lands in the lake: its outputs written atomically, the documents
+already converted, and the final ids settled across filings (``etl.convert.identity``)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+
+import pyarrow as pa
+
+from etl.convert.identity import Identity, amendment_links, assign_ids
+from etl.convert.ixbrl import Fact
+from etl.convert.options import STAGE
+from etl.convert.pdf_pages import PagedPdf
+from kernel.layout import (
+    dataset_key,
+    dataset_parts,
+    part_name,
+)
+from kernel.quarantine import release
+from kernel.storage import Lake, read_parquet, write_parquet
+from schemas.base import to_table
+from schemas.documents import DocumentRecord, PageRecord
+from schemas.facts import FactRecord
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Converted:
+    """One converted document: its record, its pages and its iXBRL facts (none for PDFs)."""
+
+    doc: DocumentRecord
+    paged: PagedPdf
+    facts: list[Fact] = field(default_factory=list)
+    facts_seconds: float = 0.0  # the iXBRL extraction's share of render_seconds
+
+
+def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, facts: list[Fact]) -> None:
+    name = part_name(key)
+    lake.write_bytes(doc.pdf_key, paged.pdf)
+    write_parquet(lake, dataset_key("facts", name),
+                  to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
+    pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
+                        rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
+    write_parquet(lake, dataset_key("pages", name), to_table(PageRecord, pages))
+    write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
+    release(lake, STAGE, key)
+
+
+def converted_documents(lake: Lake) -> dict[str, tuple[Identity, str]]:
+    """Every document already in the lake: part -> (its identity, its source sha256). Read once per run:
+    it decides what is unchanged and which ids are taken."""
+    out = {}
+    for part in dataset_parts(lake, "documents"):
+        rows = read_parquet(lake, dataset_key("documents", part)).to_pylist()
+        if len(rows) == 1:
+            out[part] = (_identity(part, rows[0]), rows[0]["source_sha256"])
+    return out
+
+
+def _identity(part: str, doc: dict) -> Identity:
+    key = doc.get("accession") or doc.get("source_name") or doc["doc_id"]
+    if doc.get("exhibit_document"):  # an exhibit shares its filing's accession: its file name tells them apart
+        key = f"{key}/{doc['exhibit_document']}"
+    return Identity(part, doc["doc_id"], doc.get("doc_name") or doc["doc_id"], key, doc.get("filing_date"),
+                    bool(doc.get("is_amendment")), doc.get("amends"))
+
+
+def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord]) -> list[str]:
+    """Give the documents converted in this run their final ids (``etl.convert.identity``) and link every
+    amendment to what it amends, rewriting the parts whose id or link changed (each part atomically).
+    Returns one line per document whose name another filing holds."""
+    new = {part: _identity(part, doc.model_dump()) for part, doc in converted.items()}
+    ids = assign_ids(before, new)
+    shared = []
+    for part, doc_id in ids.items():
+        if doc_id != converted[part].doc_id:
+            shared.append(f"{converted[part].doc_name} is also another filing's name: this one is {doc_id}")
+            _set_columns(lake, "pages", part, doc_id=doc_id)
+            _set_columns(lake, "facts", part, doc_id=doc_id)
+            _set_columns(lake, "documents", part, doc_id=doc_id)
+    current = {**before, **{p: replace(i, doc_id=ids[p]) for p, i in new.items()}}
+    for part, amends in amendment_links(current).items():
+        if current[part].amends != amends:
+            _set_columns(lake, "documents", part, amends=amends)
+    return shared
+
+
+def _set_columns(lake: Lake, dataset: str, part: str, **values) -> None:
+    """Rewrite one part with some columns set to one value each (write-then-rename, like every part)."""
+    key = dataset_key(dataset, part)
+    table = read_parquet(lake, key)
+    for name, value in values.items():
+        at = table.schema.get_field_index(name)  # -1: a part written before the column existed
+        column = pa.array([value] * table.num_rows, table.schema.field(at).type if at >= 0 else pa.string())
+        table = table.set_column(at, name, column) if at >= 0 else table.append_column(name, column)
+    write_parquet(lake, key, table)

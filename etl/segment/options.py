@@ -1,0 +1,44 @@
+"""The segmentation stage's options, from the settings: the model's token counter and the chunk sizes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from etl.segment.chunking import ChunkConfigError, ChunkOptions
+from kernel.models import ModelError, TokenCounter, token_counter
+from kernel.run_policy import check_batch
+from kernel.settings import ConfigError, Settings
+
+log = logging.getLogger(__name__)
+
+
+STAGE = "segment"
+
+
+SEGMENTER_VERSION = "2"  # 2: Items over several page ranges (cross-reference index), 10-Q title headings
+
+
+@dataclass
+class SegmentOptions:
+    """How documents are chunked: sizes in the embedding model's own tokens (``counter``, from ``model``)."""
+
+    counter: TokenCounter
+    chunk: ChunkOptions
+    model: str  # the tokenizer's model: part of every chunk fingerprint
+    workers: int = 1
+    progress: Callable[[Iterable, str, int], Iterable] | None = None
+    batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (domain.rules)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, progress=None, batch: tuple[int, int] | None = None) -> SegmentOptions:
+        """Refuses (ConfigError) a model without a tokenizer or chunk sizes beyond the model's limit."""
+        try:
+            model = settings.embedding().model
+            counter = token_counter(model)
+            chunk = ChunkOptions(tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
+            chunk.check(counter)
+        except (ModelError, ChunkConfigError) as exc:
+            raise ConfigError(str(exc)) from None
+        return cls(counter, chunk, model, settings.segment_workers, progress, check_batch(batch))
