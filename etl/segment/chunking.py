@@ -173,7 +173,7 @@ class Chunker:
                 a, b = locate_table(pages[p], t)
                 located.append(_Table(p, a, b, t))
         chunks: list[ChunkRecord] = []
-        spans = [s for s in seg.spans if s.status != "combined"]
+        spans = [s for s in (seg.chunk_spans or seg.spans) if s.status != "combined"]
         numbered: dict[str, int] = {}  # an Item of several page ranges numbers its chunks across them
         for span in spans:
             made = self._chunk_span(doc_id, pages, span, located, numbered.get(span.item, 0))

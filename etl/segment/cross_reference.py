@@ -121,3 +121,17 @@ def uncovered(ranges: dict[str, list[tuple[int, int]]], page_count: int) -> list
         else:
             out.append((COVER if p == 0 else UNKNOWN, p, p))
     return out
+
+
+def page_owners(ranges: dict[str, list[tuple[int, int]]], order: dict[str, int]) -> dict[int, str]:
+    """Page -> the one Item its chunks are made under, where the index gives a page to several Items: the
+    Item naming the fewest pages (the most specific: Item 7's liquidity pages over Item 1's broad 3-36,
+    Item 8 over Item 15, which repeats it), then the Item's order. Each page is chunked once, so a search
+    window is not filled with one page's copies; the Items' records keep every range."""
+    size = {key: sum(b - a + 1 for a, b in found) for key, found in ranges.items()}
+    owners: dict[int, str] = {}
+    for key in sorted(ranges, key=lambda k: (size[k], order.get(k, 0))):
+        for a, b in ranges[key]:
+            for page in range(a, b + 1):
+                owners.setdefault(page, key)
+    return owners

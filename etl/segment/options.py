@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 STAGE = "segment"
 
 
-SEGMENTER_VERSION = "2"  # 2: Items over several page ranges (cross-reference index), 10-Q title headings
+SEGMENTER_VERSION = "3"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once
 
 
 @dataclass

@@ -232,6 +232,10 @@ def test_a_cross_reference_index_gives_items_several_page_ranges():
     spans = {(s.item, s.start.page, s.end.page) for s in seg.spans}
     assert {("1", 1, 4), ("1", 6, 7), ("1A", 4, 6), ("7", 2, 4), ("7", 7, 8), ("8", 8, 9)} <= spans
     assert ("cover", 0, 1) in spans and "1B" in seg.missing
+    # each page is chunked once, under the Item naming the fewest pages (the most specific)
+    chunked = [(s.item, s.start.page, s.end.page) for s in seg.chunk_spans]
+    assert chunked == [("cover", 0, 1), ("1", 1, 2), ("7", 2, 4), ("1A", 4, 6), ("1", 6, 7), ("7", 7, 8),
+                       ("8", 8, 9), ("unknown", 9, 9)]
 
 
 def test_ten_q_part_one_items_without_their_item_headings():
