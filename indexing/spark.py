@@ -80,15 +80,23 @@ def _for_cluster(builder):
 
 def read_parts(spark, lake: Lake, dataset: str, parts: list[str], model):
     """Some documents' parts of a lake dataset with the dataset's schema, plus a ``doc_part`` column naming
-    the part each row came from (read back from the file name by the layout's own pattern)."""
+    the part each row came from (read back from the file name by the layout's own pattern). A list column a
+    part written before the schema gained it does not hold reads as an empty list (an older lake indexes)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType
 
+    schema = spark_schema(model)
     if not isinstance(lake, LocalLake):
-        return _read_objects(spark, lake, [dataset_key(dataset, p) for p in parts],
-                             spark_schema(model).add(PARTITION_COLUMN, "string"))
-    return (spark.read.schema(spark_schema(model))
-            .parquet(*[spark_uri(lake, dataset_key(dataset, p)) for p in parts])
-            .withColumn(PARTITION_COLUMN, F.regexp_extract(F.input_file_name(), PART_PATTERN, 1)))
+        df = _read_objects(spark, lake, [dataset_key(dataset, p) for p in parts],
+                           spark_schema(model).add(PARTITION_COLUMN, "string"))
+    else:
+        df = (spark.read.schema(schema)
+              .parquet(*[spark_uri(lake, dataset_key(dataset, p)) for p in parts])
+              .withColumn(PARTITION_COLUMN, F.regexp_extract(F.input_file_name(), PART_PATTERN, 1)))
+    for column in schema.fields:
+        if isinstance(column.dataType, ArrayType) and not column.nullable:
+            df = df.withColumn(column.name, F.coalesce(F.col(column.name), F.array().cast(column.dataType)))
+    return df
 
 
 def read_dataset(spark, lake: Lake, key: str, parts: list[str] | None = None):

@@ -66,3 +66,21 @@ def test_series_latest_filing_and_derived_q4(spark, tmp_path):
     assert ("A", "9M") not in got and derived == 2 and count == len(table)
     q4 = next(r for r in table if (r["ticker"], r["fiscal_period"]) == ("A", "Q4"))
     assert (q4["period_start"], q4["period_end"]) == (D(2023, 10, 1), D(2023, 12, 31))
+
+
+def test_a_documents_part_written_before_a_list_column_was_added_reads_it_empty(spark, tmp_path):
+    """An older lake indexes after an upgrade: ``absent_items`` (added to DocumentRecord) is an empty list
+    where a part does not hold it, not a null the non-null index column refuses at write time."""
+    import pyarrow as pa
+
+    from indexing.spark import read_parts
+    from kernel.storage import LocalLake, write_parquet
+    from schemas.documents import DocumentRecord
+
+    lake = LocalLake(tmp_path)
+    row = {"doc_id": "A", "source_kind": "pdf", "metadata_source": "text", "page_count": 1, "page_basis": "pdf",
+           "rendered_page_count": 1, "cover_summary": "A", "pdf_key": "pdf/a.pdf", "source_key": "a.pdf",
+           "source_sha256": "0", "extract_seconds": 0.0, "processed_at": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)}
+    write_parquet(lake, "datasets/documents/a.parquet", pa.Table.from_pylist([row]))
+    docs = read_parts(spark, lake, "documents", ["a"], DocumentRecord).collect()
+    assert docs[0]["absent_items"] == [] and docs[0]["doc_part"] == "a"
