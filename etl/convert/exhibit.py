@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import html as htmllib
-import logging
 import re
 import time
 
@@ -36,9 +35,6 @@ from kernel.llm import TextModel
 from kernel.storage import Lake
 from schemas.documents import DocumentRecord
 from schemas.filings import ExhibitFile, FilingRecord
-
-log = logging.getLogger(__name__)
-
 
 IMAGES_ONLY_CHARS = 200  # an exhibit with images and less text than this is page images, not a text release
 

@@ -4,7 +4,6 @@ Items incorporated from an annual report the corpus does not hold recorded."""
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 
 from domain.rules import (
@@ -35,8 +34,6 @@ from kernel.llm import TextModel
 from kernel.storage import Lake
 from schemas.documents import DocumentRecord
 from schemas.filings import FilingRecord
-
-log = logging.getLogger(__name__)
 
 
 def convert_filing(lake: Lake, rec: FilingRecord, options: ConvertOptions,

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.run_policy import check_batch
 from kernel.settings import ConfigError, Settings
-
-log = logging.getLogger(__name__)
-
 
 STAGE = "convert"
 

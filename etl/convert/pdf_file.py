@@ -5,7 +5,6 @@ refused before anything is overwritten."""
 from __future__ import annotations
 
 import datetime as dt
-import logging
 import re
 import time
 from pathlib import Path
@@ -28,9 +27,6 @@ from kernel.layout import (
 )
 from kernel.llm import TextModel
 from schemas.documents import DocumentRecord
-
-log = logging.getLogger(__name__)
-
 
 _FB_NAME_RE = re.compile(r"^(?P<company>.+?)(?:_(?P<year>\d{4})(?P<q>Q[1-4])?)?_(?P<kind>10K|10Q|8K|EARNINGS|annualreport)",
                          re.I)

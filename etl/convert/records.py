@@ -3,7 +3,6 @@ already converted, and the final ids settled across filings (``etl.convert.ident
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
@@ -22,8 +21,6 @@ from kernel.storage import Lake, read_parquet, write_parquet
 from schemas.base import to_table
 from schemas.documents import DocumentRecord, PageRecord
 from schemas.facts import FactRecord
-
-log = logging.getLogger(__name__)
 
 
 @dataclass

@@ -3,7 +3,6 @@ its deterministic cover summary extended by an LLM sentence when one is configur
 
 from __future__ import annotations
 
-import logging
 import tempfile
 import time
 
@@ -13,9 +12,6 @@ from etl.convert.options import ConvertOptions
 from etl.convert.pdf_pages import PagedPdf, page_pdf
 from etl.convert.pdf_render import RenderResult, render_pdf
 from kernel.llm import LlmError, TextModel
-
-log = logging.getLogger(__name__)
-
 
 SUMMARY_SYSTEM = ("You summarize the cover page of an SEC filing for a search index. Answer with one or two "
                   "factual sentences naming the company, form, period and business; no speculation.")

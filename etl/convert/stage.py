@@ -4,7 +4,6 @@ every PDF of ``pdf_dirs``, as jobs converted in parallel; the unchanged skipped,
 from __future__ import annotations
 
 import hashlib
-import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -32,8 +31,6 @@ from kernel.quarantine import quarantine
 from kernel.run_policy import in_batch
 from kernel.storage import Lake
 from schemas.documents import DocumentRecord
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

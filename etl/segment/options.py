@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -10,9 +9,6 @@ from etl.segment.chunking import ChunkConfigError, ChunkOptions
 from kernel.models import ModelError, TokenCounter, token_counter
 from kernel.run_policy import check_batch
 from kernel.settings import ConfigError, Settings
-
-log = logging.getLogger(__name__)
-
 
 STAGE = "segment"
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 from kernel.reports import DETAIL, StageReport
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
