@@ -124,7 +124,7 @@ def reports_period(year: int, quarter: int | None, form: str | None, fiscal_year
     release, a fourth quarter by the year's annual report too. A 10-Q of the year does not report the year,
     nor a report whose statements' Item is absent (incorporated by reference from a document the corpus
     does not hold)."""
-    if fiscal_year is None or STATEMENT_ITEMS & set(absent_items):
+    if fiscal_year is None or statements_absent(absent_items):
         return False
     period = (fiscal_period or "").upper()
     annual = form == ANNUAL or period == "FY"
@@ -132,6 +132,12 @@ def reports_period(year: int, quarter: int | None, form: str | None, fiscal_year
         return (annual and year <= fiscal_year <= year + COMPARATIVE_YEARS) or \
             (fiscal_year == year and form == EARNINGS and period == "Q4")
     return fiscal_year == year and (period == f"Q{quarter}" or (quarter == 4 and annual))
+
+
+def statements_absent(absent_items: Iterable[str]) -> bool:
+    """Whether a report's primary statements are incorporated from a document the corpus does not hold (IBM's
+    2023 10-K without its Exhibit 13): its period's figures are not in it."""
+    return bool(STATEMENT_ITEMS & set(absent_items))
 
 
 def period_label(form: str | None, fiscal_year: int | None, fiscal_period: str | None) -> str:

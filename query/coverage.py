@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from domain.periods import asked_label, period_distance, period_label, reports_period
-from domain.sec_items import STATEMENT_ITEMS
+from domain.periods import asked_label, period_distance, period_label, reports_period, statements_absent
 from query.api import Evidence
 from query.catalog import DocInfo
 
@@ -48,7 +47,8 @@ def _reports(year: int, quarter: int | None, e: Evidence, docs: dict[str, DocInf
 def _note(year: int, quarter: int | None, found: list[Evidence], docs: dict[str, DocInfo], company: str) -> str:
     asked = asked_label(year, quarter)
     name = found[0].ticker or found[0].company or "the company"
-    with_figures = [e for e in found if not _statements_absent(docs.get(e.doc_id))] or found
+    with_figures = [e for e in found if e.doc_id not in docs or not statements_absent(docs[e.doc_id].absent_items)] \
+        or found
     closest = min(with_figures, key=lambda e: (period_distance(year, quarter, e.fiscal_year, e.fiscal_period),
                                                -(e.fiscal_year or 0)))
     label = period_label(closest.form, closest.fiscal_year, closest.fiscal_period) or "no fiscal period"
@@ -56,9 +56,3 @@ def _note(year: int, quarter: int | None, found: list[Evidence], docs: dict[str,
         year, quarter, d.form, d.fiscal_year, d.fiscal_period, d.absent_items))
     where = f"among the evidence (the index holds {', '.join(held[:3])})" if held else "in the index"
     return f"no {asked} figures of {name} {where}; closest: {label} ({closest.doc_id})"
-
-
-def _statements_absent(doc: DocInfo | None) -> bool:
-    """A report whose statements are incorporated from a document the corpus does not hold: its period's
-    figures are not in it (IBM's 2023 10-K without its Exhibit 13)."""
-    return doc is not None and bool(STATEMENT_ITEMS & set(doc.absent_items))

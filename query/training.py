@@ -13,7 +13,6 @@ teaches nothing is a problem of the report, not a failed run (the rules serve th
 from __future__ import annotations
 
 import dataclasses
-import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,8 +24,6 @@ from kernel.settings import Settings
 from kernel.storage import Lake, dataset_partitions, read_partition
 from query.ranker import CANDIDATES, PageRanker, TrainingError, fit, training_rows
 from query.retrieve import Retriever
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

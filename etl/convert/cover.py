@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import html as htmllib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dateutil import parser as dateparser
@@ -187,15 +188,16 @@ def earnings_period(text: str, filed: dt.date | None, fiscal_year_end: str | Non
     return year, period
 
 
-def exhibit_period(own: str, release: str | None, filed: dt.date | None, fiscal_year_end: str | None,
-                   report_date: dt.date | None) -> tuple[int | None, str | None, str]:
+def exhibit_period(own: str, release_text: Callable[[], str | None], filed: dt.date | None,
+                   fiscal_year_end: str | None, report_date: dt.date | None) -> tuple[int | None, str | None, str]:
     """Any other 8-K exhibit's fiscal year, period, and where they come from: the period its own words name
-    ("text"); else, in an 8-K with an earnings release (``release``: its text), the release's ("release": a
-    results 8-K's tables, highlights and statistics report the release's period, not the filing date's
-    year); else the filing date's year ("filing date")."""
+    ("text"); else, in an 8-K with an earnings release (``release_text()``: its text, read only then), the
+    release's ("release": a results 8-K's tables, highlights and statistics report the release's period,
+    not the filing date's year); else the filing date's year ("filing date")."""
     year, period = release_period(own, filed, fiscal_year_end)
     if year is not None:
         return year, period, "text"
+    release = release_text()
     if release is not None:
         year, period = earnings_period(release, filed, fiscal_year_end, report_date)
         if year is not None:

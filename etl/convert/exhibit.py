@@ -87,7 +87,7 @@ def convert_exhibit(lake: Lake, rec: FilingRecord, exhibit: ExhibitFile, options
                                         rec.is_amendment), exhibit.type)
         kind = "annual report to stockholders"
     else:
-        fiscal_year, fiscal_period, _ = exhibit_period(own, release_text(lake, rec), rec.filing_date,
+        fiscal_year, fiscal_period, _ = exhibit_period(own, lambda: release_text(lake, rec), rec.filing_date,
                                                        rec.fiscal_year_end, rec.report_date)
         cover_id = document_id(ticker, "8-K", None, None, rec.report_date, rec.filing_date)
         doc_id, kind = exhibit_id(cover_id, exhibit.type), "press release"

@@ -109,18 +109,22 @@ def page_ranges(pages: list[str], defs: list[ItemDef], printed: dict[int, int]) 
             for key, found in index_ranges(pages, defs).items()}
 
 
+def page_runs(labels: dict[int, str]) -> list[tuple[str, int, int]]:
+    """(label, first page, last page) of each run of consecutive pages with one label."""
+    out: list[tuple[str, int, int]] = []
+    for page in sorted(labels):
+        if out and out[-1][0] == labels[page] and out[-1][2] == page - 1:
+            out[-1] = (out[-1][0], out[-1][1], page)
+        else:
+            out.append((labels[page], page, page))
+    return out
+
+
 def uncovered(ranges: dict[str, list[tuple[int, int]]], page_count: int) -> list[tuple[str, int, int]]:
     """(cover | unknown, first page, last page) of the pages no Item names: the cover before the first."""
     named = {p for spans in ranges.values() for a, b in spans for p in range(a, b + 1)}
-    out: list[tuple[str, int, int]] = []
-    for p in range(page_count):
-        if p in named:
-            continue
-        if out and out[-1][2] == p - 1:
-            out[-1] = (out[-1][0], out[-1][1], p)
-        else:
-            out.append((COVER if p == 0 else UNKNOWN, p, p))
-    return out
+    first = min(named, default=page_count)
+    return page_runs({p: COVER if p < first else UNKNOWN for p in range(page_count) if p not in named})
 
 
 def page_owners(ranges: dict[str, list[tuple[int, int]]], order: dict[str, int]) -> dict[int, str]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from domain.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
 from domain.statements import statements
-from etl.segment.cross_reference import page_owners, page_ranges, uncovered
+from etl.segment.cross_reference import page_owners, page_ranges, page_runs, uncovered
 
 _ABSENT_RE = re.compile(r"(?:are\s+|is\s+)?(?:not\s+applicable|omitted|none)\b", re.I)
 _HEAD_RE = re.compile(
@@ -327,15 +327,9 @@ def _by_index(pages: list[str], form: str, defs: list[ItemDef], ranges: dict[str
     spans.sort(key=lambda s: (s.start.page, order.get(s.item, -1), s.item))
     missing = [k for k in expected_items(form) if k not in ranges]
     warnings = [f"items not found: {', '.join(missing)}"] if missing else []
-    owners = page_owners(ranges, order)
-    runs: list[list] = []  # [item, first page, last page] of consecutive pages chunked under one Item
-    for page in sorted(owners):
-        if runs and runs[-1][0] == owners[page] and runs[-1][2] == page - 1:
-            runs[-1][2] = page
-        else:
-            runs.append([owners[page], page, page])
     chunked = [ItemSpan(key, title_of(form, key), Position(a, 0), end_of(b), "cross-reference index")
-               for key, a, b in runs] + [s for s in spans if s.status in (COVER, UNKNOWN)]
+               for key, a, b in page_runs(page_owners(ranges, order))]  # each page under one Item
+    chunked += [s for s in spans if s.status in (COVER, UNKNOWN)]
     chunked.sort(key=lambda s: (s.start.page, s.start.offset))
     return Segmentation(spans, missing, warnings, "cross-reference", chunked)
 

@@ -114,12 +114,12 @@ def test_an_exhibit_takes_its_own_period_else_its_release_s_else_the_filing_year
 
     filed, release = dt.date(2007, 1, 25), "Southern Company reported full-year 2006 earnings of $1.57 billion"
     table = "Southern Company Kilowatt-Hour Sales 3 Months Ended December 12 Months Ended December"
-    assert exhibit_period(table, release, filed, None, None) == (2006, "Q4", "release")
-    assert exhibit_period("Unaudited Summary Data Q3\u201904 Actual", release, dt.date(2004, 7, 14), "0925",
+    assert exhibit_period(table, lambda: release, filed, None, None) == (2006, "Q4", "release")
+    assert exhibit_period("Unaudited Summary Data Q3\u201904 Actual", lambda: release, dt.date(2004, 7, 14), "0925",
                           None) == (2004, "Q3", "text")  # its own words first
-    assert exhibit_period(table, None, filed, None, None) == (2007, None, "filing date")  # no release in the 8-K
+    assert exhibit_period(table, lambda: None, filed, None, None) == (2007, None, "filing date")  # no release in the 8-K
     # a release naming no period: the quarter before the 8-K's event date
-    assert exhibit_period(table, "Results are attached.", filed, None, dt.date(2007, 1, 24)) == \
+    assert exhibit_period(table, lambda: "Results are attached.", filed, None, dt.date(2007, 1, 24)) == \
         (2006, "Q4", "release")
 
 
