@@ -215,6 +215,20 @@ def item_label(form: str | None, key: str | None) -> str:
     return f"Item {item.number} ({title})"
 
 
+# The sections of an Annual Report to Stockholders (a 10-K's Exhibit 13) that hold 10-K Items: the report
+# prints no Item headings, so a section's own title (the Item's, or the name annual reports give it) says
+# which Item it is (etl.segment.annual_report). A heading line starts with one of these.
+ANNUAL_REPORT_ITEMS: list[tuple[str, re.Pattern]] = [
+    ("6", re.compile(r"(?:item\s+6\W+)?(?:selected\s+financial\s+data|five[\s-]year\s+comparison)\b", re.I)),
+    ("7", re.compile(r"(?:item\s+[27]\W+)?management[’']?s?\s+discussion\b", re.I)),
+    ("7A", re.compile(r"(?:item\s+(?:3|7a)\W+)?quantitative\s+and\s+qualitative\s+disclosures?\s+about\s+market"
+                      r"\s+risk\b", re.I)),
+    ("8", re.compile(r"(?:item\s+[18]\W+)?(?:report\s+of\s+independent\s+registered\s+public\s+accounting\s+firm|"
+                     r"(?:condensed\s+)?consolidated\s+(?:financial\s+statements|statements?\s+of|balance\s+sheets?)|"
+                     r"financial\s+statements(?:\s+and\s+supplementary\s+data)?$)", re.I)),
+]
+
+
 # --- Items incorporated by reference ------------------------------------------------------------------
 # A 10-K may give an Item as one sentence pointing into the Annual Report to Stockholders, filed as Exhibit
 # 13 ("Item 8. Financial Statements ...: Refer to pages 44 through 121 of IBM's 2023 Annual Report to

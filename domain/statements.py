@@ -55,6 +55,13 @@ def statement_heads(name: str, text: str, match: re.Match, line_offset: int) -> 
             and is_figures(text[match.start(): match.start() + FIGURES_WINDOW]))
 
 
+def section_heads(title: re.Pattern, line: str, following: str) -> bool:
+    """Whether ``line`` heads an MD&A section (``sections:``): a line the title fills, anywhere on the
+    page (MD&A runs its sections on without a page break), and not a contents line (a page number on it
+    or alone on the next line: "Liquidity and Capital Resources" then "42")."""
+    return title.fullmatch(line.strip().rstrip(".:")) is not None and not following.strip().isdigit()
+
+
 def note_heads(title: re.Pattern, line: str, line_offset: int) -> bool:
     """Whether a note's ``title`` heads the page at ``line``: a heading line the title opens (after the
     note's number), without figures after the number (a table of contents' line: "Income Taxes 87")."""
@@ -64,12 +71,13 @@ def note_heads(title: re.Pattern, line: str, line_offset: int) -> bool:
 
 @dataclass(frozen=True)
 class Section:
-    """A primary statement or a note."""
+    """A primary statement, a note or an MD&A section."""
 
     name: str
     title: re.Pattern  # matched on page text, case-insensitively
     query: str  # the words that find its pages
     closing: re.Pattern | None = None  # a statement's closing line: a page without it continues on the next
+    items: tuple[str, ...] = ()  # an MD&A section's Items (10-K, 10-Q)
 
 
 def _pattern(pattern: str, where: str) -> re.Pattern:
@@ -86,17 +94,22 @@ def _sections(entries: dict | None, kind: str, source: str) -> dict[str, Section
         if not isinstance(entry, dict) or not entry.get("title") or not entry.get("query"):
             raise VocabularyError(f"{where}: needs a title and a query")
         closing = _pattern(entry["closing"], where) if entry.get("closing") else None
-        sections[name] = Section(name, _pattern(entry["title"], where), entry["query"], closing)
+        sections[name] = Section(name, _pattern(entry["title"], where), entry["query"], closing,
+                                 tuple(str(i) for i in entry.get("items") or ()))
     return sections
 
 
-def parse(data: dict, source: str = "concepts.yaml") -> tuple[dict[str, Section], dict[str, Section]]:
-    """(statements, notes) from the vocabulary's data, in the file's order."""
-    return _sections(data.get("statements"), "statement", source), _sections(data.get("notes"), "note", source)
+Sections = tuple[dict[str, Section], dict[str, Section], dict[str, Section]]
+
+
+def parse(data: dict, source: str = "concepts.yaml") -> Sections:
+    """(statements, notes, MD&A sections) from the vocabulary's data, in the file's order."""
+    return (_sections(data.get("statements"), "statement", source), _sections(data.get("notes"), "note", source),
+            _sections(data.get("sections"), "section", source))
 
 
 @functools.lru_cache(maxsize=1)
-def _definitions() -> tuple[dict[str, Section], dict[str, Section]]:
+def _definitions() -> Sections:
     return parse(vocabulary.load("concepts"))
 
 
@@ -108,3 +121,8 @@ def statements() -> dict[str, Section]:
 def notes() -> dict[str, Section]:
     """note name -> its definition."""
     return _definitions()[1]
+
+
+def sections() -> dict[str, Section]:
+    """MD&A section name -> its definition."""
+    return _definitions()[2]

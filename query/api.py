@@ -17,12 +17,12 @@ RANKERS = ("rules", "learned")  # how the hierarchical mode orders its pages
 
 # Why an evidence item is there. The learned ranker's features, the CLI's label and the JSON read this field,
 # never the wording of ``reason`` (an explanation for people, free to change).
-Basis = Literal["match", "statement", "continuation", "note", "cover", "fact", "reranker"]
+Basis = Literal["match", "statement", "continuation", "note", "section", "cover", "fact", "reranker"]
 BASIS_LABELS: dict[str, str] = {
     "match": "search match", "statement": "statement pin", "continuation": "statement pin (continued)",
-    "note": "note pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
+    "note": "note pin", "section": "MD&A section pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
 }
-SECTION_PINS = frozenset({"statement", "continuation", "note", "cover"})  # pinned for the plan's evidence
+SECTION_PINS = frozenset({"statement", "continuation", "note", "section", "cover"})  # pinned for the plan's evidence
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """The analyst concept map (``concepts.yaml``): which evidence a question's concepts need.
 
 The map is reviewed data; this module only reads it and matches its cues. A concept's evidence is a list of
-kinds (``statement: balance sheet``, ``note: income taxes``, ``item: 1A``, ``cover``); the statements and
-notes sections (read by ``domain.statements``) give each one's title pattern and the words that find it. Cues are
-phrases compared on normalized, stemmed words (``domain.text``).
+kinds (``statement: balance sheet``, ``note: income taxes``, ``section: liquidity and capital resources``,
+``item: 1A``, ``cover``); the statements, notes and MD&A sections (read by ``domain.statements``) give each
+one's title pattern and the words that find it. Cues are phrases compared on normalized, stemmed words
+(``domain.text``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Cue = tuple[str, ...]  # a phrase's normalized words
 class Concept:
     name: str
     cues: tuple[Cue, ...]
-    evidence: tuple[str, ...]  # "statement: X" | "note: X" | "item: X" | "cover"
+    evidence: tuple[str, ...]  # "statement: X" | "note: X" | "section: X" | "item: X" | "cover"
     figure: bool
 
 
@@ -36,6 +37,7 @@ class Concept:
 class ConceptMap:
     concepts: tuple[Concept, ...]
     notes: dict[str, Section]
+    sections: dict[str, Section]
     doc_types: dict[str, tuple[Cue, ...]]
 
     def matching(self, text: str) -> list[Concept]:
@@ -58,28 +60,28 @@ def _cue(phrase: str, where: str) -> Cue:
     return cue
 
 
-def _check_evidence(kind: str, statements: dict, notes: dict, where: str) -> str:
+def _check_evidence(kind: str, known: dict[str, dict], where: str) -> str:
     name, _, value = (part.strip() for part in kind.partition(":"))
-    if name == "statement" and value in statements or name == "note" and value in notes or \
-            name == "item" and value or name == "cover" and not value:
+    if name in known and value in known[name] or name == "item" and value or name == "cover" and not value:
         return f"{name}: {value}" if value else name
     raise ConceptMapError(f"{where}: unknown evidence {kind!r}")
 
 
 def parse(data: dict, source: str = "concept map") -> ConceptMap:
-    statements, notes = sections.parse(data, source)
+    statements, notes, mdna = sections.parse(data, source)
     statements = statements or sections.statements()  # a partial map (tests) names the domain's statements
+    known = {"statement": statements, "note": notes, "section": mdna}
     concepts = []
     for n, entry in enumerate(data.get("concepts") or []):
         where = f"{source} concept {entry.get('name') or n}"
         if not entry.get("cues") or not entry.get("evidence"):
             raise ConceptMapError(f"{where}: needs cues and evidence")
         concepts.append(Concept(entry["name"], tuple(_cue(c, where) for c in entry["cues"]),
-                                tuple(_check_evidence(e, statements, notes, where) for e in entry["evidence"]),
+                                tuple(_check_evidence(e, known, where) for e in entry["evidence"]),
                                 bool(entry.get("figure", False))))
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
-    return ConceptMap(tuple(concepts), notes, doc_types)
+    return ConceptMap(tuple(concepts), notes, mdna, doc_types)
 
 
 @functools.lru_cache(maxsize=1)

@@ -88,6 +88,7 @@ class QueryPlan:
     doc_types: list[str] = field(default_factory=list)  # allowed types, preferred first; empty: any
     statements: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)  # MD&A sections
     items: list[str] = field(default_factory=list)
     cover: bool = False
     figure: bool = False  # asks for a number: the page holding the figures comes first
@@ -99,7 +100,8 @@ class QueryPlan:
         a = self.analysis
         return {"companies": [e.name for e in a.entities], "years": a.years, "target_year": self.target_year,
                 "quarters": a.quarters, "doc_types": self.doc_types, "concepts": self.concepts,
-                "evidence": {"statements": self.statements, "notes": self.notes, "items": self.items,
+                "evidence": {"statements": self.statements, "notes": self.notes, "sections": self.sections,
+                             "items": self.items,
                              "cover": self.cover, "figure": self.figure},
                 "core": self.core, "lexical": self.lexical, "rules": self.rules}
 
@@ -131,6 +133,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     elif not plan.narrative:
         plan.statements = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("statement: "))
     plan.notes = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("note: "))
+    plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence
     plan.figure = not plan.narrative and any(c.figure for c in matched)

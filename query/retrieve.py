@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from domain.statements import Section
 from domain.text import clean_question
 from kernel import timing
 from kernel.embedder import cross_encoder
@@ -59,7 +60,7 @@ from query.facts import (
 from query.plan import QueryPlan, follow_up_plan, make_plan
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
-from query.statements import CLOSINGS, QUERIES, best_heading_page, best_statement_page
+from query.statements import CLOSINGS, QUERIES, best_heading_page, best_section_page, best_statement_page
 from schemas.index import INDEXES
 
 log = logging.getLogger(__name__)
@@ -389,11 +390,25 @@ class Retriever:
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
+            for name in plan.sections:
+                self._section_pins(q, concept_map().sections[name], scope, pin)
             if plan.cover:
                 hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
+
+    def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
+        """An MD&A section's opening page and the page after it (a section opened low on a page runs on)."""
+        scope = {**scope, "item": list(section.items)}
+        found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
+        if not found:
+            return
+        page, source = found
+        pin(source, source["chunk_id"], page, "section", f"the MD&A section {section.name}")
+        after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
+        if after:
+            pin(after[0].source, after[0].id, page + 1, "section", f"the MD&A section {section.name}, continued")
 
     def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the

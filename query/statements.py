@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import STATEMENT_ITEMS
-from domain.statements import line_at, note_heads, statement_heads, statements
+from domain.statements import Section, line_at, note_heads, section_heads, statement_heads, statements
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -78,6 +78,26 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict]
     if not found:
         return None
     return min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, t[0]))
+
+
+def section_page(section: Section, chunk: dict) -> int | None:
+    """The page on which a chunk of the section's Items opens the MD&A ``section`` (its heading on a line
+    of its own, ``domain.statements.section_heads``)."""
+    text = chunk.get("text") or ""
+    if chunk.get("item") not in section.items:
+        return None
+    for m in section.title.finditer(text):
+        start, line = line_at(text, m.start())
+        following = line_at(text, start + len(line) + 1)[1] if start + len(line) < len(text) else ""
+        if section_heads(section.title, line, following):
+            return page_position(chunk, start)[0]
+    return None
+
+
+def best_section_page(section: Section, chunks: list[dict]) -> tuple[int, dict] | None:
+    """(page, chunk) of the first page that opens the section among candidate chunks of one document."""
+    found = [(p, c) for c in chunks if (p := section_page(section, c)) is not None]
+    return min(found, key=lambda t: t[0]) if found else None
 
 
 # The line that closes each statement (a statement page without it continues on the next page), and what

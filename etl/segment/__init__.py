@@ -10,7 +10,8 @@ tokenizer and the segmenter version) in its Parquet metadata; a rerun skips docu
 is unchanged and redoes the rest, so changing CHUNK_TOKENS re-chunks everything and nothing else.
 
 Where things are: ``options`` (SegmentOptions), ``report`` (SegmentReport), ``stage`` (the run); the rules:
-``items`` (SEC Items), ``cross_reference`` (Items over page ranges), ``release_sections``, ``chunking``.
+``items`` (SEC Items), ``cross_reference`` (Items over page ranges), ``annual_report`` (an EX-13's Items),
+``release_sections``, ``chunking``.
 """
 
 from etl.segment.options import SegmentOptions

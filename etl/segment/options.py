@@ -13,7 +13,8 @@ from kernel.settings import ConfigError, Settings
 STAGE = "segment"
 
 
-SEGMENTER_VERSION = "3"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once
+SEGMENTER_VERSION = "4"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once;
+# 4: an annual report (EX-13) as the 10-K Items its sections hold
 
 
 @dataclass

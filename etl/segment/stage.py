@@ -7,8 +7,10 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+from domain.rules import ANNUAL_REPORT_EXHIBIT
 from domain.sec_items import expected_items, title_of
 from etl import conservation as conserved
+from etl.segment.annual_report import annual_report_sections
 from etl.segment.chunking import Chunker, ChunkOptions
 from etl.segment.items import Segmentation, segment
 from etl.segment.options import SEGMENTER_VERSION, STAGE, SegmentOptions
@@ -66,6 +68,14 @@ def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:
     return kept
 
 
+def document_sections(pages: list[str], doc: dict) -> Segmentation:
+    """A filing's Items; an annual report's (EX-13) Items by its section titles; a release's sections."""
+    kind = (doc.get("exhibit_type") or "").upper()
+    if kind.startswith(ANNUAL_REPORT_EXHIBIT):
+        return annual_report_sections(pages)
+    return release_sections(pages) if kind else segment(pages, doc["form"] or "")
+
+
 def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tuple[
         list[ItemRecord], list[ChunkRecord], Segmentation, str | None]:
     """Items and chunks of one document, and a warning when the chunks miss some of its page text
@@ -78,7 +88,7 @@ def segment_document(lake: Lake, part: str, doc: dict, chunker: Chunker) -> tupl
     page_tables = [tables[i] or [] for i in order]
     if len(pages) != doc["page_count"]:
         raise ValueError(f"pages dataset has {len(pages)} pages, the document says {doc['page_count']}")
-    seg = release_sections(pages) if doc.get("exhibit_type") else segment(pages, doc["form"] or "")
+    seg = document_sections(pages, doc)
     items = item_records(doc["doc_id"], doc["form"] or "", seg, pages)
     chunks = chunker.chunk(doc["doc_id"], pages, page_tables, seg)
     warning = conserved.check(chunk_coverage(pages, chunks), sum(conserved.visible(p) for p in pages),

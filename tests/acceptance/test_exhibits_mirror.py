@@ -27,6 +27,11 @@ def _docs(lake) -> dict[str, dict]:
     return {d["doc_id"]: d for d in docs}
 
 
+def _rows(lake, dataset: str, doc_id: str) -> list[dict]:
+    return [r for k in lake.list(f"datasets/{dataset}") for r in read_parquet(lake, k).to_pylist()
+            if r["doc_id"] == doc_id]
+
+
 def test_every_ex99_with_text_becomes_a_document_linked_to_its_filing(exhibit_lake):
     lake, report, rows = exhibit_lake
     docs = _docs(lake)
@@ -214,3 +219,6 @@ def test_a_10k_s_annual_report_exhibit_is_crawled_by_default_and_becomes_its_doc
     assert (annual["form"], annual["fiscal_year"], annual["fiscal_period"]) == ("10-K", 2023, "FY")
     assert annual["accession"] == ten_k["accession"] and annual["exhibit_type"] == "EX-13"
     assert "annual report to stockholders" in annual["cover_summary"]
+    assert main(["segment"]) == 0, capsys.readouterr().err
+    items = {r["item"]: (r["page_start"], r["page_end"]) for r in _rows(LocalLake(lake), "items", "IBM_2023_10K_EX13")}
+    assert {"cover", "7", "8"} <= set(items), items  # the 10-K's Items, by the sections' titles

@@ -44,3 +44,23 @@ def test_both_sides_agree_on_a_note_heading(line, heads):
     labelled = ("note", "income taxes") in headings(text)
     pinned = heading_page(title, _chunk(text)) == 7
     assert labelled == pinned == heads
+
+
+def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_page():
+    """MD&A runs its sections on: Intel's "Liquidity and Capital Resources" opens 2,300 characters into
+    its page. A contents line ("... Resources" then "42") and a running sentence are no heading, and the
+    pin looks only in the section's Items."""
+    from domain.statements import section_heads, sections
+    from query.statements import best_section_page, section_page
+
+    title = sections()["liquidity and capital resources"].title
+    assert section_heads(title, "Liquidity and Capital Resources", "We believe we have sufficient funding.")
+    assert section_heads(title, "LIQUIDITY AND CAPITAL RESOURCES:", "")
+    assert not section_heads(title, "Liquidity and Capital Resources", "42")
+    assert not section_heads(title, "Our liquidity and capital resources are strong.", "")
+    section = sections()["liquidity and capital resources"]
+    body = "Provision for taxes.\n" * 110 + "Liquidity and Capital Resources\nWe believe we have sufficient funding."
+    assert section_page(section, {**_chunk(body, 43), "item": "7"}) == 43
+    assert section_page(section, {**_chunk(body, 43), "item": "8"}) is None
+    contents = "Results of Operations\n37\nLiquidity and Capital Resources\n42\n"
+    assert best_section_page(section, [{**_chunk(contents, 1), "item": "7"}, {**_chunk(body, 43), "item": "7"}])[0] == 43

@@ -252,3 +252,24 @@ def test_ten_q_part_one_items_without_their_item_headings():
     starts = {s.item: s.start.page for s in seg.spans if s.status == "found"}
     assert starts["part1item1"] == 2  # right after the contents: no "Item 1" heading in the body
     assert starts["part1item2"] == 4  # its title alone heads the page
+
+
+def test_an_annual_report_is_segmented_into_the_10k_items_its_sections_hold():
+    """An EX-13 prints no Item headings: its sections' own titles say which Item each is; the contents
+    (titles with page numbers) and the letter before them open nothing, nor does a statement's title over
+    prose."""
+    from etl.segment.annual_report import annual_report_sections
+
+    pages = [
+        "2023 Annual Report\nContents\nManagement Discussion\n6\nReport of Independent Registered Public "
+        "Accounting Firm\n44\nConsolidated Statement of Earnings\nRevenue grew.",
+        "Dear stockholders,\nA year of progress.",
+        "Management Discussion\nInternational Business Machines Corporation and Subsidiary Companies\nOverview",
+        "Liquidity and capital resources\nCash of $13 billion.",
+        "Report of Independent Registered Public Accounting Firm\nTo the stockholders ...",
+        "Consolidated Statement of Earnings\nRevenue 61,860",
+    ]
+    seg = annual_report_sections(pages)
+    assert [(s.item, s.start.page, s.end.page) for s in seg.spans] == [("cover", 0, 2), ("7", 2, 4), ("8", 4, 5)]
+    assert seg.method == "annual-report" and seg.spans[1].title.startswith("Management's Discussion")
+    assert annual_report_sections(["Dear stockholders,\nThank you."]).warnings

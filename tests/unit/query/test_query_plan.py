@@ -72,6 +72,10 @@ def test_concepts_route_judgements_to_their_evidence():
     assert p.statements == ["cash flow statement"]
     assert set(plan_of("Basing your judgments on the P&L statement, what is Acme's FY2019 COGS?").statements) == \
         {"income statement"}
+    # an MD&A section named by its statutory title (or its words): the section's pages, MD&A's passages
+    p = plan_of("What did Acme report about its liquidity and capital resources in 2023?")
+    assert p.sections == ["liquidity and capital resources"] and "7" in p.items
+    assert plan_of("What is Acme's quick ratio for FY2022?").sections == []
 
 
 def test_the_concept_map_is_validated():
@@ -84,6 +88,10 @@ def test_the_concept_map_is_validated():
         parse({"notes": {"n": {"title": "(unclosed", "query": "q"}}})
     with pytest.raises(ConceptMapError, match="unknown evidence"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["note: nowhere"]}]})
+    with pytest.raises(ConceptMapError, match="unknown evidence"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["section: nowhere"]}]})
+    assert "section: s" in parse({"sections": {"s": {"title": "s", "query": "s", "items": ["7"]}},
+                                  "concepts": [{"name": "x", "cues": ["x"], "evidence": ["section: s"]}]}).concepts[0].evidence
 
 
 def test_leave_one_company_out_never_chooses_with_the_held_out_company():
