@@ -35,6 +35,7 @@ from kernel.storage import Lake, LocalLake, read_parquet_footer
 RAW_PREFIX = "raw/edgar"
 EDGAR_BLOCK_KEY = "raw/edgar-block.json"  # beside raw/edgar/, not in it: no filing is ever read from it
 MANIFEST_KEY = "manifests/filings.parquet"
+COMPANIES_KEY = "manifests/companies.json"  # the company directory (schemas.companies), written by the crawl
 SEARCH_DIR = "search"
 
 # Per-document datasets (one Parquet part per document) and the Spark-written index datasets.

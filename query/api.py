@@ -96,9 +96,11 @@ class SearchResult:
     unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
     page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, or asked)
     missing_periods: list[str] = field(default_factory=list)  # the asked period absent from a company's evidence
+    ambiguous_names: list[str] = field(default_factory=list)  # a name the question uses that fits several companies
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
+                "ambiguous_names": self.ambiguous_names,
                 "missing_periods": self.missing_periods, "page_order": self.page_order,
                 "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
@@ -133,6 +135,10 @@ class SearchResponse(BaseModel):
     unindexed_companies: list[str] = Field(
         default_factory=list, description="companies the question names that have no indexed filing: the "
         "evidence cannot be theirs")
+    ambiguous_names: list[str] = Field(
+        default_factory=list, description="one line per name the question uses that fits several companies, "
+        "naming them (those with indexed filings first): 'Honeywell: Honeywell Technologies (HON), Honeywell "
+        "Aerospace (HONA, no indexed filing)'")
     missing_periods: list[str] = Field(
         default_factory=list, description="one line per company whose evidence does not report the fiscal "
         "period the question asks for, naming the closest period found: 'no FY2023 figures of IBM in the "

@@ -12,9 +12,9 @@ import copy
 import csv
 import re
 
+from domain.companies import EntityIndex, add_directory_record, add_vocabulary_names
 from kernel.search import SearchBackend
 from kernel.search.base import physical_of
-from query.analysis import EntityIndex
 from schemas.index import INDEXES, DocumentMeta
 
 _SOURCE_PREFIX = re.compile(r"^([A-Za-z0-9&]+(?:_[A-Za-z&]+)*?)_(?:\d{4})")
@@ -45,9 +45,11 @@ class Catalog:
     (a renamed company keeps its former name, and its ticker keeps naming it)."""
 
     def __init__(self, backend: SearchBackend, universe_csv: str | None = None, target: str | None = None,
-                 previous: Catalog | None = None):
+                 previous: Catalog | None = None, directory: tuple[dict, ...] = ()):
+        """``directory``: the lake's company directory (``kernel.company_directory``), as dicts."""
         self.backend = backend
         self.universe_csv = universe_csv
+        self.directory = directory
         self.target = target
         self.docs: dict[str, DocInfo] = {}
         self.entities = EntityIndex()
@@ -57,7 +59,8 @@ class Catalog:
 
     def _follow(self, previous: Catalog) -> bool:
         """Build from the release before: its documents less the removed rows, plus the added ones."""
-        if not (previous.target and self.target) or previous.universe_csv != self.universe_csv:
+        if not (previous.target and self.target) or previous.universe_csv != self.universe_csv \
+                or previous.directory != self.directory:
             return False
         changed = self.backend.changes(previous.target, self.target, INDEXES["documents"], FIELDS)
         if changed is None:
@@ -66,6 +69,7 @@ class Catalog:
         docs = {d: info for d, info in previous.docs.items() if d not in removed}
         entities = copy.deepcopy(previous.entities)
         self._add_rows(added, entities, docs, {})
+        add_vocabulary_names(entities)  # a company new to the corpus brings its reviewed names
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})
         self.docs, self.entities, self.model = docs, entities, previous.model
         return True
@@ -84,8 +88,11 @@ class Catalog:
                         entities.add(row.get("Security") or "", (row.get("Symbol") or "").replace(".", "-") or None)
             except OSError:
                 pass  # the universe only adds names; the catalog works without it
+        for record in self.directory:
+            add_directory_record(entities, record)
         docs: dict[str, DocInfo] = {}
         self._add_rows(rows, entities, docs, {})
+        add_vocabulary_names(entities)
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})
         self.docs, self.entities = docs, entities
         self.model = live.meta.get("model") if live else None

@@ -34,6 +34,7 @@ import numpy as np
 from domain.statements import Section
 from domain.text import clean_question
 from kernel import timing
+from kernel.company_directory import read_directory
 from kernel.embedder import cross_encoder
 from kernel.layout import ranker_key
 from kernel.models import ModelMismatch, same_model
@@ -76,13 +77,14 @@ class Snapshot:
 
     def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None,
                  load_ranker: Callable[[str, bool], PageRanker | None] | None = None,
-                 previous: Snapshot | None = None):
-        """``previous``: the snapshot of the release before, whose catalog this one's is built from."""
+                 previous: Snapshot | None = None, directory: tuple[dict, ...] = ()):
+        """``previous``: the snapshot of the release before, whose catalog this one's is built from;
+        ``directory``: the lake's company directory (EDGAR's names of the companies)."""
         self.release = release
         self.id = release.id if release else None
         self.targets = dict(release.targets) if release else {}
         self.catalog = Catalog(backend, universe_csv, self.targets.get("documents"),
-                               previous.catalog if previous is not None else None)
+                               previous.catalog if previous is not None else None, directory)
         self.has_facts = all(n in self.targets for n in ("facts", "concepts"))
         self._backend = backend
         self._lexicon: list[dict] | None = None
@@ -153,7 +155,8 @@ class Retriever:
         with self._snap_lock:
             snap = self._snap
             if snap is None or snap.id != rid:
-                snap = Snapshot(self.backend, release, self._universe, self._load_ranker, snap)
+                directory = tuple(r.model_dump() for r in read_directory(self.resources.lake).values())
+                snap = Snapshot(self.backend, release, self._universe, self._load_ranker, snap, directory)
                 self._snap = snap
                 self.backend.retain(set(snap.targets.values()))
         return snap
@@ -232,8 +235,9 @@ class Retriever:
         result.timings = timings
         result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
                                               snap.catalog.docs, [e.key for e in q.plan.analysis.entities])
-        result.unindexed = [f"{e.name} ({', '.join(sorted(e.tickers))})" if e.tickers else e.name
-                            for e in snap.catalog.entities.unindexed(text)]
+        result.unindexed = [_company(e) for e in snap.catalog.entities.unindexed(text)]
+        result.ambiguous_names = [ambiguity(word, found, snap.catalog.entities.searchable)
+                                  for word, found in snap.catalog.entities.ambiguous(text)]
         return result
 
     # -- stage 1: the plan, built once
@@ -493,6 +497,18 @@ def document_filters(catalog: Catalog, filters: Filters | None) -> Filters | Non
     if "doc_id" in checked:
         docs = [d for d in docs if d in set(checked["doc_id"])]
     return {**checked, "doc_id": docs}  # empty: no document has those Items, no evidence
+
+
+def _company(entity: Entity, note: str = "") -> str:
+    tickers = ", ".join(sorted(entity.tickers))
+    inside = ", ".join(p for p in (tickers, note) if p)
+    return f"{entity.name} ({inside})" if inside else entity.name
+
+
+def ambiguity(word: str, entities: list[Entity], searchable: set[str] | None) -> str:
+    """One line naming the companies a word fits, those with indexed filings first."""
+    return f"{word}: " + ", ".join(_company(e, "" if searchable is None or e.key in searchable else "no indexed filing")
+                                   for e in entities)
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

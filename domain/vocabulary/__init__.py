@@ -1,7 +1,8 @@
 """The reviewed word lists, in one format (YAML) with one loader: the analyst concept map
 (``concepts.yaml``: cues, evidence, statements and notes), the fact synonyms (``fact_synonyms.yaml``: analyst
-terms -> us-gaap concepts) and FLAM's curated lexicon (``financial_lexicon.yaml``: category -> terms).
-Generic accounting knowledge only: no company, document or question is named in them."""
+terms -> us-gaap concepts), FLAM's curated lexicon (``financial_lexicon.yaml``: category -> terms), and
+the names people use for companies that no EDGAR source holds (``company_names.yaml``, each with its
+source). Besides those names, generic knowledge only: no document or question is named in them."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ def path_of(name: str) -> Path:
 
 
 def load(name: str) -> Any:
-    """The list ``name`` (``concepts``, ``fact_synonyms``, ``financial_lexicon``) as YAML data, a fresh copy
-    each call (callers cache what they build from it)."""
+    """The list ``name`` (``concepts``, ``fact_synonyms``, ``financial_lexicon``, ``company_names``) as YAML
+    data, a fresh copy each call (callers cache what they build from it)."""
     path = path_of(name)
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8")) or {}

@@ -130,6 +130,7 @@ class Crawler:
         self._progress = progress or (lambda it, desc, total: it)
         self._lock = threading.Lock()
         self.today = dt.datetime.now(dt.UTC).date()  # the full index is history only a week after the fact
+        self.filers: dict[int, dict] = {}  # CIK -> the names its submissions gave (discovery.filer_names)
 
     # -- discovery ---------------------------------------------------------------------------
     def discover(self, companies: list[Company], report: CrawlReport) -> list[tuple[Company, FilingRef]]:
@@ -144,6 +145,7 @@ class Crawler:
             return discover_filings(
                 self.http, s.edgar_data_url, company.cik, forms=s.forms,
                 include_amendments=s.include_amendments, filed_from=s.filed_from, filed_to=s.filed_to,
+                names=self.filers,
             )
 
         with ThreadPoolExecutor(max_workers=s.crawl_workers) as pool:

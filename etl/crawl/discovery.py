@@ -97,6 +97,17 @@ def _submissions_json(http: EdgarHttp, url: str, what: str) -> object:
         raise DiscoveryError(f"{what} ({exc.reason})") from exc
 
 
+def filer_names(data: dict) -> dict:
+    """What the submissions JSON says the filer is called: its conformed ``name``, ``formerNames`` (with
+    their dates) and ``tickers``; what is malformed is left out."""
+    former = [{"name": f["name"], "since": _date(f.get("from")), "until": _date(f.get("to"))}
+              for f in data.get("formerNames") or [] if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    tickers = [t for t in data.get("tickers") or [] if isinstance(t, str) and t]
+    name = data.get("name")
+    return {"edgar_name": name if isinstance(name, str) and name else None, "former_names": former,
+            "tickers": tickers}
+
+
 def discover_filings(
     http: EdgarHttp,
     data_url: str,
@@ -106,11 +117,15 @@ def discover_filings(
     include_amendments: bool = True,
     filed_from: dt.date | None = None,
     filed_to: dt.date | None = None,
+    names: dict[int, dict] | None = None,
 ) -> list[FilingRef]:
-    """Every filing of ``cik`` that matches the forms and the filing-date window, oldest first."""
+    """Every filing of ``cik`` that matches the forms and the filing-date window, oldest first; the filer's
+    names (:func:`filer_names`) into ``names[cik]`` when given."""
     data = _submissions_json(http, f"{data_url}/submissions/CIK{cik:010d}.json", f"CIK {cik}: cannot read submissions")
     if not isinstance(data, dict) or not isinstance(data.get("filings"), dict):
         raise DiscoveryError(f"CIK {cik}: submissions JSON has no 'filings' object")
+    if names is not None:
+        names[cik] = filer_names(data)
     filings = data["filings"]
     refs = parse_filings_block(filings.get("recent"), cik, f"CIK {cik} recent")
     for page in filings.get("files") or []:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from etl.crawl.companies import record_names
 from etl.crawl.crawler import Crawler, build_http, complete_record
 from etl.crawl.options import CrawlOptions
 from etl.crawl.report import CrawlReport, CrawlWork
@@ -60,6 +61,7 @@ def run(lake: Lake, options: CrawlOptions) -> CrawlReport:
             report.planned = [f"{c.ticker} {r.form} {r.accession} filed {r.filing_date}" for c, r in pairs]
         else:
             report = crawler.run(companies)
+            record_names(lake, companies, crawler.filers)  # after the run: what it read of their names
         report.http = {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")}
     report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
     return report

@@ -25,6 +25,7 @@ class Company:
     name: str
     sector: str | None = None
     tickers: tuple[str, ...] = field(default=())  # every universe ticker of this CIK
+    sec_title: str | None = None  # company_tickers.json's title ("FORD MOTOR CO")
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ def build_universe(
     for cik, entry in grouped.items():
         sec_tickers = sec.tickers_by_cik.get(cik, [])
         primary = next((t for t in sec_tickers if t in entry["tickers"]), None) or entry["tickers"][0]
-        companies.append(Company(cik, primary, entry["name"], entry["sector"] or None, tuple(entry["tickers"])))
+        companies.append(Company(cik, primary, entry["name"], entry["sector"] or None, tuple(entry["tickers"]),
+                                 sec.title_by_cik.get(cik)))
     companies.sort(key=lambda c: c.ticker)
     return companies, problems
 

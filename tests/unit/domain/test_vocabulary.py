@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from domain import vocabulary
+from domain.companies import company_vocabulary
 from indexing.lexicon_job import curated_terms
 from query.concepts import concept_map
 from query.facts import synonyms
 
 
 def test_every_list_loads_through_the_one_loader():
-    assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon"}
+    assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon",
+                                                               "company_names"}
+    assert company_vocabulary().names["META"] == ("Facebook",) and "on" in company_vocabulary().common
     assert len(curated_terms()) >= 140 and curated_terms()["gross margin"] == "profitability"
     assert synonyms()["capex"][0] == "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
     assert concept_map().concepts

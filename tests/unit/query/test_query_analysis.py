@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import query.analysis
-from query.analysis import EntityIndex, analyze, squash
+from domain.companies import squash
+from query.analysis import EntityIndex, analyze
 from query.evaluate import QA, score_question
 
 

@@ -1,0 +1,298 @@
+"""Companies as people name them: the one company index, for the query side and any other reader.
+
+Names come from data only: the S&P 500 universe CSV (listed names, tickers); EDGAR's names, which the crawl
+keeps in the lake's company directory (``schemas.companies.CompanyRecord``: company_tickers.json's title,
+the submissions' conformed name, ``formerNames`` and tickers); the published documents' cover and source
+names; and a reviewed vocabulary (``domain/vocabulary/company_names.yaml``) for what no EDGAR source holds:
+brands ("Google"), abbreviations ("P&G"), a filer's former names where a lake has no submissions of it.
+
+How a question names a company (:meth:`EntityIndex.find`):
+
+- a name, compared squashed (lower case, letters, digits and "&" only, corporate suffixes, possessives and
+  parenthesized remarks dropped: "Walt Disney Company (The)" = "WALT DISNEY CO"), written capitalized;
+- a distinctive word of a name ("Honeywell", "Disney", "Smucker", "Colgate"): every company whose names hold
+  it, when at most ``MAX_SHARED`` do, unless the vocabulary calls it generic (sector nouns, places, given
+  names: "Technologies", "Texas", "Martin"); a word two companies share names both ("Honeywell");
+- a short name: a ticker (in capitals), or the leading letters of a name's words ("AmEx", "JnJ");
+- a common word that is also a name or ticker ("Apple", "Target", "Visa", "Ford", "Meta", "ALL", "KEY")
+  only where the question's words make it one: a possessive ("Target's"), a filing word beside it ("Ford
+  10-K", "shares of Visa"), or, for a word, a capital inside a sentence ("Which segments does Meta
+  report?"); never at a sentence's start ("Target margins ...") or in lower case ("meta-analysis").
+
+Nothing here is a hard requirement: an unrecognized name leaves the search unfiltered, never empty.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from domain import vocabulary
+from domain.text import surface_words
+from domain.vocabulary import VocabularyError
+
+SUFFIXES = frozenset({"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
+                      "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"})
+MAX_SHARED = 2  # a word in more companies' names than this is no company's name alone
+MAX_NAME_WORDS = 6  # the longest name a question is read for, in words ("HUNT J B TRANSPORT SERVICES INC")
+MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
+FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
+_REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
+_STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
+_SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def squash(text: str) -> str:
+    """Lower case, possessives, remarks in parentheses, EDGAR's state tags and corporate suffixes dropped,
+    letters, digits and & only, no spaces. Kept per name: a catalog squashes the same few names often."""
+    text = _STATE.sub("", _REMARK.sub(" ", text or ""))
+    words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text)]
+    words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
+    kept = [w for w in words if w not in SUFFIXES] or words
+    return "".join(kept)
+
+
+_INVERTED = re.compile(r"^([A-Za-z]+)\s+((?:[A-Za-z]\.?\s+){1,3})(.*)$")  # EDGAR's "HUNT J B TRANSPORT ..."
+
+
+def variants(name: str) -> list[str]:
+    """A name and its spellings as people type them: without the possessive's apostrophe ("Lowe's" ->
+    "Lowes", "McDonald's" -> "McDonalds"), and a conformed name's surname put back after its initials
+    ("HUNT J B TRANSPORT SERVICES INC" -> "J B HUNT TRANSPORT SERVICES INC", "SMUCKER J M CO")."""
+    out = [name, re.sub(r"['’]s\b", "s", name)]
+    inverted = _INVERTED.match(name)
+    if inverted:
+        out.append(f"{inverted.group(2)}{inverted.group(1)} {inverted.group(3)}")
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The reviewed lists: names by ticker, words that name nothing alone, words guarded as common."""
+
+    names: dict[str, tuple[str, ...]]
+    generic: frozenset[str]
+    common: frozenset[str]
+    filing_words: frozenset[str]
+
+
+def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
+    names = data.get("names") or {}
+    if not isinstance(names, dict) or not all(isinstance(v, list) and v for v in names.values()):
+        raise VocabularyError(f"{source}: 'names' must map each ticker to a list of names")
+    lists = {}
+    for key in ("generic_words", "common_words", "filing_words"):
+        words = data.get(key) or []
+        if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
+            raise VocabularyError(f"{source}: '{key}' must be a list of words")
+        lists[key] = frozenset(w.lower() for w in words)
+    return Vocabulary({str(t).upper(): tuple(str(n) for n in v) for t, v in names.items()},
+                      lists["generic_words"], lists["common_words"], lists["filing_words"])
+
+
+@functools.lru_cache(maxsize=1)
+def company_vocabulary() -> Vocabulary:
+    return parse_vocabulary(vocabulary.load("company_names"))
+
+
+def edgar_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
+    """The names a company directory record gives besides its listed one: company_tickers.json's title,
+    the submissions' conformed name, and each former name used on or after ``since``."""
+    out = [n for n in (record.get("sec_title"), record.get("edgar_name")) if n]
+    for former in record.get("former_names") or []:
+        until = former.get("until")
+        if former.get("name") and (until is None or _date(until) >= since):
+            out.append(former["name"])
+    return out
+
+
+def _date(value) -> dt.date:
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+
+
+def add_directory_record(index: EntityIndex, record: dict) -> str | None:
+    """A company directory record's names and tickers (``schemas.companies.CompanyRecord`` as a dict)."""
+    key = None
+    for ticker in dict.fromkeys([record["ticker"], *(record.get("tickers") or [])]):
+        key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
+    return key
+
+
+def add_vocabulary_names(index: EntityIndex) -> None:
+    """The reviewed names of the tickers the index knows (a brand of a company not in it names nothing)."""
+    for ticker, names in index.vocab.names.items():
+        if ticker in index.tickers:
+            index.add(names[0], ticker, extra_names=names[1:])
+
+
+@dataclass(frozen=True)
+class Entity:
+    key: str  # squashed canonical name
+    name: str  # display name
+    tickers: frozenset[str] = frozenset()
+
+
+@dataclass
+class EntityIndex:
+    """Squashed names, distinctive words and tickers -> entity keys."""
+
+    vocab: Vocabulary = field(default_factory=company_vocabulary)
+    names: dict[str, str] = field(default_factory=dict)
+    tickers: dict[str, str] = field(default_factory=dict)
+    entities: dict[str, Entity] = field(default_factory=dict)
+    words: dict[str, set[str]] = field(default_factory=dict)  # a distinctive word -> the entities it names
+    lower_names: set[str] = field(default_factory=set)  # names their company writes in lower case ("lululemon")
+    searchable: set[str] | None = None  # the entities with documents (None: all); others are names only
+    name_words: dict[str, list[str]] = field(default_factory=dict)  # entity -> its name's words, for abbreviations
+    _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
+
+    def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = ()) -> str | None:
+        """A company's names (and ticker) under one key: the first variant already known names the entity,
+        so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE"."""
+        every = [v for n in (name, *extra_names) if n for v in variants(n)]
+        known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
+        key = known or (self.tickers.get(ticker) if ticker else None) or squash(name)
+        if not key:
+            return None
+        old = self.entities.get(key)
+        tickers = set(old.tickers if old else ()) | ({ticker} if ticker else set())
+        self.entities[key] = Entity(key, old.name if old else name, frozenset(tickers))
+        own = self._words_of.setdefault(key, set())
+        for variant in every:
+            squashed = squash(variant)
+            if squashed:
+                self.names.setdefault(squashed, key)
+            words = [w for w in _name_words(variant) if len(w) >= MIN_WORD and w.isalpha()]
+            own.update(words)
+            if squashed and variant == variant.lower():  # the company's own spelling: "lululemon"
+                self.lower_names.update(n for n in (squashed, *words) if n not in self.vocab.common)
+        if ticker:
+            self.tickers.setdefault(ticker, key)
+            self.tickers.setdefault(ticker.split("-")[0], key)  # BRK-B is written "BRK.B": "BRK" then "B"
+        return key
+
+    def finish(self, searchable: Iterable[str] | None = None) -> None:
+        """Once all names are in: the distinctive words (module docstring) and each entity's name words,
+        for abbreviations ("AmEx"). ``searchable``: the entities that have documents; :meth:`find` reports
+        only those (a spun-off company named in passing is not a second subject)."""
+        self.searchable = set(searchable) if searchable is not None else None
+        holders: dict[str, set[str]] = {}
+        for key, own in self._words_of.items():
+            for word in own:
+                holders.setdefault(word, set()).add(key)
+        self.words = {w: keys for w, keys in holders.items() if len(keys) <= MAX_SHARED and w not in self.vocab.generic}
+        self.name_words = {key: _name_words(e.name) for key, e in self.entities.items()}
+
+    def find(self, question: str) -> list[Entity]:
+        """Entities with documents a question names, in order of first mention."""
+        found = self._mentions(question)
+        if self.searchable is not None:
+            found = {k: at for k, at in found.items() if k in self.searchable}
+        return self._ordered(found)
+
+    def unindexed(self, question: str) -> list[Entity]:
+        """Companies a question names that have no published document (the universe knows them)."""
+        if self.searchable is None:
+            return []
+        return self._ordered({k: at for k, at in self._mentions(question).items() if k not in self.searchable})
+
+    def ambiguous(self, question: str) -> list[tuple[str, list[Entity]]]:
+        """(word, the companies it names) for each word of the question that names several."""
+        out = []
+        for word, keys, _ in self._matches(question):
+            if len(keys) > 1:
+                indexed = sorted(keys, key=lambda k: (self.searchable is not None and k not in self.searchable, k))
+                out.append((word, [self.entities[k] for k in indexed]))
+        return out
+
+    def _ordered(self, found: dict[str, int]) -> list[Entity]:
+        return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: (kv[1], kv[0]))]
+
+    def _mentions(self, question: str) -> dict[str, int]:
+        """entity key -> where the question first names it."""
+        found: dict[str, int] = {}
+        for _, keys, at in self._matches(question):
+            for key in keys:
+                found.setdefault(key, at)
+        return found
+
+    def _matches(self, question: str) -> list[tuple[str, set[str], int]]:
+        """(words as written, entity keys, offset) of each name in the question, longest names first."""
+        tokens = surface_words(question)
+        out: list[tuple[str, set[str], int]] = []
+        covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
+        for i in range(len(tokens)):
+            if i < covered:
+                continue
+            for n in range(MAX_NAME_WORDS, 0, -1):
+                if i + n > len(tokens):
+                    continue
+                written = " ".join(t for t, _ in tokens[i:i + n])
+                if tokens[i][0][0].islower() and squash(written) not in self.lower_names:  # a name is capitalized
+                    continue
+                keys = self._named(written, n)
+                if keys and (n > 1 or self._stands(question, tokens, i)):
+                    out.append((written, keys, tokens[i][1]))
+                    covered = i + n
+                    break
+            else:
+                short = self._short_name(question, tokens, i)
+                if short:
+                    out.append((tokens[i][0], {short}, tokens[i][1]))
+        return out
+
+    def _named(self, written: str, n: int) -> set[str]:
+        squashed = squash(written)
+        keys = {self.names[squashed]} if squashed in self.names else set()
+        return keys | self.words.get(squashed, set()) if n == 1 else keys
+
+    def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
+        """Whether a one-word name stands for its company here: always, unless it is a common word; then
+        only as a possessive, beside a filing word, or capitalized inside a sentence."""
+        word = tokens[i][0]
+        if squash(word) not in self.vocab.common:
+            return True
+        return _possessive(word) or self._beside_filing_word(tokens, i) or \
+            not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
+
+    def _beside_filing_word(self, tokens: list[tuple[str, int]], i: int) -> bool:
+        near = [t.lower() for t, _ in tokens[max(0, i - 2):i] + tokens[i + 1:i + 3]]
+        pairs = {" ".join(near[j:j + 2]) for j in range(len(near) - 1)}
+        return bool(self.vocab.filing_words & (set(near) | pairs))
+
+    def _short_name(self, question: str, tokens: list[tuple[str, int]], i: int) -> str | None:
+        """The entity a short name stands for: a ticker, else a unique abbreviation of a name; a word with
+        capitals after its first letter ("JPM", "AmEx"; a lone capital as a ticker); common ones guarded."""
+        written = tokens[i][0]
+        word = written.removesuffix("'s").removesuffix("’s")
+        if not (len(word) >= 2 and any(c.isupper() for c in word[1:]) or len(word) == 1 and word.isupper()):
+            return None
+        if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)):
+            return None
+        if word.upper() in self.tickers:
+            return self.tickers[word.upper()]
+        keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
+        return keys[0] if len(keys) == 1 else None
+
+
+def _possessive(word: str) -> bool:
+    return word.endswith(("'s", "’s", "'S"))
+
+
+def _name_words(name: str) -> list[str]:
+    """A name's words, lower case, without corporate suffixes or remarks in parentheses."""
+    words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(_REMARK.sub(" ", name))]
+    return [w for w in words if w not in SUFFIXES]
+
+
+def _abbreviates(word: str, name_words: list[str]) -> bool:
+    """Whether ``word`` is the leading letters (two or more) of each of ``name_words`` in turn."""
+    if not name_words:
+        return not word
+    first, rest = name_words[0], name_words[1:]
+    return any(word[:n] == first[:n] and _abbreviates(word[n:], rest)
+               for n in range(min(len(word), len(first)), 1, -1))

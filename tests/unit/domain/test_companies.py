@@ -1,0 +1,92 @@
+"""The company index on literal names: each rule of ``domain.companies`` once, and the vocabulary's checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.companies import (
+    EntityIndex,
+    Vocabulary,
+    add_directory_record,
+    add_vocabulary_names,
+    edgar_names,
+    parse_vocabulary,
+    squash,
+    variants,
+)
+from domain.vocabulary import VocabularyError
+
+VOCAB = Vocabulary(names={"GOOGL": ("Google",), "PG": ("P&G",)},
+                   generic=frozenset({"technologies", "aerospace", "texas", "instruments", "pacific", "land"}),
+                   common=frozenset({"target", "ford", "meta", "all", "it", "f"}),
+                   filing_words=frozenset({"10 k", "filing", "shares"}))
+
+
+def _index() -> EntityIndex:
+    idx = EntityIndex(vocab=VOCAB)
+    for name, ticker in (("Honeywell Technologies", "HON"), ("Honeywell Aerospace", "HONA"),
+                         ("Walt Disney Company (The)", "DIS"), ("Alphabet Inc. (Class A)", "GOOGL"),
+                         ("Procter & Gamble", "PG"), ("Target Corporation", "TGT"), ("Ford Motor Company", "F"),
+                         ("Meta Platforms", "META"), ("Allstate", "ALL"), ("Gartner", "IT"),
+                         ("Texas Instruments", "TXN"), ("Texas Pacific Land", "TPL"), ("lululemon athletica", "LULU"),
+                         ("Berkshire Hathaway", "BRK-B")):
+        idx.add(name, ticker)
+    add_directory_record(idx, {"ticker": "JBHT", "listed_name": "J.B. Hunt", "sec_title": "HUNT J B TRANSPORT SERVICES INC",
+                               "former_names": [{"name": "ARKANSAS FREIGHTWAYS", "until": "2009-12-31"}]})
+    add_vocabulary_names(idx)
+    idx.finish(searchable={idx.tickers[t] for t in ("HON", "DIS", "GOOGL", "PG", "TGT", "F", "META", "ALL", "IT",
+                                                    "TXN", "TPL", "LULU", "JBHT", "BRK-B")})
+    return idx
+
+
+def names(question: str) -> list[str]:
+    return [e.name for e in _index().find(question)]
+
+
+def test_names_compare_squashed_without_remarks_state_tags_or_possessives():
+    assert squash("Walt Disney Company (The)") == squash("WALT DISNEY CO") == "waltdisney"
+    assert squash("Alphabet Inc. (Class A)") == "alphabet"
+    assert squash("NVIDIA CORP/CA") == "nvidia" and squash("Lowe's") == "lowe"
+    assert variants("Lowe's") == ["Lowe's", "Lowes"]
+    assert variants("SMUCKER J M CO")[-1] == "J M SMUCKER CO"
+    assert edgar_names({"sec_title": "A CORP", "edgar_name": "A Corp.", "former_names": [
+        {"name": "OLD A", "until": "2012-05-01"}, {"name": "OLDER A", "until": "2004-01-01"}]}) == ["A CORP", "A Corp.",
+                                                                                                   "OLD A"]
+
+
+def test_distinctive_words_name_their_companies_and_a_shared_one_names_all():
+    assert names("Which segments does Disney report?") == ["Walt Disney Company (The)"]
+    assert names("Which segments does Honeywell report?") == ["Honeywell Technologies"]  # HONA: no documents
+    idx = _index()
+    assert [e.name for e in idx.unindexed("Which segments does Honeywell report?")] == ["Honeywell Aerospace"]
+    [(word, both)] = idx.ambiguous("Which segments does Honeywell report?")
+    assert word == "Honeywell" and [e.name for e in both] == ["Honeywell Technologies", "Honeywell Aerospace"]
+    assert names("Revenue in Texas grew; Pacific exposure.") == []  # generic words name nobody alone
+    assert names("What did Texas Instruments report?") == ["Texas Instruments"]
+
+
+def test_vocabulary_names_edgar_names_and_tickers():
+    assert names("How much did Google spend on R&D?") == ["Alphabet Inc. (Class A)"]
+    assert names("Which segments does P&G report?") == ["Procter & Gamble"]
+    assert names("What did HUNT J B TRANSPORT SERVICES INC report?") == ["J.B. Hunt"]
+    assert names("What did ARKANSAS FREIGHTWAYS report?") == []  # a former name dropped before 2010
+    assert names("What did lululemon report?") == ["lululemon athletica"]  # its own spelling
+    assert names("What did BRK.B report?") == ["Berkshire Hathaway"]
+
+
+def test_common_words_are_companies_only_where_the_words_make_them_one():
+    assert names("What was Target's revenue?") == ["Target Corporation"]  # possessive
+    assert names("Which segments does Meta report?") == ["Meta Platforms"]  # capitalized inside a sentence
+    assert names("What did the Ford 10-K say?") == ["Ford Motor Company"]
+    assert names("Target margins of 5% are common. Meta-analysis agrees.") == []  # a sentence's first word
+    assert names("what is a target of 5% for meta?") == []
+    assert names("ALL companies raised IT budgets.") == []  # tickers that are words: not without a cue
+    assert names("What did ALL's 10-K say?") == names("Compare the ALL filing") == ["Allstate"]
+    assert names("F shares fell.") == ["Ford Motor Company"]  # a lone capital ticker beside a filing word
+
+
+def test_the_vocabulary_is_checked():
+    with pytest.raises(VocabularyError, match="'names' must map"):
+        parse_vocabulary({"names": {"X": "not a list"}})
+    with pytest.raises(VocabularyError, match="'common_words' must be a list"):
+        parse_vocabulary({"common_words": [True]})  # an unquoted YAML "on"
