@@ -154,12 +154,15 @@ def publish_filings(converted_mirror, mirror_manifest, universe_csv, root: Path,
     from etl.segment import SegmentOptions
     from etl.segment import run as run_segment
     from etl.segment.chunking import ChunkOptions
+    from kernel.layout import COMPANIES_KEY
     from kernel.models import token_counter
     from kernel.resources import Resources
     from kernel.storage import LocalLake
     from shell.runner import run_stage
 
     lake, _ = converted_mirror
+    (root / COMPANIES_KEY).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(lake.path / COMPANIES_KEY, root / COMPANIES_KEY)  # the crawl's company directory
     for r in mirror_manifest:
         if (r["ticker"], r["form"], r["fiscal_year"]) in filings:
             part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"

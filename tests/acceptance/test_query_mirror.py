@@ -220,11 +220,13 @@ def test_facts_over_http_and_the_time_series(published):
 def ibm(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
     """EDGAR as it is: IBM's 2023 10-K (Items 3, 7, 7A and 8 incorporated from its Annual Report to
     Stockholders, Exhibit 13, which the mirror does not hold) and 2023 second-quarter 10-Q, and Intel's 2023
-    10-K (organized by its own plan: Items located through its cross-reference index), published."""
+    10-K (organized by its own plan: Items located through its cross-reference index), published; with
+    Honeywell's and GE's 2023 10-Qs (companies as people name them)."""
     from tests.conftest import publish_filings
 
     return publish_filings(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory.mktemp("ibm") / "lake",
-                           [("IBM", "10-K", "2023"), ("IBM", "10-Q", "2023"), ("INTC", "10-K", "2023")])
+                           [("IBM", "10-K", "2023"), ("IBM", "10-Q", "2023"), ("INTC", "10-K", "2023"),
+                            ("HON", "10-Q", "2023"), ("GE", "10-Q", "2023")])
 
 
 def test_an_item_over_several_page_ranges_is_searched_over_all_of_them(ibm):
@@ -257,3 +259,24 @@ def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_
     out = capsys.readouterr()
     assert "note: no FY2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)" in out.err
     assert json.loads(out.out)["missing_periods"] == result.missing_periods
+
+
+def test_a_company_named_as_people_name_it_answers_from_its_filings_only(ibm, capsys, monkeypatch):
+    """"Honeywell" is two listed companies (Honeywell Technologies, HON; Honeywell Aerospace, HONA, with no
+    indexed filing): the answer is HON's filings only and says the name fits both. Named with "General
+    Electric" (GE Aerospace's EDGAR name), each company's evidence and no other's."""
+    retriever = Retriever(Resources(ibm))
+    result = retriever.search("Which segments does Honeywell report?", k=5)
+    assert result.evidence and {e.doc_id.split("_")[0] for e in result.evidence} == {"HON"}
+    assert result.ambiguous_names == ["Honeywell: Honeywell Technologies (HON), Honeywell Aerospace (HONA, no "
+                                      "indexed filing)"]
+    assert result.unindexed == ["Honeywell Aerospace (HONA)"]
+    both = retriever.search("Compare the segments Honeywell and General Electric report", k=8)
+    assert {e.doc_id.split("_")[0] for e in both.evidence} == {"HON", "GE"}
+    monkeypatch.setenv("LAKE_ROOT", str(ibm.lake_root))
+    monkeypatch.setenv("UNIVERSE_CSV", str(ibm.universe_csv))
+    monkeypatch.setenv("EMBEDDING_BACKEND", "onnx-int8")
+    assert main(["query", "Which segments does Honeywell report?", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "note: Honeywell: Honeywell Technologies (HON), Honeywell Aerospace (HONA, no indexed filing)" in out.err
+    assert json.loads(out.out)["ambiguous_names"] == result.ambiguous_names

@@ -1,0 +1,48 @@
+"""The crawl's company directory on literal inputs: what a run learns is merged into what earlier runs
+recorded, and the lake holds it whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from etl.crawl.companies import record_names, updated
+from etl.crawl.discovery import filer_names
+from etl.crawl.universe import Company
+from kernel.company_directory import read_directory
+from kernel.layout import COMPANIES_KEY
+from kernel.storage import LocalLake
+
+SUBMISSIONS = {"name": "Meta Platforms, Inc.", "tickers": ["META"],
+               "formerNames": [{"name": "FACEBOOK INC", "from": "2012-05-18T00:00:00.000Z", "to": "2021-10-28T00:00:00.000Z"},
+                               {"bad": "entry"}]}
+
+
+def test_filer_names_read_the_submissions_and_skip_what_is_malformed():
+    names = filer_names(SUBMISSIONS)
+    assert names["edgar_name"] == "Meta Platforms, Inc." and names["tickers"] == ["META"]
+    assert names["former_names"] == [{"name": "FACEBOOK INC", "since": dt.date(2012, 5, 18),
+                                      "until": dt.date(2021, 10, 28)}]
+    assert filer_names({"name": 5, "formerNames": "x"}) == {"edgar_name": None, "former_names": [], "tickers": []}
+
+
+def test_a_run_updates_what_it_read_and_keeps_the_rest(tmp_path):
+    lake = LocalLake(tmp_path)
+    meta = Company(1326801, "META", "Meta Platforms", tickers=("META",), sec_title="Meta Platforms, Inc.")
+    ford = Company(37996, "F", "Ford Motor Company", tickers=("F",), sec_title="FORD MOTOR CO")
+    assert record_names(lake, [meta, ford], {1326801: filer_names(SUBMISSIONS)}) == 2
+    assert lake.exists(COMPANIES_KEY)
+    first = read_directory(lake)
+    assert first[1326801].former_names[0].name == "FACEBOOK INC" and first[37996].edgar_name is None
+    # a later run that resolved Ford only and read its submissions: Meta's names stay
+    later = updated(first, [ford], {37996: {"edgar_name": "FORD MOTOR CO", "former_names": [], "tickers": ["F", "F-PB"]}},
+                    dt.date(2026, 11, 27))
+    by_cik = {r.cik: r for r in later}
+    assert by_cik[1326801].former_names == first[1326801].former_names
+    assert by_cik[37996].edgar_name == "FORD MOTOR CO" and by_cik[37996].tickers == ["F", "F-PB"]
+    assert by_cik[37996].names_read == dt.date(2026, 11, 27)
+
+
+def test_an_unreadable_directory_is_an_empty_one(tmp_path):
+    lake = LocalLake(tmp_path)
+    lake.write_bytes(COMPANIES_KEY, b"{not json")
+    assert read_directory(lake) == {}
