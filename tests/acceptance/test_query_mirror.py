@@ -229,6 +229,15 @@ def ibm(converted_mirror, mirror_manifest, universe_csv, tmp_path_factory):
                             ("HON", "10-Q", "2023"), ("GE", "10-Q", "2023")])
 
 
+def _cli_json(settings, question: str, capsys, monkeypatch):
+    """``secplat query QUESTION --json`` on the lake of ``settings``: its captured output."""
+    monkeypatch.setenv("LAKE_ROOT", str(settings.lake_root))
+    monkeypatch.setenv("UNIVERSE_CSV", str(settings.universe_csv))
+    monkeypatch.setenv("EMBEDDING_BACKEND", "onnx-int8")
+    assert main(["query", question, "--json"]) == 0
+    return capsys.readouterr()
+
+
 def test_an_item_over_several_page_ranges_is_searched_over_all_of_them(ibm):
     """Intel's index: "Item 7 ... Liquidity and capital resources: Pages 5-6, 42-44, 45-47" (printed pages;
     the PDF's 0-based pages are one more: the cover is unnumbered). With the release's page ranker (the
@@ -252,11 +261,7 @@ def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_
     assert ten_k.absent_items == ["3", "7", "7A", "8"]
     result = retriever.search("What was IBM's total revenue in 2023?", k=5)
     assert result.missing_periods == ["no FY2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)"]
-    monkeypatch.setenv("LAKE_ROOT", str(ibm.lake_root))
-    monkeypatch.setenv("UNIVERSE_CSV", str(ibm.universe_csv))
-    monkeypatch.setenv("EMBEDDING_BACKEND", "onnx-int8")
-    assert main(["query", "What was IBM's total revenue in 2023?", "--json"]) == 0
-    out = capsys.readouterr()
+    out = _cli_json(ibm, "What was IBM's total revenue in 2023?", capsys, monkeypatch)
     assert "note: no FY2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)" in out.err
     assert json.loads(out.out)["missing_periods"] == result.missing_periods
 
@@ -273,10 +278,6 @@ def test_a_company_named_as_people_name_it_answers_from_its_filings_only(ibm, ca
     assert result.unindexed == ["Honeywell Aerospace (HONA)"]
     both = retriever.search("Compare the segments Honeywell and General Electric report", k=8)
     assert {e.doc_id.split("_")[0] for e in both.evidence} == {"HON", "GE"}
-    monkeypatch.setenv("LAKE_ROOT", str(ibm.lake_root))
-    monkeypatch.setenv("UNIVERSE_CSV", str(ibm.universe_csv))
-    monkeypatch.setenv("EMBEDDING_BACKEND", "onnx-int8")
-    assert main(["query", "Which segments does Honeywell report?", "--json"]) == 0
-    out = capsys.readouterr()
+    out = _cli_json(ibm, "Which segments does Honeywell report?", capsys, monkeypatch)
     assert "note: Honeywell: Honeywell Technologies (HON), Honeywell Aerospace (HONA, no indexed filing)" in out.err
     assert json.loads(out.out)["ambiguous_names"] == result.ambiguous_names
