@@ -150,9 +150,12 @@ class EntityIndex:
     name_words: dict[str, list[str]] = field(default_factory=dict)  # entity -> its name's words, for abbreviations
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
-    def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = ()) -> str | None:
+    def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
+            words: bool = True) -> str | None:
         """A company's names (and ticker) under one key: the first variant already known names the entity,
-        so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE"."""
+        so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE".
+        ``words``: whether the names' words may name the company alone; not for names read off a document
+        (a cover parsed badly names "Commission File Number" as the company)."""
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
         key = known or (self.tickers.get(ticker) if ticker else None) or squash(name)
@@ -166,10 +169,10 @@ class EntityIndex:
             squashed = squash(variant)
             if squashed:
                 self.names.setdefault(squashed, key)
-            words = [w for w in _name_words(variant) if len(w) >= MIN_WORD and w.isalpha()]
-            own.update(words)
-            if squashed and variant == variant.lower():  # the company's own spelling: "lululemon"
-                self.lower_names.update(n for n in (squashed, *words) if n not in self.vocab.common)
+            kept = [w for w in _name_words(variant) if len(w) >= MIN_WORD and w.isalpha()] if words else []
+            own.update(kept)
+            if squashed and variant == variant.lower() and words:  # the company's own spelling: "lululemon"
+                self.lower_names.update(n for n in (squashed, *kept) if n not in self.vocab.common)
         if ticker:
             self.tickers.setdefault(ticker, key)
             self.tickers.setdefault(ticker.split("-")[0], key)  # BRK-B is written "BRK.B": "BRK" then "B"

@@ -109,7 +109,7 @@ class Catalog:
             name = r.get("company") or (names[-1] if names else r["doc_id"])
             said = (name, r.get("ticker"), tuple(names[1:]))
             if said not in keys:  # adding the same names again changes nothing
-                keys[said] = entities.add(name, r.get("ticker"), extra_names=names[1:])
+                keys[said] = entities.add(name, r.get("ticker"), extra_names=names[1:], words=False)
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=keys[said],
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),

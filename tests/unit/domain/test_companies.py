@@ -33,9 +33,10 @@ def _index() -> EntityIndex:
         idx.add(name, ticker)
     add_directory_record(idx, {"ticker": "JBHT", "listed_name": "J.B. Hunt", "sec_title": "HUNT J B TRANSPORT SERVICES INC",
                                "former_names": [{"name": "ARKANSAS FREIGHTWAYS", "until": "2009-12-31"}]})
+    idx.add("Commission File Number 1-234", "CFN", words=False)  # a cover parsed badly: its words name nobody
     add_vocabulary_names(idx)
     idx.finish(searchable={idx.tickers[t] for t in ("HON", "DIS", "GOOGL", "PG", "TGT", "F", "META", "ALL", "IT",
-                                                    "TXN", "TPL", "LULU", "JBHT", "BRK-B")})
+                                                    "TXN", "TPL", "LULU", "JBHT", "BRK-B", "CFN")})
     return idx
 
 
@@ -62,6 +63,7 @@ def test_distinctive_words_name_their_companies_and_a_shared_one_names_all():
     [(word, both)] = idx.ambiguous("Which segments does Honeywell report?")
     assert word == "Honeywell" and [e.name for e in both] == ["Honeywell Technologies", "Honeywell Aerospace"]
     assert names("Revenue in Texas grew; Pacific exposure.") == []  # generic words name nobody alone
+    assert names("What is its Commission File Number?") == []
     assert names("What did Texas Instruments report?") == ["Texas Instruments"]
 
 
