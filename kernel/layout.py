@@ -35,7 +35,8 @@ from kernel.storage import Lake, LocalLake, read_parquet_footer
 RAW_PREFIX = "raw/edgar"
 EDGAR_BLOCK_KEY = "raw/edgar-block.json"  # beside raw/edgar/, not in it: no filing is ever read from it
 MANIFEST_KEY = "manifests/filings.parquet"
-COMPANIES_KEY = "manifests/companies.json"  # the company directory (schemas.companies), written by the crawl
+COMPANIES_KEY = "manifests/companies.json"  # the company directory (schemas.companies), rebuilt from:
+COMPANY_RECORDS_PREFIX = "raw/companies"  # one record per company (<cik>.json), written by the crawl that read it
 SEARCH_DIR = "search"
 
 # Per-document datasets (one Parquet part per document) and the Spark-written index datasets.
@@ -78,6 +79,10 @@ def filing_index_key(cik: int, accession: str) -> str:
 def primary_document_key(cik: int, accession: str, primary_document: str) -> str:
     """A document of the filing (the primary one, or an exhibit) under its EDGAR file name."""
     return f"{filing_prefix(cik, accession)}/{primary_document}"
+
+
+def company_record_key(cik: int) -> str:
+    return f"{COMPANY_RECORDS_PREFIX}/{int(cik)}.json"
 
 
 def pdf_key(doc_key: str) -> str:

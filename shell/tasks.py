@@ -160,11 +160,15 @@ def _stage_result(report) -> dict:
 def stage_batches(plan: dict) -> list[list[int]]:
     """The batches conversion and segmentation are mapped over (``STAGE_BATCHES``), each ``[index, count]``:
     a company's documents fall in one batch (``kernel.run_policy.batch_of``), so batches run at once on any
-    workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest; it is rebuilt here once."""
+    workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest and the company directory;
+    both are rebuilt here once (a task that finished while another wrote is counted)."""
     from etl.crawl.crawler import write_manifest
+    from kernel.company_directory import rebuild_directory
 
     settings = RunPlan.model_validate(plan).settings()
-    write_manifest(Resources(settings).lake)
+    lake = Resources(settings).lake
+    write_manifest(lake)
+    rebuild_directory(lake)
     return [[i, settings.stage_batches] for i in range(settings.stage_batches)]
 
 

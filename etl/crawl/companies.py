@@ -1,47 +1,52 @@
-"""What the crawl learns of each company's names, kept across runs in the company directory
-(``kernel.company_directory``).
+"""What the crawl learns of each company's names, kept across runs (``kernel.company_directory``).
 
-Each run updates the companies it resolved (listed name, SEC's title, tickers) and, for those whose
-submissions it read, EDGAR's conformed and former names; companies a run did not touch keep what an
-earlier run recorded."""
+A run updates the record of each company it resolved (listed name, SEC's title, tickers) and, where it read
+the company's submissions, EDGAR's conformed and former names; what an earlier run recorded and this one
+did not read is kept. Then the directory is rebuilt from the records."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from etl.crawl.universe import Company
-from kernel.company_directory import read_directory, write_directory
+from kernel.company_directory import read_company, rebuild_directory, write_company
 from kernel.storage import Lake
 from schemas.companies import CompanyRecord, FormerName
 
 
+def merged(old: CompanyRecord | None, company: Company, names: dict | None, today: dt.date) -> CompanyRecord:
+    """A company's record after a run that resolved it and, when ``names`` (``discovery.filer_names``) is
+    given, read its submissions."""
+    record = CompanyRecord(cik=company.cik, ticker=company.ticker, listed_name=company.name,
+                           sec_title=company.sec_title, tickers=_union(old.tickers if old else [], company.tickers),
+                           edgar_name=old.edgar_name if old else None,
+                           former_names=old.former_names if old else [],
+                           names_read=old.names_read if old else None)
+    if names is not None:
+        record.edgar_name = names["edgar_name"] or record.edgar_name
+        record.former_names = [FormerName(**f) for f in names["former_names"]]
+        record.tickers = _union(record.tickers, names["tickers"])
+        record.names_read = today
+    return record
+
+
 def updated(previous: dict[int, CompanyRecord], companies: list[Company], filers: dict[int, dict],
             today: dt.date) -> list[CompanyRecord]:
-    """The directory after a run that resolved ``companies`` and read the submissions of ``filers``
-    (CIK -> ``discovery.filer_names``), in ticker order."""
-    out = dict(previous)
-    for c in companies:
-        old = previous.get(c.cik)
-        record = CompanyRecord(cik=c.cik, ticker=c.ticker, listed_name=c.name, sec_title=c.sec_title,
-                               tickers=_union(old.tickers if old else [], c.tickers),
-                               edgar_name=old.edgar_name if old else None,
-                               former_names=old.former_names if old else [],
-                               names_read=old.names_read if old else None)
-        names = filers.get(c.cik)
-        if names is not None:
-            record.edgar_name = names["edgar_name"] or record.edgar_name
-            record.former_names = [FormerName(**f) for f in names["former_names"]]
-            record.tickers = _union(record.tickers, names["tickers"])
-            record.names_read = today
-        out[c.cik] = record
-    return sorted(out.values(), key=lambda r: (r.ticker, r.cik))
+    """The records of ``companies`` after such a run (``previous``: their records by CIK), in ticker order."""
+    return sorted((merged(previous.get(c.cik), c, filers.get(c.cik), today) for c in companies),
+                  key=lambda r: (r.ticker, r.cik))
 
 
 def record_names(lake: Lake, companies: list[Company], filers: dict[int, dict]) -> int:
-    """Update the lake's directory with a run's companies and names; returns how many it holds."""
-    records = updated(read_directory(lake), companies, filers, dt.datetime.now(dt.UTC).date())
-    write_directory(lake, records)
-    return len(records)
+    """Write the run's companies' records (those that changed) and rebuild the directory; returns how many
+    companies it holds."""
+    today = dt.datetime.now(dt.UTC).date()
+    for company in companies:
+        old = read_company(lake, company.cik)
+        record = merged(old, company, filers.get(company.cik), today)
+        if record != old:
+            write_company(lake, record)
+    return rebuild_directory(lake)
 
 
 def _union(first, second) -> list[str]:

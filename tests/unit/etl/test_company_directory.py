@@ -8,8 +8,8 @@ import datetime as dt
 from etl.crawl.companies import record_names, updated
 from etl.crawl.discovery import filer_names
 from etl.crawl.universe import Company
-from kernel.company_directory import read_directory
-from kernel.layout import COMPANIES_KEY
+from kernel.company_directory import read_directory, rebuild_directory
+from kernel.layout import COMPANIES_KEY, company_record_key
 from kernel.storage import LocalLake
 
 SUBMISSIONS = {"name": "Meta Platforms, Inc.", "tickers": ["META"],
@@ -30,16 +30,26 @@ def test_a_run_updates_what_it_read_and_keeps_the_rest(tmp_path):
     meta = Company(1326801, "META", "Meta Platforms", tickers=("META",), sec_title="Meta Platforms, Inc.")
     ford = Company(37996, "F", "Ford Motor Company", tickers=("F",), sec_title="FORD MOTOR CO")
     assert record_names(lake, [meta, ford], {1326801: filer_names(SUBMISSIONS)}) == 2
-    assert lake.exists(COMPANIES_KEY)
+    assert lake.exists(COMPANIES_KEY) and lake.exists(company_record_key(37996))
     first = read_directory(lake)
     assert first[1326801].former_names[0].name == "FACEBOOK INC" and first[37996].edgar_name is None
-    # a later run that resolved Ford only and read its submissions: Meta's names stay
-    later = updated(first, [ford], {37996: {"edgar_name": "FORD MOTOR CO", "former_names": [], "tickers": ["F", "F-PB"]}},
-                    dt.date(2026, 11, 27))
-    by_cik = {r.cik: r for r in later}
-    assert by_cik[1326801].former_names == first[1326801].former_names
-    assert by_cik[37996].edgar_name == "FORD MOTOR CO" and by_cik[37996].tickers == ["F", "F-PB"]
-    assert by_cik[37996].names_read == dt.date(2026, 11, 27)
+    # a later crawl of Ford alone (the nightly DAG maps the crawl over companies): Meta's record stays
+    assert record_names(lake, [ford], {37996: {"edgar_name": "FORD MOTOR CO", "former_names": [],
+                                               "tickers": ["F", "F-PB"]}}) == 2
+    later = read_directory(lake)
+    assert later[1326801] == first[1326801]
+    assert later[37996].edgar_name == "FORD MOTOR CO" and later[37996].tickers == ["F", "F-PB"]
+    # a run that resolved Ford but could not read its submissions keeps what was read before
+    assert updated({37996: later[37996]}, [ford], {}, dt.date(2026, 11, 28))[0] == later[37996]
+
+
+def test_a_directory_lost_to_a_concurrent_writer_is_rebuilt_from_the_records(tmp_path):
+    lake = LocalLake(tmp_path)
+    meta = Company(1326801, "META", "Meta Platforms", tickers=("META",))
+    record_names(lake, [meta], {})
+    lake.write_bytes(COMPANIES_KEY, b'{"companies": []}')  # another task's rebuild, from before this record
+    assert read_directory(lake) == {}
+    assert rebuild_directory(lake) == 1 and set(read_directory(lake)) == {1326801}
 
 
 def test_an_unreadable_directory_is_an_empty_one(tmp_path):
