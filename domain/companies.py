@@ -49,8 +49,7 @@ _SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
 def squash(text: str) -> str:
     """Lower case, possessives, remarks in parentheses, EDGAR's state tags and corporate suffixes dropped,
     letters, digits and & only, no spaces. Kept per name: a catalog squashes the same few names often."""
-    text = _STATE.sub("", _REMARK.sub(" ", text or ""))
-    words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text)]
+    words = _words(_STATE.sub("", _REMARK.sub(" ", text or "")))
     words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
     kept = [w for w in words if w not in SUFFIXES] or words
     return "".join(kept)
@@ -271,7 +270,7 @@ class EntityIndex:
         """The entity a short name stands for: a ticker, else a unique abbreviation of a name; a word with
         capitals after its first letter ("JPM", "AmEx"; a lone capital as a ticker); common ones guarded."""
         written = tokens[i][0]
-        word = written.removesuffix("'s").removesuffix("’s")
+        word = _bare(written)
         if not (len(word) >= 2 and any(c.isupper() for c in word[1:]) or len(word) == 1 and word.isupper()):
             return None
         if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)):
@@ -286,10 +285,20 @@ def _possessive(word: str) -> bool:
     return word.endswith(("'s", "’s", "'S"))
 
 
+def _bare(word: str) -> str:
+    """A word without its possessive ("Lowe's" -> "Lowe")."""
+    return word.removesuffix("'s").removesuffix("’s")
+
+
+def _words(text: str) -> list[str]:
+    """A name's words as written (``domain.text.surface_words``), lower case, without possessives or
+    remarks in parentheses: what :func:`squash` joins and the distinctive words are taken from."""
+    return [_bare(w.lower()) for w, _ in surface_words(_REMARK.sub(" ", text))]
+
+
 def _name_words(name: str) -> list[str]:
     """A name's words, lower case, without corporate suffixes or remarks in parentheses."""
-    words = [w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(_REMARK.sub(" ", name))]
-    return [w for w in words if w not in SUFFIXES]
+    return [w for w in _words(name) if w not in SUFFIXES]
 
 
 def _abbreviates(word: str, name_words: list[str]) -> bool:

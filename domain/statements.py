@@ -55,11 +55,16 @@ def statement_heads(name: str, text: str, match: re.Match, line_offset: int) -> 
             and is_figures(text[match.start(): match.start() + FIGURES_WINDOW]))
 
 
+def is_contents_line(line: str, following: str) -> bool:
+    """Whether a title's line is a table of contents' entry: a page number ends it or stands alone on the
+    next line ("Liquidity and Capital Resources" then "42")."""
+    return line.rstrip()[-1:].isdigit() or following.strip().isdigit()
+
+
 def section_heads(title: re.Pattern, line: str, following: str) -> bool:
     """Whether ``line`` heads an MD&A section (``sections:``): a line the title fills, anywhere on the
-    page (MD&A runs its sections on without a page break), and not a contents line (a page number on it
-    or alone on the next line: "Liquidity and Capital Resources" then "42")."""
-    return title.fullmatch(line.strip().rstrip(".:")) is not None and not following.strip().isdigit()
+    page (MD&A runs its sections on without a page break), and not a contents line."""
+    return title.fullmatch(line.strip().rstrip(".:")) is not None and not is_contents_line(line, following)
 
 
 def note_heads(title: re.Pattern, line: str, line_offset: int) -> bool:

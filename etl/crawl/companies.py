@@ -30,13 +30,6 @@ def merged(old: CompanyRecord | None, company: Company, names: dict | None, toda
     return record
 
 
-def updated(previous: dict[int, CompanyRecord], companies: list[Company], filers: dict[int, dict],
-            today: dt.date) -> list[CompanyRecord]:
-    """The records of ``companies`` after such a run (``previous``: their records by CIK), in ticker order."""
-    return sorted((merged(previous.get(c.cik), c, filers.get(c.cik), today) for c in companies),
-                  key=lambda r: (r.ticker, r.cik))
-
-
 def record_names(lake: Lake, companies: list[Company], filers: dict[int, dict]) -> int:
     """Write the run's companies' records (those that changed) and rebuild the directory; returns how many
     companies it holds."""

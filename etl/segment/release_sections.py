@@ -1,7 +1,8 @@
 """Sections of a release (an 8-K's EX-99 exhibit): releases have no SEC Items, so their own headings divide
 them: the headline (from the start), highlights, outlook or guidance, the financial tables (condensed
 statements), and the non-GAAP reconciliation. Each section runs from its first heading line to the next
-section's; a release without such headings is one headline section, so every character stays in a span.
+section's (``headed``); a release without such headings is one headline section, so every character stays
+in a span.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import RELEASE_SECTIONS
+from etl.segment.headed import headed_spans
 from etl.segment.items import ItemSpan, Position, Segmentation
 
 HEADLINE = "release:headline"
@@ -31,25 +33,10 @@ MAX_HEADING_CHARS = 90
 
 
 def release_sections(pages: list[str]) -> Segmentation:
-    """The release's sections as spans covering the whole text in order (``method``: ``release``)."""
-    end = Position(len(pages) - 1, len(pages[-1])) if pages else Position(0, 0)
-    starts: dict[str, tuple[Position, str]] = {}
-    for page, text in enumerate(pages):
-        offset = 0
-        for line in text.split("\n"):
-            heading = line.strip()
-            if heading and len(heading) <= MAX_HEADING_CHARS and (page, offset) != (0, 0):
-                for key, pattern in SECTIONS:
-                    if key not in starts and pattern.match(heading):
-                        starts[key] = (Position(page, offset), heading)
-                        break
-            offset += len(line) + 1
-    found = sorted(starts.items(), key=lambda kv: kv[1][0])
-    spans = []
-    first = found[0][1][0] if found else end
-    spans.append(ItemSpan(HEADLINE, TITLES[HEADLINE], Position(0, 0), first if found else end,
-                          (pages[0].strip().split("\n")[0] if pages else "")[:MAX_HEADING_CHARS]))
-    for n, (key, (pos, heading)) in enumerate(found):
-        nxt = found[n + 1][1][0] if n + 1 < len(found) else end
-        spans.append(ItemSpan(key, TITLES[key], pos, nxt, heading))
+    """The release's sections as spans covering the whole text in order (``method``: ``release``); the
+    first line of the release is its headline, never a section's heading."""
+    lead = ItemSpan(HEADLINE, TITLES[HEADLINE], Position(0, 0), Position(0, 0),
+                    (pages[0].strip().split("\n")[0] if pages else "")[:MAX_HEADING_CHARS])
+    spans = headed_spans(pages, SECTIONS, MAX_HEADING_CHARS, lambda key, heading, following, after, at:
+                         at != Position(0, 0), lead, TITLES.__getitem__)
     return Segmentation(spans, method="release")

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from domain.companies import FORMER_SINCE, EntityIndex, add_directory_record, add_vocabulary_names
-from etl.crawl.companies import updated
+from etl.crawl.companies import merged
 from etl.crawl.discovery import filer_names
 from etl.crawl.universe import SecTickerMap, build_universe
 
@@ -25,7 +25,7 @@ def universe(edgar_mirror, universe_csv):
     companies, _ = build_universe(rows, sec)
     filers = {int(d["cik"]): filer_names(d) for d in
               (json.loads(p.read_text()) for p in (edgar_mirror / "data.sec.gov/submissions").glob("CIK*.json"))}
-    records = updated({}, companies, filers, dt.date(2026, 11, 26))
+    records = [merged(None, c, filers.get(c.cik), dt.date(2026, 11, 26)) for c in companies]
     idx = EntityIndex()
     for row in rows:  # as the catalog: the universe, the directory, the vocabulary
         idx.add(row["Security"], row["Symbol"].replace(".", "-"))

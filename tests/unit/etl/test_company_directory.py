@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from etl.crawl.companies import record_names, updated
+from etl.crawl.companies import merged, record_names
 from etl.crawl.discovery import filer_names
 from etl.crawl.universe import Company
 from kernel.company_directory import read_directory, rebuild_directory
@@ -40,7 +40,7 @@ def test_a_run_updates_what_it_read_and_keeps_the_rest(tmp_path):
     assert later[1326801] == first[1326801]
     assert later[37996].edgar_name == "FORD MOTOR CO" and later[37996].tickers == ["F", "F-PB"]
     # a run that resolved Ford but could not read its submissions keeps what was read before
-    assert updated({37996: later[37996]}, [ford], {}, dt.date(2026, 11, 28))[0] == later[37996]
+    assert merged(later[37996], ford, None, dt.date(2026, 11, 28)) == later[37996]
 
 
 def test_a_directory_lost_to_a_concurrent_writer_is_rebuilt_from_the_records(tmp_path):
