@@ -147,6 +147,11 @@ class Settings(BaseSettings):
     elasticsearch_username: str | None = Field(None, description="Elasticsearch basic-auth user")
     elasticsearch_password: SecretStr | None = Field(None, description="Elasticsearch basic-auth password")
     elasticsearch_ca_certs: str | None = Field(None, description="CA bundle for an Elasticsearch TLS endpoint")
+    opensearch_url: str | None = Field(None, description="OpenSearch URL (infra/opensearch/cluster start prints "
+                                       "one); set: publish and query there (it wins over ELASTICSEARCH_URL)")
+    opensearch_username: str | None = Field(None, description="OpenSearch basic-auth user")
+    opensearch_password: SecretStr | None = Field(None, description="OpenSearch basic-auth password")
+    opensearch_ca_certs: str | None = Field(None, description="CA bundle for an OpenSearch TLS endpoint")
     search_path: str | None = Field(None, description="Embedded engine directory [default: <LAKE_ROOT>/search]")
     search_prefix: str = Field("secplat", pattern="^[a-z0-9][a-z0-9_]*$", description="Index and alias prefix")
     search_keep_versions: int = Field(2, ge=0, le=50, description="Previous index versions kept for rollback")
@@ -174,7 +179,7 @@ class Settings(BaseSettings):
     def _tickers(cls, value: list[str] | None) -> list[str] | None:
         return None if value is None else rules.normalize_tickers(value)
 
-    @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url")
+    @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url", "opensearch_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:

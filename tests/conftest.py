@@ -348,3 +348,19 @@ def llm_endpoint():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen, answers
     server.shutdown()
+
+
+# --- OpenSearch: nodes the project starts (infra/opensearch/cluster) ----------------------------------------
+@pytest.fixture(scope="session")
+def opensearch_url(tmp_path_factory):
+    """A one-node OpenSearch cluster for the session (OPENSEARCH_URL when set: a cluster already running)."""
+    if os.environ.get("OPENSEARCH_URL"):
+        yield os.environ["OPENSEARCH_URL"].rstrip("/")
+        return
+    from tests.opensearch_cluster import start_cluster
+
+    cluster = start_cluster(tmp_path_factory.mktemp("opensearch"))
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()

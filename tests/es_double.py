@@ -308,6 +308,9 @@ class EsDouble:
         parts = [p for p in req.path.split("/") if p]
         ack = {"acknowledged": True}
         shards = {"total": 1, "successful": 1, "failed": 0}
+        if op == "GET /":
+            return 200, {"name": "double", "cluster_name": "double", "cluster_uuid": "double", "tagline": "double",
+                         "version": {"number": f"{self.major}.15.0", "build_flavor": "default"}}
         if op.endswith(" /_index_template/{name}"):
             if req.method == "DELETE":
                 return (200, ack) if self.templates.pop(parts[1], None) is not None else (404, _missing(parts[1]))

@@ -1,7 +1,8 @@
-"""Search backends behind one interface: the embedded engine (default) and Elasticsearch.
+"""Search backends behind one interface: the embedded engine (default) and the Elasticsearch family
+(OpenSearch, Elasticsearch).
 
-:func:`open_backend` picks Elasticsearch when ``ELASTICSEARCH_URL`` is configured, else the embedded
-engine under ``SEARCH_PATH``. Nothing here imports Spark or Airflow: the query side uses it directly.
+:func:`open_backend` picks OpenSearch when ``OPENSEARCH_URL`` is configured, Elasticsearch when
+``ELASTICSEARCH_URL`` is, else the embedded engine under ``SEARCH_PATH``. Nothing here imports Spark or Airflow: the query side uses it directly.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ __all__ = ["BackendError", "Filters", "Hit", "SearchBackend", "VersionInfo", "fu
 
 
 def open_backend(settings) -> SearchBackend:
-    if settings.elasticsearch_url:
+    if settings.opensearch_url or settings.elasticsearch_url:
         from kernel.search.elastic import ElasticBackend
 
         return ElasticBackend.from_settings(settings)

@@ -1,13 +1,18 @@
-"""Elasticsearch 8.x/9.x through the official 8.x client (production backend).
+"""The Elasticsearch-family backend: Elasticsearch 8.x/9.x and OpenSearch 2.x/3.x, one code path; what the two
+engines spell differently (client, vector field, k-NN query, server fusion, product check) is their
+:class:`~kernel.search.es_dialects.Dialect`.
 
-Mappings come from schemas/ (``es_mapping``): ``dense_vector`` with explicit dims, cosine similarity and
-``int8_hnsw`` index options, the embedding model in ``_meta``. An index template per logical index carries
+Mappings come from schemas/ (``es_mapping``, adapted by the dialect): vectors with explicit dims and cosine
+similarity (Elasticsearch's ``dense_vector`` with ``int8_hnsw``, OpenSearch's ``knn_vector`` on the Lucene
+engine), the embedding model in ``_meta``. An index template per logical index carries
 settings and mappings but never the serving alias, so a stray index matching the pattern is not served.
 Bulk loads stream with retries on 429 and fail on any item error. Full-text queries are ``multi_match``
 (analyzed, never parsed: no query-string syntax reaches the server); filters are ``term``/``terms``.
-Hybrid search uses the server's ``rrf`` retriever when the cluster offers it (8.14+, with a license that
-includes it) and fuses client-side otherwise (and always for weighted min-max). Credentials come from
-configuration and are never logged.
+Hybrid search uses Elasticsearch's ``rrf`` retriever when the cluster offers it (8.14+, with a license that
+includes it) and fuses client-side otherwise (always on OpenSearch, and for weighted min-max). Credentials come from
+configuration and are never logged. Before the first write or read the cluster is checked once (``GET /``,
+and OpenSearch's plugins): another product, a major this code does not speak or a missing k-NN plugin is one
+line, before anything is written.
 
 Client and server majors: the 8.x client sends ``compatible-with=8`` headers, which 8.x and 9.x servers
 accept; a 9.x client's ``compatible-with=9`` is refused by 8.x servers, hence ``elasticsearch>=8.14,<9``.
@@ -55,6 +60,7 @@ from kernel.search.base import (
     physical_of,
     version_name,
 )
+from kernel.search.es_dialects import Dialect, dialect_for, product_problem
 from schemas.base import META_KEY, es_mapping
 from schemas.index import IndexSpec
 
@@ -69,54 +75,77 @@ _VERSION = re.compile(r"-v\d{17}$")  # a version's name (base.version_name), not
 
 
 class ElasticBackend(SearchBackend):
-    kind = "elasticsearch"
+    """One Elasticsearch-family cluster; ``dialect`` (or a bare Elasticsearch client) says which engine."""
 
     def __init__(self, client, prefix: str = "secplat", shards: int = 1, replicas: int = 1,
                  request_timeout: float = REQUEST_TIMEOUT_S):
-        self.client = client
+        self.dialect: Dialect = client if isinstance(client, Dialect) else _elastic(client)
+        self.kind = self.dialect.kind
         self.request_timeout = request_timeout
         self.prefix = prefix
         self.shards, self.replicas = shards, replicas
-        self._server_rrf: bool | None = None
+        self._server_rrf: bool | None = self.dialect.server_rrf
         self._release_cache: dict[str, Release] = {}  # marker index -> its release (never changes)
+        self._product_ok = False
+
+    @property
+    def client(self):
+        """The engine's own client (tests and tools reach the cluster through it)."""
+        return self.dialect.client
+
+    @client.setter
+    def client(self, value) -> None:
+        self.dialect.client = value
 
     @classmethod
     def from_settings(cls, settings) -> ElasticBackend:
-        from elasticsearch import Elasticsearch
-
-        kwargs: dict = {"request_timeout": REQUEST_TIMEOUT_S, "retry_on_timeout": True, "max_retries": 3}
-        if settings.elasticsearch_api_key:
-            kwargs["api_key"] = settings.elasticsearch_api_key.get_secret_value()
-        elif settings.elasticsearch_username:
-            password = settings.elasticsearch_password.get_secret_value() if settings.elasticsearch_password else ""
-            kwargs["basic_auth"] = (settings.elasticsearch_username, password)
-        if settings.elasticsearch_ca_certs:
-            kwargs["ca_certs"] = settings.elasticsearch_ca_certs
-        return cls(Elasticsearch(settings.elasticsearch_url, **kwargs), settings.search_prefix)
+        return cls(dialect_for(settings, REQUEST_TIMEOUT_S), settings.search_prefix)
 
     def _error(self, action: str, exc: Exception) -> BackendError:
-        return BackendError(f"elasticsearch {action} failed: {type(exc).__name__}: {getattr(exc, 'message', exc)}")
+        """One line: an unreachable cluster names its URL; a refused request its reason (never a document)."""
+        product, url = self.dialect.product, self.dialect.url
+        if self.dialect.unreachable(exc):
+            return BackendError(f"{product} at {url} is unreachable ({action}): {type(exc).__name__}")
+        reason = " ".join(str(getattr(exc, "message", exc)).split())[:300]
+        return BackendError(f"{product.lower()} {action} failed: {type(exc).__name__}: {reason}")
+
+    def check_cluster(self) -> None:
+        """Once per backend: the cluster is the engine this dialect speaks, of a major it speaks, with the
+        k-NN plugin where the engine needs one (BackendError naming what is missing, before any write)."""
+        if self._product_ok:
+            return
+        try:
+            info, plugins = self.dialect.info(), self.dialect.plugins()
+        except Exception as exc:
+            raise self._error("read the cluster's version", exc) from exc
+        problem = product_problem(info, plugins, self.dialect.kind)
+        if problem:
+            raise BackendError(f"{self.dialect.url}: {problem}")
+        self._product_ok = True
 
     # -- versions and aliases
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         alias = alias_name(self.prefix, spec.name)
         meta = {k: v for k, v in {**meta, "index": spec.name, "created": dt.datetime.now(dt.UTC).isoformat()}.items()
                 if v is not None}  # no nulls in _meta (the lexicon index has no vector width)
-        mapping = es_mapping(spec.model, dims or 1, meta)
-        if not spec.has_vector:
-            mapping["properties"].pop("vector", None)
+        mapping = self.mapping(spec, dims or 1, meta)
         try:
-            self.client.indices.put_index_template(
-                name=alias, index_patterns=[f"{alias}-v*"], priority=TEMPLATE_PRIORITY,
-                template={"settings": {"number_of_shards": self.shards, "number_of_replicas": self.replicas,
-                                       "refresh_interval": "-1"}, "mappings": mapping},
-                _meta={META_KEY: {"managed": True}})
+            self.dialect.put_index_template(
+                alias, [f"{alias}-v*"], TEMPLATE_PRIORITY,
+                {"settings": self.dialect.index_settings(self.shards, self.replicas), "mappings": mapping},
+                {META_KEY: {"managed": True}})
             name = version_name(self.prefix, spec.name)
-            self.client.indices.create(index=parts.partition_index(name, parts.NONE), mappings=mapping,
-                                       aliases={name: {}})
+            self.dialect.create_index(parts.partition_index(name, parts.NONE), mapping, aliases={name: {}})
         except Exception as exc:  # elasticsearch.ApiError and transport errors
             raise self._error(f"create {spec.name} version", exc) from exc
         return name
+
+    def mapping(self, spec: IndexSpec, dims: int, meta: dict) -> dict:
+        """The mapping this code gives a new version of ``spec`` on this engine."""
+        mapping = self.dialect.mapping(es_mapping(spec.model, dims, meta), dims)
+        if not spec.has_vector:
+            mapping["properties"].pop("vector", None)
+        return mapping
 
     def alias_target(self, alias: str) -> str | None:
         """The release marker for the release alias; for an index's alias, the version the live release serves."""
@@ -128,10 +157,9 @@ class ElasticBackend(SearchBackend):
     def _alias_members(self, alias: str) -> list[str] | None:
         """One ``GET /_alias/<name>``: the indices it names (a missing alias answers 404: None)."""
         try:
-            resp = self.client.options(ignore_status=404).indices.get_alias(name=alias)
+            return self.dialect.get_alias(alias)
         except Exception as exc:
             raise self._error(f"read alias {alias}", exc) from exc
-        return None if resp.meta.status == 404 else sorted(resp.body)
 
     def _members(self, version: str) -> list[str]:
         """A version's partition indices (a pre-partition version index is its own only partition)."""
@@ -139,7 +167,7 @@ class ElasticBackend(SearchBackend):
         if members is not None:
             return members
         try:
-            return [version] if self.client.indices.exists(index=version) else []
+            return [version] if self.dialect.exists(version) else []
         except Exception as exc:
             raise self._error(f"read {version}", exc) from exc
 
@@ -155,6 +183,7 @@ class ElasticBackend(SearchBackend):
 
     def live_release(self) -> Release | None:
         """One ``GET /_alias`` per call; a marker's record is read once (a release never changes)."""
+        self.check_cluster()
         marker = self.alias_target(self._release_alias())
         if marker is None:
             return None
@@ -169,7 +198,7 @@ class ElasticBackend(SearchBackend):
 
     def _markers(self, expr: str) -> list[Release]:
         try:
-            indices = self.client.indices.get(index=expr, allow_no_indices=True).body
+            indices = self.dialect.get_indices(expr)
         except Exception as exc:
             raise self._error("read releases", exc) from exc
         out = []
@@ -197,14 +226,14 @@ class ElasticBackend(SearchBackend):
             actions.append({"remove": {"index": current_marker, "alias": self._release_alias()}})
         actions.append({"add": {"index": marker, "alias": self._release_alias()}})
         try:
-            if not self.client.indices.exists(index=marker):
-                self.client.indices.create(index=marker, mappings={
+            if not self.dialect.exists(marker):
+                self.dialect.create_index(marker, {
                     "dynamic": "false", "_meta": {META_KEY: {"managed": True, "release": release.to_json()}}},
                     settings={"number_of_shards": 1, "number_of_replicas": self.replicas})
             changed = sorted({t for i, t in release.targets.items() if before.get(i) != t})
             if changed:
-                self.client.indices.refresh(index=",".join(changed))
-            self.client.indices.update_aliases(actions=actions)  # one cluster-state update: atomic
+                self.dialect.refresh(",".join(changed))
+            self.dialect.update_aliases(actions)  # one cluster-state update: atomic
         except Exception as exc:
             raise self._error(f"make release {release.id} live", exc) from exc
 
@@ -226,7 +255,7 @@ class ElasticBackend(SearchBackend):
         if not members:
             raise BackendError(f"no index version {source}")
         try:
-            self.client.indices.update_aliases(actions=[{"add": {"index": i, "alias": version}} for i in members])
+            self.dialect.update_aliases([{"add": {"index": i, "alias": version}} for i in members])
         except Exception as exc:
             raise self._error(f"make version {version}", exc) from exc
         return version
@@ -239,16 +268,15 @@ class ElasticBackend(SearchBackend):
             raise BackendError(f"no index version {version}")
         copies, creates = parts.plan_writes(version, members, keys)
         if copies or creates:
-            mapping = self.client.indices.get(index=members[0]).body[members[0]]["mappings"]
+            mapping = self.dialect.get_indices(members[0])[members[0]]["mappings"]
         try:
             for source, dest in copies:
-                self.client.indices.create(index=dest, mappings=mapping)
-                self.client.reindex(source={"index": source}, dest={"index": dest}, refresh=True,
-                                    wait_for_completion=True, request_timeout=self.request_timeout * 10)
-                self.client.indices.update_aliases(actions=[{"remove": {"index": source, "alias": version}},
-                                                            {"add": {"index": dest, "alias": version}}])
+                self.dialect.create_index(dest, mapping)
+                self.dialect.reindex(source, dest, self.request_timeout * 10)
+                self.dialect.update_aliases([{"remove": {"index": source, "alias": version}},
+                                             {"add": {"index": dest, "alias": version}}])
             for dest in creates:
-                self.client.indices.create(index=dest, mappings=mapping, aliases={version: {}})
+                self.dialect.create_index(dest, mapping, aliases={version: {}})
         except Exception as exc:
             raise self._error(f"prepare partitions of {version}", exc) from exc
         return {parts.key_of(i): i for i in self._members(version) if parts.own(version, i)}
@@ -256,7 +284,7 @@ class ElasticBackend(SearchBackend):
     def _partitions(self, alias: str) -> tuple[dict, dict[str, list[str]]]:
         """(every partition index of the logical index with its aliases and mappings, version -> partitions)."""
         try:
-            indices = self.client.indices.get(index=f"{alias}-v*", allow_no_indices=True).body
+            indices = self.dialect.get_indices(f"{alias}-v*")
         except Exception as exc:
             raise self._error(f"list {alias} versions", exc) from exc
         return indices, parts.versions_of({i: body.get("aliases", {}) for i, body in indices.items()}, alias)
@@ -284,8 +312,7 @@ class ElasticBackend(SearchBackend):
         kept = [i for i in members if i in shared and i != physical]
         if kept:
             try:
-                self.client.indices.update_aliases(actions=[{"remove": {"index": i, "alias": physical}}
-                                                            for i in kept])
+                self.dialect.update_aliases([{"remove": {"index": i, "alias": physical}} for i in kept])
             except Exception as exc:
                 raise self._error(f"drop {physical}", exc) from exc
 
@@ -293,7 +320,7 @@ class ElasticBackend(SearchBackend):
         if not names:
             return
         try:
-            self.client.indices.delete(index=",".join(names))
+            self.dialect.delete_indices(",".join(names))
         except Exception as exc:
             raise self._error(f"drop {', '.join(names)}", exc) from exc
 
@@ -309,13 +336,9 @@ class ElasticBackend(SearchBackend):
     def _bulk(self, target: str, actions) -> int:
         """Stream actions (index or delete) without refreshing; any failed item or transport error is a
         BackendError naming the ids and reasons, never the documents' contents."""
-        from elasticsearch import helpers
-
         done, failed, examples = 0, 0, []
         try:
-            for ok, item in helpers.streaming_bulk(self.client, actions, chunk_size=BULK_CHUNK, max_retries=5,
-                                                   initial_backoff=1, raise_on_error=False,
-                                                   raise_on_exception=False):
+            for ok, item in self.dialect.streaming_bulk(actions, BULK_CHUNK):
                 if ok:
                     done += 1
                     continue
@@ -332,7 +355,7 @@ class ElasticBackend(SearchBackend):
 
     def _refresh(self, target: str) -> None:
         try:
-            self.client.indices.refresh(index=target)
+            self.dialect.refresh(target)
         except Exception as exc:
             raise self._error(f"refresh {target}", exc) from exc
 
@@ -357,16 +380,13 @@ class ElasticBackend(SearchBackend):
                 doc_ids: Sequence[str] = ()) -> list[tuple[str, str]]:
         """(partition index, row id) of rows by id and of some documents' rows, as readers see them now (the
         last refresh), in batches of ID_BATCH ids."""
-        from elasticsearch import helpers
-
         out: list[tuple[str, str]] = []
         queries = [{"terms": {spec.doc_field: list(doc_ids[i:i + ID_BATCH])}} for i in range(0, len(doc_ids), ID_BATCH)]
         queries += [{"ids": {"values": list(ids[i:i + ID_BATCH])}} for i in range(0, len(ids), ID_BATCH)]
         try:
             for clause in queries:
-                out += [(h["_index"], h["_id"]) for h in helpers.scan(
-                    self.client, index=target, query={"query": {"bool": {"filter": [clause]}}}, _source=False,
-                    size=BULK_CHUNK, request_timeout=self.request_timeout)]
+                out += [(h["_index"], h["_id"]) for h in self.dialect.scan(
+                    target, {"bool": {"filter": [clause]}}, BULK_CHUNK, self.request_timeout, None)]
         except Exception as exc:
             raise self._error(f"read row ids in {target}", exc) from exc
         return sorted(set(out))
@@ -407,17 +427,14 @@ class ElasticBackend(SearchBackend):
 
     def count(self, target: str) -> int:
         try:
-            return int(self.client.count(index=target)["count"])
+            return self.dialect.count(target)
         except Exception as exc:
             raise self._error(f"count {target}", exc) from exc
 
     def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
-        from elasticsearch import helpers
-
         try:
-            return [h["_source"] for h in helpers.scan(self.client, index=target, query={"query": {"match_all": {}}},
-                                                       source={"includes": list(fields)}, size=1000,
-                                                       request_timeout=self.request_timeout)]
+            return [h["_source"] for h in self.dialect.scan(target, {"match_all": {}}, 1000, self.request_timeout,
+                                                            fields)]
         except Exception as exc:
             raise self._error(f"scan {target}", exc) from exc
 
@@ -428,8 +445,8 @@ class ElasticBackend(SearchBackend):
         try:
             for i in range(0, len(ids), ID_BATCH):
                 batch = list(ids[i:i + ID_BATCH])
-                resp = self.client.search(index=target, query={"bool": {"filter": [{"ids": {"values": batch}}]}},
-                                          size=len(batch), source_excludes=["vector"])
+                resp = self.dialect.search(target, {"query": {"bool": {"filter": [{"ids": {"values": batch}}]}}},
+                                           len(batch))
                 found.update({h["_id"]: h["_source"] for h in resp["hits"]["hits"]})
         except Exception as exc:
             raise self._error(f"get from {target}", exc) from exc
@@ -457,23 +474,23 @@ class ElasticBackend(SearchBackend):
             return []
         query = {"bool": {"must": [self._match(spec, text, fields)], "filter": self._filter(spec, filters)}}
         try:
-            resp = self.client.search(index=target, query=query, size=k, source_excludes=["vector"])
+            resp = self.dialect.search(target, {"query": query}, k)
         except Exception as exc:
             raise self._error(f"search {target}", exc) from exc
         return self._hits(resp, spec)
 
     def _knn(self, spec: IndexSpec, vector: Sequence[float], filters: Filters | None, k: int) -> dict:
-        return {"field": "vector", "query_vector": [float(x) for x in vector], "k": k,
-                "num_candidates": max(100, 2 * k), "filter": self._filter(spec, filters)}
+        """The engine's k-NN request body (Elasticsearch: ``knn``; OpenSearch: a ``knn`` query)."""
+        return self.dialect.knn_body(vector, k, self._filter(spec, filters))
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
+        body = self._knn(spec, vector, filters, k)  # a bad filter is the caller's FilterError, not the engine's
         try:
-            resp = self.client.search(index=target, knn=self._knn(spec, vector, filters, k), size=k,
-                                      source_excludes=["vector"])
+            resp = self.dialect.search(target, body, k)
         except Exception as exc:
             raise self._error(f"knn search {target}", exc) from exc
-        # Cosine similarity from ES's (1 + cos) / 2 score.
+        # Cosine similarity from the (1 + cos) / 2 score both engines give.
         return [Hit(h.id, 2 * h.score - 1, h.source) for h in self._hits(resp, spec)]
 
     def hybrid(self, target: str, spec: IndexSpec, text: str, vector: Sequence[float],
@@ -486,9 +503,9 @@ class ElasticBackend(SearchBackend):
         retriever = {"rrf": {"retrievers": [
             {"standard": {"query": {"bool": {"must": [self._match(spec, text, None)],
                                              "filter": self._filter(spec, filters)}}}},
-            {"knn": self._knn(spec, vector, filters, window)}], "rank_window_size": window}}
+            {"knn": self._knn(spec, vector, filters, window)["knn"]}], "rank_window_size": window}}
         try:
-            resp = self.client.search(index=target, retriever=retriever, size=k, source_excludes=["vector"])
+            resp = self.dialect.search(target, {"retriever": retriever}, k)
         except Exception as exc:
             if not _rrf_unavailable(exc):  # a timeout, 429 or 503 is an error like any other search's
                 raise self._error(f"hybrid search {target}", exc) from exc
@@ -505,8 +522,8 @@ class ElasticBackend(SearchBackend):
 
     @contextlib.contextmanager
     def publish_lock(self):
-        from elasticsearch import ConflictError, NotFoundError
-
+        self.check_cluster()  # another engine, major or a missing plugin: one line, nothing written
+        conflict, not_found = self.dialect.conflict_error(), self.dialect.not_found_error()
         index, doc_id = f"{self.prefix}-locks", "publish"
         owner = lock_owner()
 
@@ -515,20 +532,19 @@ class ElasticBackend(SearchBackend):
 
         for _ in range(2):
             try:
-                self.client.create(index=index, id=doc_id, document=stamp(), refresh="true")
+                self.dialect.create_doc(index, doc_id, stamp())
                 break
-            except ConflictError:
+            except conflict:
                 try:
-                    held = self.client.get(index=index, id=doc_id)
-                except NotFoundError:
+                    held = self.dialect.get_doc(index, doc_id)
+                except not_found:
                     continue  # released meanwhile: try again
                 beat = dt.datetime.fromisoformat(held["_source"].get("heartbeat", "1970-01-01T00:00:00+00:00"))
                 if (dt.datetime.now(dt.UTC) - beat).total_seconds() < self.LOCK_TTL_S:
                     raise PublisherBusy(busy_message(held["_source"])) from None
                 log.warning("taking over a stale publish lock of %s", held["_source"])
-                with contextlib.suppress(ConflictError, NotFoundError):  # only the stale one, not a new holder's
-                    self.client.delete(index=index, id=doc_id, if_seq_no=held["_seq_no"],
-                                       if_primary_term=held["_primary_term"], refresh="true")
+                with contextlib.suppress(conflict, not_found):  # only the stale one, not a new holder's
+                    self.dialect.delete_doc(index, doc_id, held["_seq_no"], held["_primary_term"])
             except Exception as exc:
                 raise self._error("take the publish lock", exc) from exc
         else:
@@ -538,7 +554,7 @@ class ElasticBackend(SearchBackend):
         def heartbeat() -> None:
             while not stop.wait(self.LOCK_TTL_S / 3):
                 with contextlib.suppress(Exception):  # a missed beat only shortens the lock's life
-                    self.client.update(index=index, id=doc_id, doc=stamp())
+                    self.dialect.update_doc(index, doc_id, stamp())
 
         beater = threading.Thread(target=heartbeat, name="publish-lock-heartbeat", daemon=True)
         beater.start()
@@ -548,10 +564,10 @@ class ElasticBackend(SearchBackend):
             stop.set()
             beater.join()
             with contextlib.suppress(Exception):
-                self.client.delete(index=index, id=doc_id, refresh="true")
+                self.dialect.delete_doc(index, doc_id)
 
     def close(self) -> None:
-        self.client.close()
+        self.dialect.close()
 
 
 def _partition_field(spec: IndexSpec) -> str | None:
@@ -572,3 +588,10 @@ def _item_reason(item: dict) -> str:
     error = body.get("error")
     reason = f"{error.get('type')}: {error.get('reason')}" if isinstance(error, dict) else str(error)
     return f"{op} {body.get('_id') or (body.get('data') or {}).get('_id', '?')} ({body.get('status')}: {reason[:200]})"
+
+
+def _elastic(client) -> Dialect:
+    """A bare Elasticsearch client (tests, tools) as its dialect."""
+    from kernel.search.es_dialects import ElasticDialect
+
+    return ElasticDialect(client, "the Elasticsearch cluster")

@@ -92,7 +92,7 @@ def test_every_backend_operation_conforms_to_the_specification(es, monkeypatch):
     retain_releases(be, keep=1)
     with be.publish_lock(), pytest.raises(PublisherBusy), be.publish_lock():  # a second publisher is refused
         pass
-    drop_test_indices(be.client, be.prefix)
+    drop_test_indices(be, be.prefix)
     conforms(es)
     ops = {r.operation for r in es.requests}
     for op in ("PUT /_index_template/{name}", "PUT /{index}", "PUT /_bulk", "POST /_aliases", "GET /_alias/{name}",
@@ -145,7 +145,7 @@ def test_a_release_switch_is_one_update_aliases_request(es):
     left, live = rollback(be)
     assert (left.id, live.id) == (second.id, first.id)
     assert be.alias_target(alias_name(be.prefix, "passages")) == served
-    drop_test_indices(be.client, be.prefix)
+    drop_test_indices(be, be.prefix)
     conforms(es)
 
 
@@ -299,7 +299,7 @@ def test_test_teardown_deletes_by_name_because_wildcard_deletes_are_refused(es):
     _publish(be, "documents", records()["documents"])
     with pytest.raises(BadRequestError, match="illegal_argument_exception"):
         be.client.indices.delete(index=f"{be.prefix}-*")
-    drop_test_indices(be.client, be.prefix)
+    drop_test_indices(be, be.prefix)
     assert not es.indices and not [t for t in es.templates if t.startswith(be.prefix)]
     conforms(es)
 
@@ -354,5 +354,5 @@ def test_an_upsert_copies_only_the_years_it_changes_and_rollback_restores_every_
     retain_releases(be, keep=0)
     assert f"{work}-y2022" not in es.indices and work not in es.aliases or not es.aliases[work]
     assert {i: es.indices[i].docs for i in served} == served
-    drop_test_indices(be.client, be.prefix)
+    drop_test_indices(be, be.prefix)
     conforms(es)

@@ -1,5 +1,6 @@
-"""One contract for every search backend: the embedded engine always, Elasticsearch when ELASTICSEARCH_URL
-is set (skipped otherwise). Create, load, upsert, delete, alias swap, rollback, hybrid search, filters, and
+"""One contract for every search backend: the embedded engine always; OpenSearch on the cluster the project
+starts (acceptance tier: ``opensearch_url`` in tests/conftest.py, or OPENSEARCH_URL); Elasticsearch when
+ELASTICSEARCH_URL is set (skipped otherwise). Create, load, upsert, delete, alias swap, rollback, hybrid search, filters, and
 injection safety."""
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.index_records import DIMS, passages, records, vector
 
-BACKENDS = ["embedded", "elasticsearch"]
+BACKENDS = ["embedded", pytest.param("opensearch", marks=[pytest.mark.acceptance, pytest.mark.opensearch]),
+            "elasticsearch"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -30,27 +32,38 @@ def backend(request, tmp_path) -> SearchBackend:
 
         yield EmbeddedBackend(tmp_path / "search", prefix=prefix)
         return
-    url = os.environ.get("ELASTICSEARCH_URL")
-    if not url:
-        pytest.skip("ELASTICSEARCH_URL is not set: no Elasticsearch cluster to run the contract against")
     from kernel.search.elastic import ElasticBackend
 
-    be = ElasticBackend.from_settings(load_settings(elasticsearch_url=url, search_prefix=prefix))
+    if request.param == "opensearch":
+        settings = load_settings(opensearch_url=request.getfixturevalue("opensearch_url"), search_prefix=prefix)
+    else:
+        url = os.environ.get("ELASTICSEARCH_URL")
+        if not url:
+            pytest.skip("ELASTICSEARCH_URL is not set: no Elasticsearch cluster to run the contract against")
+        settings = load_settings(elasticsearch_url=url, search_prefix=prefix)
+    be = ElasticBackend.from_settings(settings)
     be.replicas = 0
     yield be
-    drop_test_indices(be.client, prefix)
+    drop_test_indices(be, prefix)
     be.close()
 
 
-def drop_test_indices(client, prefix: str) -> None:
+def drop_test_indices(backend, prefix: str) -> None:
     """Delete a test run's indices and templates by name: wildcard deletes are refused by default since 8.0
-    (``action.destructive_requires_name``)."""
-    names = sorted(client.indices.get(index=f"{prefix}-*", allow_no_indices=True, expand_wildcards="all"))
+    (``action.destructive_requires_name``; the project's OpenSearch nodes refuse them too)."""
+    dialect = backend.dialect
+    names = sorted(dialect.get_indices(f"{prefix}-*"))
     for i in range(0, len(names), 50):
-        client.indices.delete(index=",".join(names[i:i + 50]))
-    templates = client.options(ignore_status=404).indices.get_index_template(name=f"{prefix}-*")
-    for t in (templates.body or {}).get("index_templates", []):
-        client.options(ignore_status=404).indices.delete_index_template(name=t["name"])
+        dialect.delete_indices(",".join(names[i:i + 50]))
+    client = dialect.client
+    if dialect.kind == "opensearch":
+        templates = client.indices.get_index_template(name=f"{prefix}-*", ignore=404)
+        delete = client.indices.delete_index_template
+    else:
+        templates = client.options(ignore_status=404).indices.get_index_template(name=f"{prefix}-*").body
+        delete = client.options(ignore_status=404).indices.delete_index_template
+    for t in (templates or {}).get("index_templates", []):
+        delete(name=t["name"])
 
 
 def _table(name: str, rows) -> pa.Table:

@@ -1,0 +1,89 @@
+"""OpenSearch nodes for tests, started by the project's own launcher (``infra/opensearch/cluster``): one JVM
+per node on 127.0.0.1, data in a temporary folder, stopped (SIGTERM) when the test is done. Tests that kill a
+node kill its JVM (``kill -9``), as a machine dies."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLUSTER = ROOT / "infra" / "opensearch" / "cluster"
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_ports(nodes: int) -> int:
+    """A first HTTP port whose ``nodes`` HTTP ports and transport ports (+100) are all free."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + 100 + nodes < 65535 and all(_free(port + i) and _free(port + 100 + i) for i in range(nodes)):
+            return port
+    raise RuntimeError("no free ports for an OpenSearch cluster")
+
+
+@dataclass
+class Cluster:
+    data: Path
+    port: int
+    nodes: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict:
+        return {**os.environ, "OPENSEARCH_NODES": str(self.nodes), "OPENSEARCH_PORT": str(self.port),
+                "OPENSEARCH_DATA": str(self.data), "OPENSEARCH_HEAP": os.environ.get("OPENSEARCH_HEAP", "512m")}
+
+    def run(self, verb: str, timeout: float = 900) -> subprocess.CompletedProcess:
+        return subprocess.run([str(CLUSTER), verb], env=self.env(), capture_output=True, text=True, timeout=timeout)
+
+    def start(self) -> Cluster:
+        done = self.run("start")
+        if done.returncode != 0:
+            raise RuntimeError(f"infra/opensearch/cluster start failed: {done.stderr.strip()[-2000:]}")
+        assert done.stdout.strip().splitlines()[-1] == self.url, done.stdout
+        return self
+
+    def stop(self) -> None:
+        self.run("stop", timeout=120)
+
+    def pid(self, node: int) -> int | None:
+        path = self.data / f"node-{node}.pid"
+        return int(path.read_text()) if path.is_file() else None
+
+    def kill(self, node: int) -> None:
+        """``kill -9`` of one node's JVM."""
+        pid = self.pid(node)
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            for _ in range(100):
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)
+
+
+def start_cluster(data: Path, nodes: int = 1) -> Cluster:
+    if shutil.which("java") is None or shutil.which("mvn") is None:
+        pytest.skip("java and mvn are needed to start OpenSearch nodes (make install puts them in place)")
+    return Cluster(data, free_ports(nodes), nodes).start()
