@@ -6,7 +6,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.install-stamp
 PIP    := $(BIN)/pip install --quiet --progress-bar off
 
-.PHONY: install system-deps run airflow-init airflow-ui test test-unit test-acceptance lint bench clean
+.PHONY: install system-deps run run-opensearch opensearch-start opensearch-stop airflow-init airflow-ui test test-unit \
+	test-acceptance lint bench clean
 
 # Airflow (3.x) for `make run` and `make airflow-ui`: sqlite metadata DB under .airflow/, this repo's dags/,
 # everything bound to 127.0.0.1, parallelism for 2 cores. RUN_FROM: the first filing date `make run` covers
@@ -34,7 +35,13 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 system-deps:
 	@bash infra/install-system-deps.sh
 
-install: system-deps $(STAMP)
+# The OpenSearch node (infra/opensearch): Maven resolves the server, its modules and the k-NN plugin from Maven
+# Central once; nothing is downloaded when nodes start.
+OPENSEARCH_JAR := infra/opensearch/target/secplat-opensearch-node-1.0.jar
+$(OPENSEARCH_JAR): infra/opensearch/pom.xml $(shell find infra/opensearch/src -type f)
+	@infra/opensearch/cluster build
+
+install: system-deps $(STAMP) $(OPENSEARCH_JAR)
 
 airflow-init: install
 	@mkdir -p $(AIRFLOW_HOME) && $(BIN)/airflow db migrate > $(AIRFLOW_HOME)/migrate.log 2>&1 || { tail -20 $(AIRFLOW_HOME)/migrate.log; exit 1; }
@@ -44,6 +51,20 @@ airflow-init: install
 run: airflow-init
 	$(BIN)/airflow dags test secplat_nightly $(RUN_DATE) -c '{"filed_from": "$(RUN_FROM)"}'
 	$(BIN)/airflow dags test secplat_publish
+	$(BIN)/secplat list-versions
+
+# The same run publishing to OpenSearch nodes the project starts (infra/opensearch/cluster; OPENSEARCH_NODES,
+# OPENSEARCH_PORT, OPENSEARCH_DATA): the nightly's publish and the query commands use OPENSEARCH_URL.
+opensearch-start: install
+	@infra/opensearch/cluster start
+
+opensearch-stop:
+	@infra/opensearch/cluster stop
+
+run-opensearch: airflow-init
+	@export OPENSEARCH_URL="$$(infra/opensearch/cluster start | tail -1)" && echo "OPENSEARCH_URL=$$OPENSEARCH_URL" && \
+	$(BIN)/airflow dags test secplat_nightly $(RUN_DATE) -c '{"filed_from": "$(RUN_FROM)"}' && \
+	$(BIN)/airflow dags test secplat_publish && \
 	$(BIN)/secplat list-versions
 
 # The Airflow UI and scheduler (api-server, scheduler, dag-processor, triggerer) on http://127.0.0.1:8080.

@@ -147,8 +147,9 @@ class Settings(BaseSettings):
     elasticsearch_username: str | None = Field(None, description="Elasticsearch basic-auth user")
     elasticsearch_password: SecretStr | None = Field(None, description="Elasticsearch basic-auth password")
     elasticsearch_ca_certs: str | None = Field(None, description="CA bundle for an Elasticsearch TLS endpoint")
-    opensearch_url: str | None = Field(None, description="OpenSearch URL (infra/opensearch/cluster start prints "
-                                       "one); set: publish and query there (it wins over ELASTICSEARCH_URL)")
+    opensearch_url: str | None = Field(None, description="OpenSearch URL, or several nodes' comma-separated (what "
+                                       "infra/opensearch/cluster start prints); set: publish and query there "
+                                       "(it wins over ELASTICSEARCH_URL)")
     opensearch_username: str | None = Field(None, description="OpenSearch basic-auth user")
     opensearch_password: SecretStr | None = Field(None, description="OpenSearch basic-auth password")
     opensearch_ca_certs: str | None = Field(None, description="CA bundle for an OpenSearch TLS endpoint")
@@ -179,7 +180,14 @@ class Settings(BaseSettings):
     def _tickers(cls, value: list[str] | None) -> list[str] | None:
         return None if value is None else rules.normalize_tickers(value)
 
-    @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url", "opensearch_url")
+    @field_validator("opensearch_url")
+    @classmethod
+    def _http_urls(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        return ",".join(cls._http_url(u.strip()) for u in value.split(",") if u.strip()) or None
+
+    @field_validator("edgar_www_url", "edgar_data_url", "llm_url", "elasticsearch_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:

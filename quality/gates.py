@@ -167,6 +167,8 @@ def run_gates(tables: dict[str, pa.Table], dims: int, lake=None) -> GateReport:
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     frames = derive_frames(tables)
+    # GX sets this module's logger to INFO to say it made a temporary docs folder: not the operator's news
+    logging.getLogger("great_expectations.data_context.types.base").setLevel(logging.WARNING)
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     source = context.data_sources.add_pandas("lake")

@@ -45,13 +45,17 @@ class Cluster:
     port: int
     nodes: int
 
+    knn: bool = True
+
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        """Every node's URL, comma-separated (what ``cluster start`` prints and OPENSEARCH_URL takes)."""
+        return ",".join(f"http://127.0.0.1:{self.port + i}" for i in range(self.nodes))
 
     def env(self) -> dict:
         return {**os.environ, "OPENSEARCH_NODES": str(self.nodes), "OPENSEARCH_PORT": str(self.port),
-                "OPENSEARCH_DATA": str(self.data), "OPENSEARCH_HEAP": os.environ.get("OPENSEARCH_HEAP", "512m")}
+                "OPENSEARCH_DATA": str(self.data), "OPENSEARCH_HEAP": os.environ.get("OPENSEARCH_HEAP", "512m"),
+                "OPENSEARCH_KNN": "1" if self.knn else "0"}
 
     def run(self, verb: str, timeout: float = 900) -> subprocess.CompletedProcess:
         return subprocess.run([str(CLUSTER), verb], env=self.env(), capture_output=True, text=True, timeout=timeout)
@@ -83,7 +87,7 @@ class Cluster:
                 time.sleep(0.1)
 
 
-def start_cluster(data: Path, nodes: int = 1) -> Cluster:
+def start_cluster(data: Path, nodes: int = 1, knn: bool = True) -> Cluster:
     if shutil.which("java") is None or shutil.which("mvn") is None:
         pytest.skip("java and mvn are needed to start OpenSearch nodes (make install puts them in place)")
-    return Cluster(data, free_ports(nodes), nodes).start()
+    return Cluster(data, free_ports(nodes), nodes, knn).start()

@@ -49,6 +49,20 @@ def lock_owner() -> dict:
     return {"host": socket.gethostname(), "pid": os.getpid(), "since": dt.datetime.now(dt.UTC).isoformat()}
 
 
+def holder_dead(owner: dict) -> bool:
+    """A lock's holder is known dead: a process of this host that no longer runs (a kill -9, an OOM kill).
+    A holder on another host is judged by its heartbeat alone."""
+    if owner.get("host") != socket.gethostname() or not str(owner.get("pid", "")).isdigit():
+        return False
+    try:
+        os.kill(int(owner["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
 def busy_message(owner: dict) -> str:
     return (f"another publisher holds the publish lock (host {owner.get('host')}, pid {owner.get('pid')}, since "
             f"{str(owner.get('since', '?'))[:19]}): publishing waits for it to finish; try again then")

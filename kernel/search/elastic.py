@@ -43,6 +43,7 @@ from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
 
+from kernel import faults
 from kernel.search import es_partitions as parts
 from kernel.search.base import (
     BackendError,
@@ -56,6 +57,7 @@ from kernel.search.base import (
     busy_message,
     check_filters,
     fuse_rrf,
+    holder_dead,
     lock_owner,
     physical_of,
     version_name,
@@ -233,6 +235,7 @@ class ElasticBackend(SearchBackend):
             changed = sorted({t for i, t in release.targets.items() if before.get(i) != t})
             if changed:
                 self.dialect.refresh(",".join(changed))
+            faults.point("engine:release marker made")
             self.dialect.update_aliases(actions)  # one cluster-state update: atomic
         except Exception as exc:
             raise self._error(f"make release {release.id} live", exc) from exc
@@ -255,6 +258,14 @@ class ElasticBackend(SearchBackend):
         if not members:
             raise BackendError(f"no index version {source}")
         try:
+            served = self.dialect.get_indices(members[0])[members[0]]["mappings"]
+        except Exception as exc:
+            raise self._error(f"read the mapping of {source}", exc) from exc
+        conflicts = mapping_conflicts(served, self.mapping(spec, meta.get("dims") or 1, meta))
+        if conflicts:  # before anything is written: the live release stays as it is
+            raise BackendError(f"mapping conflict: {source} (live) maps {'; '.join(conflicts[:3])}: its rows cannot "
+                               f"be upserted; publish with --rebuild to make a new version")
+        try:
             self.dialect.update_aliases([{"add": {"index": i, "alias": version}} for i in members])
         except Exception as exc:
             raise self._error(f"make version {version}", exc) from exc
@@ -273,6 +284,7 @@ class ElasticBackend(SearchBackend):
             for source, dest in copies:
                 self.dialect.create_index(dest, mapping)
                 self.dialect.reindex(source, dest, self.request_timeout * 10)
+                faults.point("engine:partition copied")
                 self.dialect.update_aliases([{"remove": {"index": source, "alias": version}},
                                              {"add": {"index": dest, "alias": version}}])
             for dest in creates:
@@ -371,6 +383,7 @@ class ElasticBackend(SearchBackend):
                 yield {"_op_type": "index", "_index": own[key], "_id": row[spec.id_field], "_source": row}
 
         written = self._bulk(target, actions())
+        faults.point(f"engine:rows added {spec.name}")
         self._refresh(target)
         if self.count(target) != written:
             raise BackendError(f"{target}: {self.count(target)} documents after loading {written}")
@@ -407,8 +420,11 @@ class ElasticBackend(SearchBackend):
         own = self._own(version, set(new.values()) | {key for key, _ in deletes})
         written = self._bulk(version, ({"_op_type": "index", "_index": own[new[r[spec.id_field]]],
                                         "_id": r[spec.id_field], "_source": r} for r in rows))
+        faults.point(f"engine:rows added {spec.name}")
         self._bulk(version, self._deletes(own, deletes))
+        faults.point(f"engine:replaced rows deleted {spec.name}")
         self._refresh(",".join(sorted({own[k] for k in {*new.values(), *(k for k, _ in deletes)}})))
+        faults.point(f"engine:upserted {spec.name}")
         return written
 
     def _deletes(self, own: dict[str, str], rows: Iterable[tuple[str, str]]):
@@ -540,9 +556,11 @@ class ElasticBackend(SearchBackend):
                 except not_found:
                     continue  # released meanwhile: try again
                 beat = dt.datetime.fromisoformat(held["_source"].get("heartbeat", "1970-01-01T00:00:00+00:00"))
-                if (dt.datetime.now(dt.UTC) - beat).total_seconds() < self.LOCK_TTL_S:
+                fresh = (dt.datetime.now(dt.UTC) - beat).total_seconds() < self.LOCK_TTL_S
+                if fresh and not holder_dead(held["_source"]):
                     raise PublisherBusy(busy_message(held["_source"])) from None
-                log.warning("taking over a stale publish lock of %s", held["_source"])
+                log.warning("taking over the publish lock of %s (%s)", held["_source"],
+                            "its process is gone" if fresh else "no heartbeat")
                 with contextlib.suppress(conflict, not_found):  # only the stale one, not a new holder's
                     self.dialect.delete_doc(index, doc_id, held["_seq_no"], held["_primary_term"])
             except Exception as exc:
@@ -568,6 +586,27 @@ class ElasticBackend(SearchBackend):
 
     def close(self) -> None:
         self.dialect.close()
+
+
+_SHAPE = ("type", "analyzer", "dims", "dimension", "similarity")
+
+
+def mapping_conflicts(served: dict, wanted: dict) -> list[str]:
+    """Fields a version's mapping (``served``) gives another shape than this code's (``wanted``): type,
+    analyzer, vector width and similarity; a field it lacks. Pure: the publish refuses an upsert over them."""
+    have, want = served.get("properties") or {}, wanted.get("properties") or {}
+    out = []
+    for name, field in sorted(want.items()):
+        if name not in have:
+            out.append(f"no field {name}")
+            continue
+        diff = [f"{k} {have[name].get(k)} (this code: {field.get(k)})" for k in _SHAPE
+                if field.get(k) != have[name].get(k) and not (k == "analyzer" and field.get(k) is None)]
+        if field.get("method", {}).get("space_type") != have[name].get("method", {}).get("space_type"):
+            diff.append(f"space_type {have[name].get('method', {}).get('space_type')}")
+        if diff:
+            out.append(f"{name} with {', '.join(diff)}")
+    return out
 
 
 def _partition_field(spec: IndexSpec) -> str | None:

@@ -14,6 +14,7 @@ partitions, releases as one ``_aliases`` request, bulk loads, upserts, the publi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 
 OPENSEARCH_MAJORS = (2, 3)
@@ -244,13 +245,16 @@ class OpenSearchDialect(Dialect):
     def from_settings(cls, settings, timeout: float) -> OpenSearchDialect:
         from opensearchpy import OpenSearch
 
+        # opensearch-py logs each failed attempt with its traceback at WARNING; the backend's error says it once
+        logging.getLogger("opensearch").setLevel(logging.ERROR)
         kwargs: dict = {"timeout": timeout, "retry_on_timeout": True, "max_retries": 3}
         if settings.opensearch_username:
             password = settings.opensearch_password.get_secret_value() if settings.opensearch_password else ""
             kwargs["http_auth"] = (settings.opensearch_username, password)
         if settings.opensearch_ca_certs:
             kwargs["ca_certs"] = settings.opensearch_ca_certs
-        return cls(OpenSearch([settings.opensearch_url], **kwargs), settings.opensearch_url)
+        hosts = [u.strip() for u in settings.opensearch_url.split(",") if u.strip()]
+        return cls(OpenSearch(hosts, **kwargs), settings.opensearch_url)
 
     def unreachable(self, exc):
         from opensearchpy import ConnectionError as Unreachable

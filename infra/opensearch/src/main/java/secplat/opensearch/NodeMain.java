@@ -24,7 +24,8 @@ import org.opensearch.transport.Netty4Plugin;
  * distribution's plugin installer is not needed: Maven resolved every jar). One JVM per node, so a test can
  * kill -9 a node as a machine would die. Settings come from system properties (infra/opensearch/cluster sets
  * them): secplat.node (index), secplat.nodes (count), secplat.http_port / secplat.transport_port (the first
- * node's; node i adds i), secplat.home (this node's directory), secplat.cluster (cluster name).
+ * node's; node i adds i), secplat.home (this node's directory), secplat.cluster (cluster name), secplat.knn
+ * (false: no k-NN plugin, what a cluster without it answers is tested).
  * SIGTERM closes the node cleanly (a shutdown hook), so its data is whole for the next start.
  */
 public final class NodeMain {
@@ -43,7 +44,9 @@ public final class NodeMain {
         List<Class<? extends Plugin>> out = new ArrayList<>(List.of(
             Netty4Plugin.class, CommonAnalysisPlugin.class, PainlessPlugin.class, ReindexPlugin.class,
             MapperExtrasPlugin.class));
-        out.add(Class.forName(KNN_PLUGIN).asSubclass(Plugin.class));
+        if (Boolean.parseBoolean(System.getProperty("secplat.knn", "true"))) {  // false: a cluster without it
+            out.add(Class.forName(KNN_PLUGIN).asSubclass(Plugin.class));
+        }
         return out;
     }
 
