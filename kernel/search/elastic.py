@@ -490,7 +490,7 @@ class ElasticBackend(SearchBackend):
             return []
         query = {"bool": {"must": [self._match(spec, text, fields)], "filter": self._filter(spec, filters)}}
         try:
-            resp = self.dialect.search(target, {"query": query}, k)
+            resp = self.dialect.search(target, {"query": query}, k, global_stats=True)
         except Exception as exc:
             raise self._error(f"search {target}", exc) from exc
         return self._hits(resp, spec)
@@ -521,7 +521,7 @@ class ElasticBackend(SearchBackend):
                                              "filter": self._filter(spec, filters)}}}},
             {"knn": self._knn(spec, vector, filters, window)["knn"]}], "rank_window_size": window}}
         try:
-            resp = self.dialect.search(target, {"retriever": retriever}, k)
+            resp = self.dialect.search(target, {"retriever": retriever}, k, global_stats=True)
         except Exception as exc:
             if not _rrf_unavailable(exc):  # a timeout, 429 or 503 is an error like any other search's
                 raise self._error(f"hybrid search {target}", exc) from exc

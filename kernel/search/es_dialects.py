@@ -122,8 +122,10 @@ class Dialect:
     def count(self, index: str) -> int:
         return int(self.client.count(index=index)["count"])
 
-    def search(self, index: str, body: dict, size: int) -> dict:
-        """A search whose hits leave the vector out."""
+    def search(self, index: str, body: dict, size: int, global_stats: bool = False) -> dict:
+        """A search whose hits leave the vector out. ``global_stats``: BM25 from the term statistics of every
+        index searched (``dfs_query_then_fetch``), not each index's own: a version is one index per fiscal
+        year, and a passage's score must not depend on its year's index."""
         raise NotImplementedError
 
     def scan(self, index: str, query: dict, size: int, timeout: float, fields: Sequence[str] | None) -> Iterator[dict]:
@@ -211,8 +213,9 @@ class ElasticDialect(Dialect):
         self.client.reindex(source={"index": source}, dest={"index": dest}, refresh=True, wait_for_completion=True,
                             request_timeout=timeout)
 
-    def search(self, index, body, size):
-        return self.client.search(index=index, size=size, source_excludes=["vector"], **body)
+    def search(self, index, body, size, global_stats=False):
+        kwargs = {"search_type": "dfs_query_then_fetch"} if global_stats else {}
+        return self.client.search(index=index, size=size, source_excludes=["vector"], **kwargs, **body)
 
     def scan(self, index, query, size, timeout, fields):
         from elasticsearch import helpers
@@ -318,8 +321,10 @@ class OpenSearchDialect(Dialect):
         self.client.reindex(body={"source": {"index": source}, "dest": {"index": dest}}, refresh=True,
                             wait_for_completion=True, request_timeout=timeout)
 
-    def search(self, index, body, size):
-        return self.client.search(index=index, body={**body, "size": size, "_source": {"excludes": ["vector"]}})
+    def search(self, index, body, size, global_stats=False):
+        params = {"search_type": "dfs_query_then_fetch"} if global_stats else None
+        return self.client.search(index=index, body={**body, "size": size, "_source": {"excludes": ["vector"]}},
+                                  params=params)
 
     def scan(self, index, query, size, timeout, fields):
         from opensearchpy import helpers

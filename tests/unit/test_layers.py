@@ -91,10 +91,11 @@ def test_shared_package_cycle_tool_agrees(shared):
 # A client built anywhere but here is a client the composition root does not know of (tests, benchmarks and
 # Spark executors aside: an executor is its own process and opens its own lake from plain values).
 CLIENT_CALLS = re.compile(r"\b(open_backend|open_lake|lancedb\.connect|boto3\.client|"
-                          r"Elasticsearch|OpenAICompatible|EmbeddedBackend|ElasticBackend|Embedder|llm\.from_settings)"
+                          r"Elasticsearch|OpenSearch|OpenAICompatible|EmbeddedBackend|ElasticBackend|Embedder|llm\.from_settings)"
                           r"\(")
 CLIENT_FACTORIES = {"kernel/resources.py", "kernel/settings.py", "kernel/storage.py", "kernel/llm.py",
                     "kernel/search/__init__.py", "kernel/search/embedded.py", "kernel/search/elastic.py",
+                    "kernel/search/es_dialects.py",
                     "kernel/embedder.py"}
 EXECUTOR_SIDE = {"indexing/spark.py"}  # _LakeRef.open: the lake an executor process opens for itself
 
