@@ -309,3 +309,36 @@ def test_three_nodes_one_killed_mid_queries_answers_keep_coming_and_nothing_is_l
         be.close()
     finally:
         cluster.stop()
+
+
+@pytest.mark.shared
+def test_mirror_filings_published_to_opensearch_answer_as_on_the_embedded_engine(published, opensearch_url,
+                                                                                 tmp_path):
+    """The mirror lake's release on the cluster (``secplat publish`` with OPENSEARCH_URL): ``secplat query``
+    and the HTTP API answer from it, with the documents the embedded engine answers with."""
+    from fastapi.testclient import TestClient
+
+    from query import Retriever
+    from shell.http import create_app
+
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    env = {**os.environ, "LAKE_ROOT": str(published.lake_root), "OPENSEARCH_URL": opensearch_url,
+           "SEARCH_PREFIX": prefix, "UNIVERSE_CSV": str(published.universe_csv), "EMBEDDING_BACKEND": "onnx-int8"}
+    done = subprocess.run([SECPLAT, "publish"], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "published to opensearch as release" in done.stdout, done.stderr[-800:]
+    question = "What were PepsiCo's net revenues in 2023?"
+    done = subprocess.run([SECPLAT, "query", question, "--json", "-k", "5"], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-800:]
+    on_cluster = json.loads(done.stdout)
+    assert on_cluster["evidence"][0]["doc_id"] == "PEP_2023_10K"
+    on_embedded = Retriever(Resources(published)).search(question, 5).evidence
+    assert {e["doc_id"] for e in on_cluster["evidence"]} == {e.doc_id for e in on_embedded}
+    cluster_settings = load_settings(**{**published.model_dump(), "opensearch_url": opensearch_url,
+                                        "search_prefix": prefix})
+    client = TestClient(create_app(Retriever(Resources(cluster_settings))))
+    health = client.get("/health").json()
+    assert health["backend"] == "opensearch" and health["release"] and health["documents"] == 3
+    resp = client.post("/search", json={"question": "Coca-Cola net operating revenues 2023", "k": 3})
+    assert resp.status_code == 200 and resp.json()["evidence"][0]["doc_id"] == "KO_2023_10K"
+    drop_test_indices(backend(opensearch_url, prefix), prefix)
