@@ -103,7 +103,8 @@ bench: install
 	  $(BIN)/python -m bench.embed_quality --lake $(BENCH_FB_LAKE) --financebench $(SHARED)/eval/financebench && \
 	  $(BIN)/python -m bench.query --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl \
 	    --scale $(or $(BENCH_SCALES),1,5,25) --follow && \
-	  $(BIN)/python -m bench.cold_query --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl; \
+	  $(BIN)/python -m bench.cold_query --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl && \
+	  $(BIN)/python -m bench.opensearch --lake $(BENCH_FB_LAKE) --questions $(SHARED)/eval/financebench/questions_dev.jsonl --n 69; \
 	else echo "BENCH_FB_LAKE not set: skipping the int8-vs-fp32 quality, query-at-scale and first-query benchmarks"; fi
 	$(BIN)/python -m bench.capacity
 
