@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from domain.rules import concept_words
 from indexing.ledger import Ledger, Plan
-from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
+from indexing.spark import IndexOptions, python_udf, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
     chunk_fingerprints,
@@ -112,7 +112,7 @@ def _index_facts(spark, lake: Lake, docs: list[str]) -> int:
     best = Window.partitionBy("doc_part", "seq").orderBy(F.col("i_start").desc_nulls_last(),
                                                          F.col("order").desc_nulls_last())
     placed = placed.withColumn("_rank", F.row_number().over(best)).where("_rank = 1")
-    words = F.udf(concept_words, StringType())
+    words = python_udf(concept_words, StringType())
     out = (placed.join(F.broadcast(meta), "doc_id", "left")
            .withColumn("fact_id", F.concat_ws("#", "doc_id", F.col("seq").cast("string")))
            .withColumn("label", F.concat_ws(" ", words("concept"), F.lower(F.coalesce("row_label", F.lit("")))))

@@ -27,7 +27,15 @@ from domain import vocabulary
 from domain.rules import split_concept
 from domain.text import lower_words, plain_term
 from indexing.ledger import Ledger, Plan
-from indexing.spark import IndexOptions, read_dataset, read_parts, read_texts, spark_session, write_partitions
+from indexing.spark import (
+    IndexOptions,
+    python_udf,
+    read_dataset,
+    read_parts,
+    read_texts,
+    spark_session,
+    write_partitions,
+)
 from kernel.layout import INDEX_DATASETS, chunk_fingerprints, dataset_key
 from kernel.models import EmbeddingSpec
 from kernel.reports import StageReport
@@ -169,7 +177,7 @@ def _mine_concepts(spark, lake: Lake, docs: list[str], report: LexiconReport) ->
     names = (read_texts(spark, lake, rows)
              .select("doc_part", F.explode(F.regexp_extract_all("value", F.lit(r'name="us-gaap:([A-Za-z]+)"'), 1))
                      .alias("concept")).distinct())
-    term = F.udf(lambda concept: concept_term(concept), StringType())
+    term = python_udf(concept_term, StringType())
     write_partitions(names.withColumn("term", term("concept")).where(F.col("term").isNotNull())
                      .select("doc_part", "concept", "term").distinct(), lake, CONCEPTS, "doc_part")
 
@@ -184,7 +192,7 @@ def _count(spark, lake: Lake, docs: list[str], batches: dict[str, list[str]], wr
     chunks = read_parts(spark, lake, "chunks", docs, ChunkRecord).join(F.broadcast(forms), "doc_id")
     tokens = chunks.select(
         "doc_part", "doc_id", "form", "item",
-        F.udf(lower_words, ArrayType(StringType()))("text").alias("tokens"))  # the query side's words
+        python_udf(lower_words, ArrayType(StringType()))("text").alias("tokens"))  # the query side's words
     if write_tokens:
         write_partitions(tokens.groupBy("doc_part", "doc_id", "form", "item")
                          .agg(F.sum(F.size("tokens")).alias("tokens")), lake, TOKENS, "doc_part")

@@ -28,7 +28,7 @@ from kernel import faults
 from kernel.layout import INDEX_DATASETS, quarantine_prefix
 from kernel.quarantine import quarantine
 from kernel.reports import StageReport, write_run_report
-from kernel.search import SearchBackend, VersionInfo
+from kernel.search import SearchBackend
 from kernel.search.base import LEGACY_RELEASE, Release, physical_of, release_id
 from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
@@ -78,6 +78,7 @@ class PublishReport(StageReport):
     indexes: list[IndexOutcome] = field(default_factory=list)
     release: str | None = None  # the release live after this publish
     dropped: list[str] = field(default_factory=list)  # versions no kept release reads (a dead publisher's too)
+    swept: list[str] = field(default_factory=list)  # half-written cache entries of a killed publish, removed
 
     @property
     def blocked(self) -> bool:
@@ -92,7 +93,10 @@ class PublishReport(StageReport):
         warnings = "".join(f"\nquality warning: {w}" for w in (self.gate.warnings if self.gate else []))
         held = "".join(f"\nheld back (quarantine/publish/): {d}: {'; '.join(r)}"
                        for d, r in (self.gate.held_back if self.gate else {}).items())
-        return f"published to {self.backend} as release {self.release}: " + "; ".join(parts) + warnings + held
+        swept = (f"\nremoved {len(self.swept)} half-written cache entr{'y' if len(self.swept) == 1 else 'ies'} "
+                 f"left by a killed publish: {', '.join(self.swept)}") if self.swept else ""
+        return (f"published to {self.backend} as release {self.release}: " + "; ".join(parts) + warnings + held
+                + swept)
 
 
 def schema_version(spec: IndexSpec) -> str:
@@ -154,7 +158,7 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     dims = len(passages.column("vector")[0].as_py())
     model = passages.column("model")[0].as_py()
     say(f"quality gate on {', '.join(f'{n} ({t.num_rows} rows)' for n, t in tables.items())}")
-    report = PublishReport(backend=backend.kind, gate=run_gates(tables, dims, lake))
+    report = PublishReport(backend=backend.kind, gate=run_gates(tables, dims, lake), swept=backend.sweep())
     report.problems = list(report.gate.problems)
     if report.blocked:
         return report
@@ -343,12 +347,3 @@ def rollback(backend: SearchBackend) -> tuple[Release, Release]:
         backend.commit_release(parent)
         faults.point("rollback:release live")
         return live, parent
-
-
-def list_versions(backend: SearchBackend) -> dict[str, list[VersionInfo]]:
-    return {name: backend.versions(spec) for name, spec in INDEXES.items()}
-
-
-def list_releases(backend: SearchBackend) -> tuple[list[Release], Release | None]:
-    """Every kept release (oldest first) and the live one."""
-    return backend.releases(), backend.live_release()

@@ -78,6 +78,15 @@ def _for_cluster(builder):
     return builder
 
 
+def python_udf(func: Callable, return_type):
+    """A row-at-a-time Python UDF, Arrow-batched (Spark 4's default, ``spark.sql.execution.pythonUDF.arrow
+    .enabled``) said explicitly: left to infer it, PySpark reads the function's type hints (``str``, not pandas
+    types), cannot place them, and warns at every job start."""
+    from pyspark.sql import functions as F
+
+    return F.udf(func, return_type, useArrow=True)
+
+
 def read_parts(spark, lake: Lake, dataset: str, parts: list[str], model):
     """Some documents' parts of a lake dataset with the dataset's schema, plus a ``doc_part`` column naming
     the part each row came from (read back from the file name by the layout's own pattern). A list column a

@@ -2,9 +2,9 @@
 
 ::
 
-    raw/edgar/<cik>/<accession-no-dashes>/          a crawled filing (primary document, index.json, filing.json)
+    raw/edgar/<cik>/<accession-no-dashes>/          a crawled filing (primary document, exhibits, index.json,
+                                                    its index page, filing.json; fetched.json while incomplete)
     raw/full-index/<year>/QTR<q>/form.idx           EDGAR's form index of a finished quarter (historical windows)
-    raw/edgar-block.json                            SEC's block of this client, while it lasts (the crawl's tasks)
     manifests/filings.parquet                       every filing record, rebuilt after a crawl
     pdf/<cik>/<accession-no-dashes>.pdf             the paged PDF (pdf/external/<name>.pdf for arriving PDFs)
     datasets/<dataset>/<part>.parquet               per-document datasets: pages, documents, facts, items, chunks
@@ -33,7 +33,6 @@ from pathlib import Path
 from kernel.storage import Lake, LocalLake, read_parquet_footer
 
 RAW_PREFIX = "raw/edgar"
-EDGAR_BLOCK_KEY = "raw/edgar-block.json"  # beside raw/edgar/, not in it: no filing is ever read from it
 MANIFEST_KEY = "manifests/filings.parquet"
 COMPANIES_KEY = "manifests/companies.json"  # the company directory (schemas.companies), rebuilt from:
 COMPANY_RECORDS_PREFIX = "raw/companies"  # one record per company (<cik>.json), written by the crawl that read it
@@ -74,6 +73,12 @@ def record_key(cik: int, accession: str) -> str:
 def filing_index_key(cik: int, accession: str) -> str:
     """EDGAR's index.json of the filing (its file list and sizes: the primary document's truncation check)."""
     return f"{filing_prefix(cik, accession)}/index.json"
+
+
+def fetch_progress_key(cik: int, accession: str) -> str:
+    """The files of a filing fetched so far (name -> size, sha256) while it is incomplete: its rerun asks
+    EDGAR only for the rest (``etl.crawl.filing_files``)."""
+    return f"{filing_prefix(cik, accession)}/fetched.json"
 
 
 def primary_document_key(cik: int, accession: str, primary_document: str) -> str:

@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     http_backoff_base: float = Field(0.5, ge=0, description="First backoff in seconds; doubles per retry")
     http_backoff_max: float = Field(60.0, gt=0, description="Upper bound of a single backoff")
     crawl_workers: int = Field(4, ge=1, le=32, description="Download threads (they share one rate limiter)")
+    edgar_state_dir: str = Field(
+        default_factory=lambda: default_state_dir("edgar"),
+        description="Where every crawl of this machine keeps the EDGAR client's state: the request schedule all "
+        "processes share and SEC's block while it lasts (per User-Agent and host; point it at storage the "
+        "crawling machines share)")
 
     # --- What to crawl ------------------------------------------------------------------------
     universe_csv: str | None = Field(
@@ -341,6 +346,12 @@ def settings_help() -> str:
 
 def project_root() -> Path:
     return Path(__file__).resolve().parents[1]
+
+
+def default_state_dir(name: str) -> str:
+    """``$XDG_STATE_HOME/secplat/<name>`` (``~/.local/state/secplat/<name>``): the user's state, never a lake's."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return str(Path(base) / "secplat" / name)
 
 
 def shared_dir() -> Path | None:

@@ -44,6 +44,29 @@ def _clean_key(key: str) -> str:
     return key
 
 
+def umask() -> int:
+    """The process umask, read without changing it where Linux shows it (``/proc/self/status``), else set
+    and restored at once. Every file and directory the project creates takes its mode from it, as the tables
+    do: a server running as another user reads what a publisher wrote whenever the umask lets it."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a plain ``open(..., "w")`` would give (0644 under the usual umask 022)."""
+    return 0o666 & ~umask()
+
+
+def dir_mode() -> int:
+    """The mode a plain ``mkdir`` would give (0755 under the usual umask 022)."""
+    return 0o777 & ~umask()
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -21,6 +21,7 @@ from kernel.settings import ConfigError, Settings, load_settings, settings_help
 from shell.runner import run_nightly, run_stage
 
 EXIT_PROBLEMS, EXIT_CONFIG, EXIT_ENV = 1, 2, 3
+EXIT_PIPE = 128 + 13  # SIGPIPE's: the reader of our output went away
 
 
 def progress(iterable: Iterable, desc: str, total: int) -> Iterable:
@@ -245,24 +246,10 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 
 def cmd_list_versions(args: argparse.Namespace) -> int:
-    from indexing.publish import list_releases, list_versions
+    from indexing.listing import listing, render
 
-    backend = _resources(args).backend
-    releases, live = list_releases(backend)
-    versions = list_versions(backend)
-    if args.json:
-        print(json.dumps({"live": live.id if live else None, "releases": [r.to_json() for r in releases],
-                          "versions": {k: [vars(v) for v in vs] for k, vs in versions.items()}}, indent=1))
-        return 0
-    print("releases:" + ("" if releases else " (none: nothing published)"))
-    for r in reversed(releases):
-        changed = ", ".join(f"{i} {m}" for i, m in sorted(r.modes.items()) if m != "unchanged") or "no change"
-        print(f"  {'*' if live and r.id == live.id else ' '} {r.id}  created {r.created[:19]}  ({changed})")
-    for index, vs in versions.items():
-        print(f"{index}:" + ("" if vs else " (none)"))
-        for v in vs:
-            print(f"  {'*' if v.live else ' '} {v.name}  {v.count:>8} rows  model={v.meta.get('model')}  "
-                  f"created {v.created[:19]}")
+    found = listing(_resources(args).backend)
+    print(json.dumps(found.as_json(), indent=1) if args.json else "\n".join(render(found)))
     return 0
 
 
@@ -429,6 +416,16 @@ COMMANDS = {"train-ranker": cmd_train_ranker, "config": cmd_config, "crawl": cmd
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        try:
+            return _main(argv)
+        finally:  # here, not at exit (--help's SystemExit too): a reader gone (``| head``) is met where handled
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -456,6 +453,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_gone() -> int:
+    """The reader of our output closed it (``secplat list-versions | head``): stop quietly, as a Unix tool
+    killed by SIGPIPE would (exit 141), with stdout pointed at /dev/null so that exit's flush cannot raise."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_PIPE
 
 
 if __name__ == "__main__":

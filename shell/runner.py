@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel.reports import StageReport, write_run_report
+from kernel.reports import StageReport, write_failed_report, write_run_report
 from kernel.resources import Resources
 
 log = logging.getLogger(__name__)
@@ -55,10 +55,26 @@ def run_stage(name: str, resources: Resources, **options: Any) -> StageReport:
     lake = resources.lake
     clients = {client: resources if client == "resources" else getattr(resources, client)
                for client in stage.clients}
-    report = run(lake, options_type.from_settings(resources.settings, **options), **clients)
+    stage_options = options_type.from_settings(resources.settings, **options)  # a bad setting: no lake touched
+    try:
+        report = run(lake, stage_options, **clients)
+    except Exception as exc:
+        record_failure(lake, name, exc)
+        raise
     if report.recorded:
         write_run_report(lake, report)
     return report
+
+
+def record_failure(lake, name: str, exc: Exception) -> None:
+    """A stage that stopped (SEC's block, an unreachable host or cluster, a bad setting) leaves a run report
+    too (``kernel.reports.write_failed_report``); a lake that cannot take it (the cause, perhaps) is logged,
+    never raised over the cause."""
+    partial = getattr(exc, "partial", None)
+    try:
+        write_failed_report(lake, name, exc, partial if isinstance(partial, StageReport) else None)
+    except Exception as write_exc:  # noqa: BLE001 - the stage's own error is what the caller must see
+        log.info("%s: the failed run's report was not written (%s)", name, write_exc)
 
 
 @dataclass

@@ -36,8 +36,8 @@ STAGE_PARALLEL_TASKS = 4
 # quality gate failure, a bug) fails at once: retrying would only repeat it. Dotted paths, resolved by
 # Airflow's retry policy when it evaluates a failure.
 # SEC's block of this client (HTTP 403): retried once the block is over (SEC keeps it about ten minutes;
-# a retry inside it sends nothing: the block is recorded in the lake). Listed before the transient errors,
-# of which it is one.
+# a retry inside it sends nothing: the block is recorded for the client in EDGAR_STATE_DIR). Listed before
+# the transient errors, of which it is one.
 BLOCK_ERRORS = ["etl.crawl.edgar_http.Blocked"]
 BLOCK_RETRY_DELAY_S = 11 * 60
 TRANSIENT_ERRORS = [

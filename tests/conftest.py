@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -26,6 +27,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
 from kernel.settings import load_settings, shared_dir  # noqa: E402
+
+# The EDGAR client's state (its schedule, SEC's block) never in the developer's own ~/.local/state: one
+# directory for the session's fixtures, one per test (``_edgar_state``).
+os.environ.setdefault("EDGAR_STATE_DIR", tempfile.mkdtemp(prefix="secplat-edgar-state-"))
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,6 +50,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.acceptance)
     if misplaced:
         raise pytest.UsageError("tests marked shared/slow belong under tests/acceptance/: " + ", ".join(misplaced))
+
+
+@pytest.fixture(autouse=True)
+def _edgar_state(tmp_path_factory, monkeypatch):
+    """Each test's crawls see only the blocks its own mirrors set."""
+    monkeypatch.setenv("EDGAR_STATE_DIR", str(tmp_path_factory.mktemp("edgar-state")))
 
 
 def _shared() -> Path:

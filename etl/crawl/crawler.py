@@ -31,8 +31,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from domain.rules import GRAPHIC, base_form, exhibit_patterns, exhibit_selected
 from etl.crawl import full_index
+from etl.crawl.client_state import ClientState
 from etl.crawl.discovery import DiscoveryError, FilingRef, discover_filings
-from etl.crawl.edgar_http import BlockBoard, EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
+from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
+from etl.crawl.filing_files import FilingFiles, Resumed
 from etl.crawl.filing_index import (
     FilingDocument,
     complete_index_page,
@@ -49,7 +51,6 @@ from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.report import CrawlReport
 from etl.crawl.universe import Company
 from kernel.layout import (
-    EDGAR_BLOCK_KEY,
     MANIFEST_KEY,
     RAW_PREFIX,
     filing_index_key,
@@ -64,9 +65,12 @@ from schemas.filings import ExhibitFile, FilingRecord
 log = logging.getLogger(__name__)
 
 
-def build_http(options: CrawlOptions, limiter: RateLimiter | None = None, lake: Lake | None = None) -> EdgarHttp:
-    """The one HTTP client of a crawl (``limiter``: share one across crawlers, as benchmarks do); with
-    ``lake``, SEC's block is read from and recorded in it (:func:`block_board`)."""
+def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> EdgarHttp:
+    """The one HTTP client of a crawl (``limiter``: share one across crawlers, as benchmarks do). With
+    ``options.edgar_state_dir`` (the settings always give one) SEC's block is the client's: read from and
+    recorded where every crawl of this machine and identity sees it (:mod:`etl.crawl.client_state`)."""
+    state = ClientState(options.edgar_state_dir, options.user_agent, options.edgar_www_url) \
+        if options.edgar_state_dir else None
     return EdgarHttp(
         options.user_agent,
         limiter or RateLimiter(options.edgar_rate_limit),
@@ -74,28 +78,8 @@ def build_http(options: CrawlOptions, limiter: RateLimiter | None = None, lake: 
         max_retries=options.http_max_retries,
         backoff_base=options.http_backoff_base,
         backoff_max=options.http_backoff_max,
-        board=block_board(lake) if lake is not None else None,
+        board=state.board() if state else None,
     )
-
-
-def block_board(lake: Lake) -> BlockBoard:
-    """The run's block board, starting from a block an earlier task or run recorded in the lake (so no
-    request is sent inside it) and recording the next one there."""
-    until, reason = 0.0, ""
-    try:
-        record = json.loads(lake.read_bytes(EDGAR_BLOCK_KEY))
-        until, reason = float(record["until"]), str(record.get("reason") or "HTTP 403 from EDGAR")
-    except FileNotFoundError:
-        pass
-    except (ValueError, KeyError, TypeError) as exc:
-        log.warning("ignoring an unreadable EDGAR block record %s: %s", lake.uri(EDGAR_BLOCK_KEY), exc)
-
-    def record(until: float, reason: str, url: str) -> None:
-        body = {"until": until, "until_utc": dt.datetime.fromtimestamp(until, dt.UTC).isoformat(timespec="seconds"),
-                "reason": reason, "url": url, "posted_utc": utc_now().isoformat(timespec="seconds")}
-        lake.write_bytes(EDGAR_BLOCK_KEY, json.dumps(body, indent=1).encode())
-
-    return BlockBoard(until, reason, on_block=record)
 
 
 def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
@@ -131,6 +115,7 @@ class Crawler:
         self._lock = threading.Lock()
         self.today = dt.datetime.now(dt.UTC).date()  # the full index is history only a week after the fact
         self.filers: dict[int, dict] = {}  # CIK -> the names its submissions gave (discovery.filer_names)
+        self.resumed = Resumed()  # files of interrupted filings read back from the lake, not asked again
 
     # -- discovery ---------------------------------------------------------------------------
     def discover(self, companies: list[Company], report: CrawlReport) -> list[tuple[Company, FilingRef]]:
@@ -194,8 +179,10 @@ class Crawler:
         if existing is not None:
             if existing.exhibit_types == self.options.exhibit_types:
                 return "skipped", existing
-            rec = existing.model_copy(update=self._exhibits(base_url, ref, self._stored_listing(existing)))
+            files = FilingFiles(self.lake, self.http, ref.cik, ref.accession, base_url, self.resumed)
+            rec = existing.model_copy(update=self._exhibits(files, ref, self._stored_listing(existing)))
             self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+            files.finish()
             return "skipped", rec
         record = dict(
             accession=ref.accession, cik=ref.cik, ticker=company.ticker, company=company.name, form=ref.form,
@@ -206,27 +193,22 @@ class Crawler:
             rec, outcome = self._from_submission(base_url, ref, record)
             self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
             return outcome, rec
+        files = FilingFiles(self.lake, self.http, ref.cik, ref.accession, base_url, self.resumed)
         index_key = None
         expected = None
         index = None
         try:
             try:
-                index_resp = self.http.get(f"{base_url}/index.json", validate=json_body)
-                index = json.loads(index_resp.content)
+                index = json.loads(files.get("index.json", validate=json_body))
                 expected = listed_sizes(index).get(ref.primary_document)  # our truncation check
                 index_key = filing_index_key(ref.cik, ref.accession)
             except NotFound:
-                index_resp = None
                 log.warning("%s: no filing index (404); downloading the primary document alone", ref.accession)
-            doc = self.http.get(f"{base_url}/{ref.primary_document}", expected_size=expected)
-            primary_key = primary_document_key(ref.cik, ref.accession, ref.primary_document)
-            self.lake.write_bytes(primary_key, doc.content)
-            if index_resp is not None:
-                self.lake.write_bytes(index_key, index_resp.content)
+            body = files.get(ref.primary_document, expected_size=expected)
             rec = FilingRecord(
-                **record, primary_key=primary_key, index_key=index_key, bytes=len(doc.content),
-                sha256=hashlib.sha256(doc.content).hexdigest(), fetched_at=utc_now(), status="ok",
-                **self._exhibits(base_url, ref, index),
+                **record, primary_key=files.key(ref.primary_document), index_key=index_key, bytes=len(body),
+                sha256=hashlib.sha256(body).hexdigest(), fetched_at=utc_now(), status="ok",
+                **self._exhibits(files, ref, index),
             )
             outcome = "fetched"
         except NotFound as exc:
@@ -238,6 +220,7 @@ class Crawler:
             rec = FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc))
             outcome = "failed"
         self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+        files.finish()
         return outcome, rec
 
     def _from_submission(self, base_url: str, ref: FilingRef, record: dict) -> tuple[FilingRecord, str]:
@@ -262,7 +245,7 @@ class Crawler:
         name = submission_document_name(ref.accession, primary.sequence)
         stored = self._store(ref, name, blocks[primary.sequence])
         patterns = exhibit_patterns(self.options.exhibit_types)
-        exhibits = [self._exhibit(base_url, ref, d, patterns, blocks) for d in documents if d is not primary]
+        exhibits = [self._exhibit(None, ref, d, patterns, blocks) for d in documents if d is not primary]
         return FilingRecord(
             **{**record, "primary_document": name}, primary_key=stored["key"], bytes=stored["bytes"],
             sha256=stored["sha256"], fetched_at=utc_now(), status="ok",
@@ -277,7 +260,7 @@ class Crawler:
         except (FileNotFoundError, ValueError):
             return None
 
-    def _exhibits(self, base_url: str, ref: FilingRef, listing: object = None) -> dict:
+    def _exhibits(self, files: FilingFiles, ref: FilingRef, listing: object = None) -> dict:
         """The filing's exhibits that ``EXHIBIT_TYPES`` names, fetched: the record's exhibit fields. A failed
         listing or exhibit is recorded with its reason; it never fails the filing (HostUnreachable aside).
         ``listing`` (the filing's ``index.json``) holding only the primary document means no exhibit."""
@@ -289,28 +272,29 @@ class Crawler:
             return {"exhibit_types": setting, "exhibit_source": "directory listing (the primary document only)",
                     "exhibits": []}
         try:
-            documents, source = self._documents(base_url, ref)
+            documents, source = self._documents(files, ref)
         except HostUnreachable:
             raise
         except FetchError as exc:
             failed = ExhibitFile(name="", type="", status="failed", error=f"no document list: {exc}")
             return {"exhibit_types": setting, "exhibit_source": None, "exhibits": [failed]}
         sizes = listed_sizes(listing)
-        out = [self._exhibit(base_url, ref, d, patterns, sizes=sizes) for d in documents
+        out = [self._exhibit(files, ref, d, patterns, sizes=sizes) for d in documents
                if d.name != ref.primary_document]
         return {"exhibit_types": setting, "exhibit_source": source, "exhibits": [e for e in out if e is not None]}
 
-    def _documents(self, base_url: str, ref: FilingRef) -> tuple[list[FilingDocument], str]:
-        """The filing's documents from its index page (a few KB, with each document's type), else from
-        its full submission's SGML headers (the whole submission: only where no index page exists)."""
+    def _documents(self, files: FilingFiles, ref: FilingRef) -> tuple[list[FilingDocument], str]:
+        """The filing's documents from its index page (a few KB, with each document's type; kept in the
+        lake), else from its full submission's SGML headers (the whole submission, not kept: only where no
+        index page exists)."""
         try:
-            page = self.http.get(f"{base_url}/{ref.accession}-index.html", validate=complete_index_page)
-            return parse_index_page(page.content), "index page"
+            page = files.get(f"{ref.accession}-index.html", validate=complete_index_page)
+            return parse_index_page(page), "index page"
         except NotFound:
-            full = self.http.get(f"{base_url}/{ref.accession}.txt", validate=complete_submission)
+            full = self.http.get(f"{files.base_url}/{ref.accession}.txt", validate=complete_submission)
             return parse_submission(full.content), "full submission header"
 
-    def _exhibit(self, base_url: str, ref: FilingRef, doc: FilingDocument, patterns: tuple[str, ...],
+    def _exhibit(self, files: FilingFiles | None, ref: FilingRef, doc: FilingDocument, patterns: tuple[str, ...],
                  blocks: dict[str, bytes] | None = None, sizes: dict[str, int] | None = None) -> ExhibitFile | None:
         """One listed document: fetched when chosen (whole: the size ``index.json`` lists, where it does),
         or, without a file of its own, cut from the full submission's ``blocks``; recorded as skipped when
@@ -324,18 +308,19 @@ class Crawler:
             name = submission_document_name(ref.accession, doc.sequence)
             return ExhibitFile(**{**info, "name": name}, **self._store(ref, name, blocks[doc.sequence]), status="ok",
                                from_submission=True)
-        if not doc.name:
+        if not doc.name or files is None:
             return ExhibitFile(**info, status="skipped",
                                error="no file of its own: the document exists only inside the full submission")
         try:
-            body = self.http.get(f"{base_url}/{doc.name}", expected_size=(sizes or {}).get(doc.name)).content
+            body = files.get(doc.name, expected_size=(sizes or {}).get(doc.name))
         except NotFound as exc:
             return ExhibitFile(**info, status="missing", error=str(exc))
         except HostUnreachable:
             raise
         except FetchError as exc:
             return ExhibitFile(**info, status="failed", error=str(exc))
-        return ExhibitFile(**info, **self._store(ref, doc.name, body), status="ok")
+        return ExhibitFile(**info, key=files.key(doc.name), bytes=len(body),
+                           sha256=hashlib.sha256(body).hexdigest(), status="ok")
 
     def _store(self, ref: FilingRef, name: str, body: bytes) -> dict:
         """A document of the filing written under its name: its key, size and sha256 for the record."""
@@ -344,7 +329,17 @@ class Crawler:
         return {"key": key, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
 
     def run(self, companies: list[Company]) -> CrawlReport:
+        """Discover and download; stopped by an unreachable host or SEC's block, the error carries the run's
+        report so far (``partial``: what its failed run report says it did)."""
         report = CrawlReport(companies=len(companies))
+        try:
+            return self._run(companies, report)
+        except HostUnreachable as exc:
+            report.resumed = self.resumed.count
+            exc.partial = report  # the failed run's report says what it did (shell.runner.record_failure)
+            raise
+
+    def _run(self, companies: list[Company], report: CrawlReport) -> CrawlReport:
         self.lake.check_writable()
         swept = self.lake.sweep_temp()
         if swept:
@@ -372,6 +367,7 @@ class Crawler:
                 write_manifest(self.lake)  # what was fetched before is kept, and listed
                 raise
         report.records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
+        report.resumed = self.resumed.count
         write_manifest(self.lake)
         return report
 

@@ -12,7 +12,7 @@ Progress = Callable[[Iterable, str, int], Iterable]
 # the settings read as they are (same name, same value)
 _SAME_NAMES = ("edgar_www_url", "edgar_data_url", "edgar_rate_limit", "http_timeout", "http_max_retries",
                "http_backoff_base", "http_backoff_max", "crawl_workers", "include_amendments", "filed_from",
-               "filed_to", "exhibit_types")
+               "filed_to", "exhibit_types", "edgar_state_dir")
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class CrawlOptions:
     http_backoff_base: float = 0.5
     http_backoff_max: float = 60.0
     crawl_workers: int = 4
+    edgar_state_dir: str | None = None  # the client's schedule and SEC's block (None: this process's own)
     universe_tickers: tuple[str, ...] | None = None
     forms: tuple[str, ...] = ()
     include_amendments: bool = True

@@ -17,6 +17,7 @@ class CrawlReport(StageReport):
     skipped: int = 0
     missing: int = 0
     failed: int = 0
+    resumed: int = 0  # files of interrupted filings read back from the lake, not asked of EDGAR again
     records: list[FilingRecord] = field(default_factory=list, metadata=DETAIL)  # the manifest holds them
     planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
     undiscovered: list[str] = field(default_factory=list)  # tickers whose submissions could not be read
@@ -31,8 +32,9 @@ class CrawlReport(StageReport):
     def summary(self) -> str:
         return (
             f"{self.companies} companies, {self.discovered} filings discovered: {self.fetched} fetched, "
-            f"{self.skipped} already present, {self.missing} missing (404), {self.failed} failed; "
-            f"{len(self.problems)} problem(s)"
+            f"{self.skipped} already present, {self.missing} missing (404), {self.failed} failed"
+            + (f" ({self.resumed} file(s) of interrupted filings kept, not fetched again)" if self.resumed else "")
+            + f"; {len(self.problems)} problem(s)"
         )
 
 

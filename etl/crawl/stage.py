@@ -42,11 +42,11 @@ def edgar_endpoint(options: CrawlOptions) -> Iterator[CrawlOptions]:
 @contextlib.contextmanager
 def open_crawler(lake: Lake, options: CrawlOptions) -> Iterator[tuple[Crawler, list[Company], list[UniverseProblem]]]:
     """A crawler on the configured (or mirrored) EDGAR with the universe resolved: (crawler, companies,
-    universe problems). Refuses an unwritable lake before any request, and sends none while SEC's block
-    recorded in the lake lasts."""
+    universe problems). Refuses an unwritable lake before any request, and sends none while a block SEC set
+    on this client lasts (whatever lake the crawl that met it wrote to)."""
     lake.check_writable()
     with edgar_endpoint(options) as o:
-        http = build_http(o, lake=lake)
+        http = build_http(o)
         companies, problems = resolve_universe(o, http)
         yield Crawler(o, lake, http=http, progress=o.progress), companies, problems
 
@@ -60,11 +60,20 @@ def run(lake: Lake, options: CrawlOptions) -> CrawlReport:
             report.discovered = len(pairs)
             report.planned = [f"{c.ticker} {r.form} {r.accession} filed {r.filing_date}" for c, r in pairs]
         else:
-            report = crawler.run(companies)
+            try:
+                report = crawler.run(companies)
+            except Exception as exc:
+                _http_stats(getattr(exc, "partial", None), crawler)
+                raise
             record_names(lake, companies, crawler.filers)  # after the run: what it read of their names
-        report.http = {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")}
+        _http_stats(report, crawler)
     report.problems[:0] = [f"{p.ticker}: {p.reason}" for p in problems]
     return report
+
+
+def _http_stats(report: CrawlReport | None, crawler: Crawler) -> None:
+    if report is not None:
+        report.http = {k: v for k, v in vars(crawler.http.stats).items() if not k.startswith("_")}
 
 
 def crawl_work(lake: Lake, options: CrawlOptions) -> CrawlWork:

@@ -236,6 +236,11 @@ class SearchBackend(ABC):
         a server engine copies the version."""
         raise NotImplementedError
 
+    def sweep(self) -> list[str]:
+        """Remove what killed writers left outside any version (the embedded engine's half-written cache
+        entries) and name it; a server engine's half-loaded versions are retention's (``drop``)."""
+        return []
+
     def retain(self, targets: set[str]) -> None:  # noqa: B027 - optional hook
         """Free what reads of targets outside ``targets`` keep in memory (a reader moved to a new release)."""
 

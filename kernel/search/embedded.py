@@ -47,6 +47,7 @@ from kernel.search.base import (
 )
 from kernel.search.piece_store import PieceStore
 from kernel.search.views import Views
+from kernel.storage import file_mode
 from schemas.base import arrow_schema
 from schemas.index import IndexSpec
 
@@ -201,6 +202,9 @@ class EmbeddedBackend(SearchBackend):
             table.restore(int(version))
             faults.point(f"engine:restored {spec.name}")
         return physical
+
+    def sweep(self) -> list[str]:
+        return self.views.store.sweep()
 
     def retain(self, targets: set[str]) -> None:
         for cache in (self._tables, self._column_names):
@@ -565,6 +569,7 @@ class EmbeddedBackend(SearchBackend):
 
 def _write_atomic(path: Path, body: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, file_mode())  # mkstemp's 0600 would hide the release from a server of another user
     with os.fdopen(fd, "wb") as f:
         f.write(body)
         f.flush()

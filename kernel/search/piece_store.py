@@ -19,18 +19,31 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
+import socket
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from kernel import faults
+from kernel.search.base import holder_dead
+from kernel.storage import dir_mode
+
 log = logging.getLogger(__name__)
 FORMAT = "p1"  # bump when what is written changes
 _FRAGMENT = re.compile(r"^f(\d+)")
 STALE_S = 3600  # a temporary entry this old was left by a killed writer
+
+
+def _writer_dead(name: str) -> bool:
+    """A temporary entry's writer (``.<entry>~<host>~<pid>~<random>``) is a process of this host that no
+    longer runs."""
+    parts = name.split("~")
+    return len(parts) == 4 and holder_dead({"host": parts[1], "pid": parts[2]})
 
 
 class PieceStore:
@@ -58,10 +71,12 @@ class PieceStore:
         entry = self._entry(table, name)
         try:
             (self.root / table).mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", dir=self.root / table))
-            tmp.chmod(0o755)  # readable by any serving process, like the tables
+            writer = f"~{socket.gethostname()}~{os.getpid()}~"  # whose it is: a dead writer's is swept at once
+            tmp = Path(tempfile.mkdtemp(prefix=f".{entry.name}{writer}", dir=self.root / table))
+            tmp.chmod(dir_mode())  # mkdtemp's 0700 would hide it from a server of another user
             for key, array in arrays.items():
                 np.save(tmp / f"{key}.npy", np.asarray(array), allow_pickle=False)
+            faults.point("engine:cache entry half-written")
             (tmp / "meta.json").write_text(json.dumps(meta))
             try:
                 tmp.rename(entry)
@@ -71,18 +86,25 @@ class PieceStore:
             log.warning("%s: cache entry %s not written (%s)", table, name, exc)
 
     def keep(self, table: str, fragments: set[int]) -> None:
-        """Remove the table's entries of other fragments (and of an older format); a temporary directory
-        (``.``) stays while it may be another process's entry being written (an hour), not after (a killed
-        writer's)."""
+        """Remove the table's entries of other fragments (and of an older format); temporary directories
+        (``.``: entries being written) are :meth:`sweep`'s."""
         folder = self.root / table
         for path in folder.glob("*") if folder.is_dir() else ():
             if path.name.startswith("."):
-                if time.time() - path.stat().st_mtime > STALE_S:
-                    shutil.rmtree(path, ignore_errors=True)
                 continue
             found = _FRAGMENT.match(path.name)
             if found is None or int(found.group(1)) not in fragments or not path.name.endswith(f"-{FORMAT}"):
                 shutil.rmtree(path, ignore_errors=True)
+
+    def sweep(self) -> list[str]:
+        """Remove the half-written entries killed writers left (a writer of this host that no longer runs,
+        or any writer's after an hour); returns them (``<table>/<entry>``) for the publish to name."""
+        removed = []
+        for path in sorted(self.root.glob("*/.*")) if self.root.is_dir() else ():
+            if _writer_dead(path.name) or time.time() - path.stat().st_mtime > STALE_S:
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(f"{path.parent.name}/{path.name}")
+        return removed
 
     def drop(self, table: str) -> None:
         shutil.rmtree(self.root / table, ignore_errors=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing import publish as publish_module
+from indexing.listing import listing
 from kernel import faults
 from kernel.resources import Resources
 from kernel.search.elastic import ElasticBackend
@@ -240,7 +240,7 @@ def test_publish_refuses_nothing_it_should_not(opensearch_url):
     """The engine's product check passes on the project's own nodes (OpenSearch 2.19 with k-NN)."""
     be = backend(opensearch_url, "tcheck")
     be.check_cluster()
-    assert be.kind == "opensearch" and publish_module.list_versions(be) is not None
+    assert be.kind == "opensearch" and listing(be).live is None
 
 
 def wait_green(be: ElasticBackend, nodes: int, seconds: float = 240) -> bool:

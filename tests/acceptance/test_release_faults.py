@@ -5,6 +5,7 @@ after it, never a mix; the next publish (or rollback) then succeeds and serves t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -128,3 +129,33 @@ def test_a_killed_rollback_leaves_one_whole_release_and_the_next_one_succeeds(st
     refused = _run(lake, "rollback")  # the first release has nothing before it: one line, exit 3
     assert refused.returncode == 3 and refused.stderr.count("\n") == 1 and "first release" in refused.stderr
     assert _run(lake, "publish").returncode == 0 and served(lake)[1] == new  # upserts on top of the restored
+
+
+def test_after_a_killed_upsert_what_is_listed_is_what_is_served(states, tmp_path):
+    """``list-versions`` counts each index at the table version the live release reads; the rows a killed
+    upsert wrote past it are listed apart, with what the next publish does with them."""
+    v2, (old_release, old), _ = states
+    lake = _copy(v2, tmp_path / "lake")
+    assert _run(lake, "publish", kill_at="engine:upserted passages").returncode == -9
+    listed = json.loads(_run(lake, "list-versions", "--json").stdout)
+    assert listed["live"] == old_release
+    for index in INDEXES:
+        live = [v for v in listed["versions"][index] if v["live"]]
+        assert len(live) == 1 and live[0]["count"] == old[index], index
+    later = [v for v in listed["unreleased"] if v["index"] == "passages"]
+    assert len(later) == 1 and later[0]["unreleased_count"] is not None and later[0]["releases"] == []
+    text = _run(lake, "list-versions").stdout
+    assert "not served by any release" in text and "the next publish" in text
+
+
+def test_a_half_written_cache_entry_is_named_and_removed_by_the_next_publish(states, tmp_path):
+    v2, _, new = states
+    lake = _copy(v2, tmp_path / "lake")
+    assert _run(lake, "publish", kill_at="engine:cache entry half-written").returncode == -9
+    cache = lake / "search" / ".cache"
+    left = [p for p in cache.glob("*/.*")]
+    assert left, "the kill left no half-written entry"
+    again = _run(lake, "publish")
+    assert again.returncode == 0, again.stderr[-500:]
+    assert "half-written cache entr" in again.stdout and left[0].name in again.stdout
+    assert not [p for p in cache.glob("*/.*")] and served(lake)[1] == new

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -214,3 +215,20 @@ def test_a_lake_root_that_is_a_file_is_a_one_line_error(capsys, tmp_path, monkey
     monkeypatch.setenv("LAKE_ROOT", str(afile))
     code, _, err = run_cli(capsys, *command)
     assert code == EXIT_ENV and err.startswith("error: ") and "afile" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["config"], ["list-versions"], ["--help"]])
+def test_a_reader_that_closes_our_output_gets_no_traceback(tmp_path, args):
+    """``secplat ... | head``: the reader is gone before we write; no traceback, SIGPIPE's exit status."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    secplat = str(Path(sys.executable).with_name("secplat"))
+    env = {**os.environ, "LAKE_ROOT": str(tmp_path / "lake")}
+    proc = subprocess.Popen([secplat, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # the reader went away before the first line
+    err = proc.stderr.read().decode()
+    code = proc.wait(timeout=120)
+    assert code == 141 or (args == ["--help"] and code == 0), (code, err)  # argparse swallows its write error
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
