@@ -81,6 +81,11 @@ def fetch_progress_key(cik: int, accession: str) -> str:
     return f"{filing_prefix(cik, accession)}/fetched.json"
 
 
+def index_page_name(accession: str) -> str:
+    """The file name of a filing's EDGAR index page (``<accession>-index.html``), kept beside its documents."""
+    return f"{accession}-index.html"
+
+
 def primary_document_key(cik: int, accession: str, primary_document: str) -> str:
     """A document of the filing (the primary one, or an exhibit) under its EDGAR file name."""
     return f"{filing_prefix(cik, accession)}/{primary_document}"

@@ -41,6 +41,8 @@ class FilingRecord(BaseModel):
     items: list[str] = Field(default_factory=list, description="An 8-K's Items as its filer listed them")
     primary_key: str | None = Field(None, description="Lake key of the primary document")
     index_key: str | None = Field(None, description="Lake key of the filing index (index.json)")
+    index_page_key: str | None = Field(None, description="Lake key of the filing's EDGAR index page, where its "
+                                       "documents were listed from it (kept: choosing exhibits anew asks nothing)")
     bytes: int | None = None
     sha256: str | None = None
     fetched_at: dt.datetime

@@ -54,6 +54,7 @@ from kernel.layout import (
     MANIFEST_KEY,
     RAW_PREFIX,
     filing_index_key,
+    index_page_name,
     primary_document_key,
     record_key,
 )
@@ -63,6 +64,7 @@ from schemas.base import to_table
 from schemas.filings import ExhibitFile, FilingRecord
 
 log = logging.getLogger(__name__)
+INDEX_PAGE = "index page"  # the exhibit source of documents listed from the filing's EDGAR index page
 
 
 def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> EdgarHttp:
@@ -281,15 +283,17 @@ class Crawler:
         sizes = listed_sizes(listing)
         out = [self._exhibit(files, ref, d, patterns, sizes=sizes) for d in documents
                if d.name != ref.primary_document]
-        return {"exhibit_types": setting, "exhibit_source": source, "exhibits": [e for e in out if e is not None]}
+        page = files.key(index_page_name(ref.accession)) if source == INDEX_PAGE else None
+        return {"exhibit_types": setting, "exhibit_source": source, "index_page_key": page,
+                "exhibits": [e for e in out if e is not None]}
 
     def _documents(self, files: FilingFiles, ref: FilingRef) -> tuple[list[FilingDocument], str]:
         """The filing's documents from its index page (a few KB, with each document's type; kept in the
         lake), else from its full submission's SGML headers (the whole submission, not kept: only where no
         index page exists)."""
         try:
-            page = files.get(f"{ref.accession}-index.html", validate=complete_index_page)
-            return parse_index_page(page), "index page"
+            page = files.get(index_page_name(ref.accession), validate=complete_index_page)
+            return parse_index_page(page), INDEX_PAGE
         except NotFound:
             full = self.http.get(f"{files.base_url}/{ref.accession}.txt", validate=complete_submission)
             return parse_submission(full.content), "full submission header"

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from lxml import html
 
+from kernel.layout import index_page_name
+
 _DOC_RE = re.compile(rb"<DOCUMENT>\r?\n.*?</DOCUMENT>\r?\n?", re.S)
 _FIELD_RE = {name: re.compile(rb"^<" + name.encode() + rb">([^\r\n<]*)", re.M)
              for name in ("TYPE", "SEQUENCE", "FILENAME", "DESCRIPTION")}
@@ -95,7 +97,7 @@ def has_other_documents(listing: object, accession: str, primary_document: str) 
     if items is None:
         return None
     names = [str(item["name"]) for item in items if "name" in item]
-    generated = (f"{accession}.txt", f"{accession}-index.html", f"{accession}-index-headers.html",
+    generated = (f"{accession}.txt", index_page_name(accession), f"{accession}-index-headers.html",
                  f"{accession}-xbrl.zip", "FilingSummary.xml", "Financial_Report.xlsx")
     return any(n != primary_document and n not in generated and not _RENDERING_RE.match(n) for n in names)
 

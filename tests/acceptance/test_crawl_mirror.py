@@ -50,9 +50,10 @@ def assert_lake_matches_mirror(lake, rows, exhibit_rows):
         got = {(rec.accession, e.name): e.sha256 for e in rec.exhibits if e.status == "ok" and not e.from_submission}
         assert got == {k: v for k, v in ex99.items() if k[0] == rec.accession}, rec.accession
     keys = set(lake.list("raw/edgar"))
-    expected = {k for r in records.values() for k in (r.primary_key, r.index_key, *(e.key for e in r.exhibits)) if k}
+    expected = {k for r in records.values()
+                for k in (r.primary_key, r.index_key, r.index_page_key, *(e.key for e in r.exhibits)) if k}
     expected |= {f"{r.primary_key.rsplit('/', 1)[0]}/filing.json" for r in records.values()}
-    assert keys == expected  # documents, index.json, filing.json: no strays or duplicates
+    assert keys == expected  # documents, index.json, index page, filing.json: no strays or duplicates
     assert not [k for k in lake.list("") if "/.tmp/" in f"/{k}" or k.startswith(".tmp")]
 
 
