@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     universe_csv: str | None = Field(
         None, description="S&P 500 constituents CSV (path or URL); default: ../shared/universe if present"
     )
+    membership_csv: str | None = Field(
+        None, description="S&P 500 membership by date (ticker,start_date,end_date): ALL with a crawl window is "
+        "every company that was a member in it, each filing kept when its company was a member on its period "
+        "end; default: ../shared/data/sp500-membership with the default universe; none: today's list for all "
+        "windows")
     universe_tickers: Annotated[list[str] | None, NoDecode] = Field(
         list(run_policy.DEFAULT_TICKERS),
         description="Comma-separated tickers to crawl; ALL for every constituent of the universe CSV",
@@ -208,6 +213,13 @@ class Settings(BaseSettings):
             raise ValueError(f"{value} is not a file (a constituents CSV path or http(s) URL)")
         return value
 
+    @field_validator("membership_csv")
+    @classmethod
+    def _membership_csv(cls, value: str | None) -> str | None:
+        if value and value.lower() != "none" and not Path(value).expanduser().is_file():
+            raise ValueError(f"{value} is not a file (a membership CSV: ticker,start_date,end_date; or none)")
+        return value
+
     @field_validator("edgar_identity")
     @classmethod
     def _identity(cls, value: str | None) -> str | None:
@@ -264,6 +276,18 @@ class Settings(BaseSettings):
         path = shared / "universe" / "sp500_constituents.csv" if shared else None
         if path is None or not path.is_file():
             raise ConfigError(NO_UNIVERSE)
+        return str(path)
+
+    def membership_source(self) -> str | None:
+        """MEMBERSHIP_CSV (``none``: no membership, today's list for every window); unset, the shared
+        membership history, but only beside the shared universe (a universe CSV of one's own names its own
+        membership file, or has none)."""
+        if self.membership_csv:
+            return None if self.membership_csv.lower() == "none" else self.membership_csv
+        shared = shared_dir()
+        path = shared / "data" / "sp500-membership" / "sp500_ticker_start_end.csv" if shared else None
+        if self.universe_csv or path is None or not path.is_file():
+            return None
         return str(path)
 
     def open_lake(self) -> Lake:

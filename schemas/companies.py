@@ -19,6 +19,14 @@ class FormerName(BaseModel):
     until: dt.date | None = Field(None, description="EDGAR's 'to': when the filer stopped using the name")
 
 
+class MembershipSpan(BaseModel):
+    """A period its ticker was in the S&P 500, ``[start, end)`` (``domain.membership``)."""
+
+    ticker: str
+    start: dt.date
+    end: dt.date | None = None
+
+
 class CompanyRecord(BaseModel):
     cik: int
     ticker: str = Field(description="The company's main ticker (the universe's first of its CIK)")
@@ -28,6 +36,8 @@ class CompanyRecord(BaseModel):
     edgar_name: str | None = Field(None, description="The submissions JSON's conformed name")
     former_names: list[FormerName] = Field(default_factory=list, description="The submissions' formerNames")
     names_read: dt.date | None = Field(None, description="When the submissions were last read (None: never)")
+    sp500_periods: list[MembershipSpan] = Field(default_factory=list, description="The S&P 500 membership periods "
+                                                "of the tickers that resolve to this CIK (empty: none known)")
 
 
 class CompanyDirectory(BaseModel):

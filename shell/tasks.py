@@ -15,7 +15,7 @@ import logging
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from domain import rules
-from etl.crawl.universe import read_constituents
+from etl.crawl.membership import universe_symbols
 from kernel import run_policy
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
@@ -98,10 +98,16 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
         plan = RunPlan(
             filed_from=params.get("filed_from") or (interval_start.date() if interval_start else None),
             filed_to=params.get("filed_to") or last_day,
-            tickers=params.get("tickers") or settings.universe_tickers or _universe_symbols(settings),
+            tickers=params.get("tickers") or settings.universe_tickers or [],
             forms=params.get("forms") or settings.forms,
             dry_run=bool(params.get("dry_run")),
         )
+        if not plan.tickers:  # ALL: each period's universe for a backfill window, else today's list
+            symbols = universe_symbols(settings.universe_source(), settings.membership_source(), plan.filed_from,
+                                       plan.filed_to, dt.datetime.now(dt.UTC).date())
+            plan = RunPlan.model_validate({**plan.model_dump(), "tickers": symbols})
+    except ConfigError:
+        raise
     except ValueError as exc:
         raise ConfigError(f"invalid run params: {exc}") from None
     if not plan.tickers:
@@ -109,10 +115,6 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
     log.info("run plan: filings filed %s..%s, %d ticker(s), forms %s%s", plan.filed_from, plan.filed_to,
              len(plan.tickers), ",".join(plan.forms), " (dry run)" if plan.dry_run else "")
     return plan.model_dump(mode="json")
-
-
-def _universe_symbols(settings: Settings) -> list[str]:
-    return [row["Symbol"] for row in read_constituents(settings.universe_source()) if row.get("Symbol")]
 
 
 def _edgar_share(settings: Settings) -> Settings:

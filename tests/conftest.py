@@ -3,6 +3,7 @@ project's own, and a real S3 server (rclone serve s3) for lake tests."""
 
 from __future__ import annotations
 
+import atexit
 import csv
 import gzip
 import http.server
@@ -30,7 +31,9 @@ from kernel.settings import load_settings, shared_dir  # noqa: E402
 
 # The EDGAR client's state (its schedule, SEC's block) never in the developer's own ~/.local/state: one
 # directory for the session's fixtures, one per test (``_edgar_state``).
-os.environ.setdefault("EDGAR_STATE_DIR", tempfile.mkdtemp(prefix="secplat-edgar-state-"))
+if "EDGAR_STATE_DIR" not in os.environ:
+    os.environ["EDGAR_STATE_DIR"] = tempfile.mkdtemp(prefix="secplat-edgar-state-")
+    atexit.register(shutil.rmtree, os.environ["EDGAR_STATE_DIR"], True)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,7 +11,7 @@ import datetime as dt
 from etl.crawl.universe import Company
 from kernel.company_directory import read_company, rebuild_directory, write_company
 from kernel.storage import Lake
-from schemas.companies import CompanyRecord, FormerName
+from schemas.companies import CompanyRecord, FormerName, MembershipSpan
 
 
 def merged(old: CompanyRecord | None, company: Company, names: dict | None, today: dt.date) -> CompanyRecord:
@@ -21,7 +21,8 @@ def merged(old: CompanyRecord | None, company: Company, names: dict | None, toda
                            sec_title=company.sec_title, tickers=_union(old.tickers if old else [], company.tickers),
                            edgar_name=old.edgar_name if old else None,
                            former_names=old.former_names if old else [],
-                           names_read=old.names_read if old else None)
+                           names_read=old.names_read if old else None,
+                           sp500_periods=_spans(old.sp500_periods if old else [], company))
     if names is not None:
         record.edgar_name = names["edgar_name"] or record.edgar_name
         record.former_names = [FormerName(**f) for f in names["former_names"]]
@@ -40,6 +41,12 @@ def record_names(lake: Lake, companies: list[Company], filers: dict[int, dict]) 
         if record != old:
             write_company(lake, record)
     return rebuild_directory(lake)
+
+
+def _spans(old: list[MembershipSpan], company: Company) -> list[MembershipSpan]:
+    """The membership periods recorded before and those the run resolved (each window sees its own)."""
+    new = [MembershipSpan(ticker=p.ticker, start=p.start, end=p.end) for p in company.member_periods]
+    return sorted({(s.ticker, s.start): s for s in [*old, *new]}.values(), key=lambda s: (s.start, s.ticker))
 
 
 def _union(first, second) -> list[str]:

@@ -46,6 +46,7 @@ from etl.crawl.filing_index import (
     submission_document_name,
     submission_documents,
 )
+from etl.crawl.membership import backfill, kept_by_membership
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.report import CrawlReport
@@ -124,6 +125,7 @@ class Crawler:
         """Every company's filings in the window, from its submissions JSON; for a historical window only
         the companies EDGAR's quarterly full index says filed in it are asked."""
         s = self.options
+        members = companies
         if historical_window(s.filed_from, s.filed_to, self.today):
             companies = self._filers(companies, report)
         found: list[tuple[Company, FilingRef]] = []
@@ -153,6 +155,13 @@ class Crawler:
                 log.info("%d filing(s) without a primary document skipped (from before 2001: their documents "
                          "exist only in the full submission, which the exhibits crawl splits)", len(legacy))
             found = [(c, ref) for c, ref in found if ref.primary_document]
+        if s.membership_source and backfill(s.filed_from, self.today):  # the index as it was
+            found, report.outside_membership, problems = kept_by_membership(found, members, s.forms, s.filed_from,
+                                                                            s.filed_to)
+            report.problems.extend(problems)
+            if report.outside_membership:
+                log.info("%d filing(s) of the window left out: their company was not an S&P 500 member on their "
+                         "period's end", report.outside_membership)
         found.sort(key=lambda pair: (pair[0].ticker, pair[1].filing_date, pair[1].accession))
         return found
 

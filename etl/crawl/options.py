@@ -24,6 +24,7 @@ class CrawlOptions:
 
     user_agent: str
     universe_source: str | None  # None: none configured (the crawl refuses when it needs one)
+    membership_source: str | None = None  # S&P 500 membership by date (etl.crawl.membership); None: today's list
     edgar_www_url: str = SEC_WWW_URL
     edgar_data_url: str = SEC_DATA_URL
     edgar_mirror: str | None = None
@@ -50,6 +51,7 @@ class CrawlOptions:
         mirror, tickers = settings.edgar_mirror, settings.universe_tickers
         values = {name: getattr(settings, name) for name in _SAME_NAMES}
         values.update(user_agent=settings.user_agent(live=mirror is None), universe_source=_universe(settings),
+                      membership_source=settings.membership_source(),
                       edgar_mirror=str(mirror) if mirror else None, forms=tuple(settings.forms),
                       universe_tickers=tuple(tickers) if tickers is not None else None)
         return cls(**{**values, **kw})

@@ -17,6 +17,7 @@ class CrawlReport(StageReport):
     skipped: int = 0
     missing: int = 0
     failed: int = 0
+    outside_membership: int = 0  # filings of the window whose company was not a member on their period's end
     resumed: int = 0  # files of interrupted filings read back from the lake, not asked of EDGAR again
     records: list[FilingRecord] = field(default_factory=list, metadata=DETAIL)  # the manifest holds them
     planned: list[str] = field(default_factory=list)  # a dry run's discoveries, nothing downloaded
@@ -31,7 +32,9 @@ class CrawlReport(StageReport):
 
     def summary(self) -> str:
         return (
-            f"{self.companies} companies, {self.discovered} filings discovered: {self.fetched} fetched, "
+            f"{self.companies} companies, {self.discovered} filings discovered"
+            + (f" ({self.outside_membership} more outside S&P 500 membership)" if self.outside_membership else "")
+            + f": {self.fetched} fetched, "
             f"{self.skipped} already present, {self.missing} missing (404), {self.failed} failed"
             + (f" ({self.resumed} file(s) of interrupted filings kept, not fetched again)" if self.resumed else "")
             + f"; {len(self.problems)} problem(s)"

@@ -10,10 +10,12 @@ A ticker that cannot be resolved becomes a :class:`UniverseProblem`, never an ex
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from domain.membership import MemberPeriod
 from domain.rules import normalize_ticker
 from kernel.settings import NO_UNIVERSE, ConfigError
 
@@ -26,6 +28,8 @@ class Company:
     sector: str | None = None
     tickers: tuple[str, ...] = field(default=())  # every universe ticker of this CIK
     sec_title: str | None = None  # company_tickers.json's title ("FORD MOTOR CO")
+    # the S&P 500 periods of the tickers that resolve to this CIK (domain.membership); empty: no membership known
+    member_periods: tuple[MemberPeriod, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,17 @@ def read_constituents(source: str) -> list[dict[str, str]]:
     return rows
 
 
+def row_cik(row: dict[str, str], symbol: str, sec: SecTickerMap) -> int | None:
+    """A constituent's CIK: the CSV's where SEC still lists it, else SEC's for the symbol, else the CSV's
+    (not in SEC's map at all: discovery will tell)."""
+    csv_cik = (row.get("CIK") or "").strip()
+    if csv_cik.isdigit() and int(csv_cik) in sec.tickers_by_cik:
+        return int(csv_cik)
+    if symbol in sec.by_ticker:
+        return sec.by_ticker[symbol][0]
+    return int(csv_cik) if csv_cik.isdigit() else None
+
+
 def build_universe(
     rows: list[dict[str, str]], sec: SecTickerMap, only: list[str] | None = None
 ) -> tuple[list[Company], list[UniverseProblem]]:
@@ -98,14 +113,7 @@ def build_universe(
         if not symbol or (wanted is not None and symbol not in wanted):
             continue
         seen_rows.add(symbol)
-        csv_cik = (row.get("CIK") or "").strip()
-        cik: int | None = None
-        if csv_cik.isdigit() and int(csv_cik) in sec.tickers_by_cik:
-            cik = int(csv_cik)
-        elif symbol in sec.by_ticker:
-            cik = sec.by_ticker[symbol][0]
-        elif csv_cik.isdigit():
-            cik = int(csv_cik)  # not in SEC's map at all: trust the CSV, discovery will tell
+        cik = row_cik(row, symbol, sec)
         if cik is None:
             problems.append(UniverseProblem(symbol, "no CIK: not in the CSV and unknown to SEC's company_tickers.json"))
             continue
@@ -132,10 +140,17 @@ def build_universe(
 
 def resolve_universe(options, http) -> tuple[list[Company], list[UniverseProblem]]:
     """The configured universe (``CrawlOptions``), joined with company_tickers.json fetched from the
-    configured www host."""
+    configured www host: with a membership file, the index as it was for a backfill window
+    (``etl.crawl.membership``), else today's constituents (with their membership periods where known)."""
+    from etl.crawl import membership
+
     if options.universe_source is None:
         raise ConfigError(NO_UNIVERSE)
     rows = read_constituents(options.universe_source)
+    periods = membership.read_membership(options.membership_source) if options.membership_source else None
     sec = SecTickerMap.from_json(http.get_json(f"{options.edgar_www_url}/files/company_tickers.json"))
-    tickers = options.universe_tickers
-    return build_universe(rows, sec, list(tickers) if tickers is not None else None)
+    tickers = list(options.universe_tickers) if options.universe_tickers is not None else None
+    if periods is not None and membership.backfill(options.filed_from, dt.datetime.now(dt.UTC).date()):
+        return membership.window_universe(rows, sec, periods, options.filed_from, options.filed_to, tickers)
+    companies, problems = build_universe(rows, sec, tickers)
+    return (membership.with_periods(companies, periods) if periods is not None else companies), problems

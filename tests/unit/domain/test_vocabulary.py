@@ -6,6 +6,7 @@ import pytest
 
 from domain import vocabulary
 from domain.companies import company_vocabulary
+from domain.membership import reviewed_filers
 from indexing.lexicon_job import curated_terms
 from query.concepts import concept_map
 from query.facts import synonyms
@@ -13,11 +14,12 @@ from query.facts import synonyms
 
 def test_every_list_loads_through_the_one_loader():
     assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon",
-                                                               "company_names"}
+                                                               "company_names", "former_tickers"}
     assert company_vocabulary().names["META"] == ("Facebook",) and "on" in company_vocabulary().common
     assert len(curated_terms()) >= 140 and curated_terms()["gross margin"] == "profitability"
     assert synonyms()["capex"][0] == "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
     assert concept_map().concepts
+    assert reviewed_filers()["FB"][0].cik == 1326801
 
 
 def test_a_list_that_does_not_read_is_one_line_naming_it(tmp_path, monkeypatch):
