@@ -165,3 +165,13 @@ def assign(period: MemberPeriod, first: dt.date | None, last: dt.date | None,
                 rest.append((hi, b))
         left = rest
     return list(dict.fromkeys(used)), bool([(a, b) for a, b in left if b is None or a < b])
+
+
+def member_flag(periods: Iterable[MemberPeriod] | None, report_date: dt.date | None,
+                filing_date: dt.date | None) -> bool | None:
+    """A document's ``sp500_member``: the rule on its company's periods; None when no membership is known
+    (``periods`` None) or the document has no date."""
+    day = report_date or filing_date
+    if periods is None or day is None:
+        return None
+    return member_on(periods, day)

@@ -30,7 +30,8 @@ class ScoredDoc(NamedTuple):
 
 
 # exact-valued metadata a filter may name that the catalog holds as the indexes do (dates are left to the engine)
-DOCUMENT_FILTERS = ("doc_id", "doc_name", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period")
+DOCUMENT_FILTERS = ("doc_id", "doc_name", "source_name", "company", "ticker", "form", "fiscal_year", "fiscal_period",
+                    "sp500_member")
 
 
 def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInfo]:

@@ -41,6 +41,9 @@ class DocumentRecord(BaseModel):
     filing_date: dt.date | None = None
     filing_items: list[str] = Field(default_factory=list, description="The 8-K's Items (a cover and its exhibits)")
     exhibit_type: str | None = Field(None, description="EX-99.1, ...: this document is an exhibit of its filing")
+    sp500_member: bool | None = Field(None, description="Its company was an S&P 500 member on the period end "
+                                      "(else the filing date), by the company directory's periods "
+                                      "(domain.membership); None: no membership known")
     exhibit_document: str | None = Field(None, description="The exhibit's EDGAR file name")
     exhibit_description: str | None = None
     absent_items: list[str] = Field(default_factory=list, description="Items the filing incorporates by "

@@ -27,6 +27,8 @@ class DocumentMeta(BaseModel):
     fiscal_period: str | None = None
     period_end: dt.date | None = None
     exhibit_type: str | None = Field(None, description="EX-99.1, ...: the document is that exhibit of its 8-K")
+    sp500_member: bool | None = Field(None, description="Its company was an S&P 500 member on the document's "
+                                      "period end (else its filing date); None: no membership known")
 
 
 class PassageRecord(DocumentMeta):

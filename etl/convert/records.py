@@ -7,10 +7,12 @@ from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 
+from domain.membership import MemberPeriod, member_flag
 from etl.convert.identity import Identity, amendment_links, assign_ids
 from etl.convert.ixbrl import Fact
 from etl.convert.options import STAGE
 from etl.convert.pdf_pages import PagedPdf
+from kernel.company_directory import read_directory
 from kernel.layout import (
     dataset_key,
     dataset_parts,
@@ -43,6 +45,23 @@ def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, fa
     write_parquet(lake, dataset_key("pages", name), to_table(PageRecord, pages))
     write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
     release(lake, STAGE, key)
+
+
+def membership(lake: Lake) -> dict[int, list[MemberPeriod]] | None:
+    """Each company's S&P 500 periods from the company directory (the crawl records them); None when the
+    directory knows no membership at all (then every document's ``sp500_member`` is None, not False)."""
+    directory = read_directory(lake)
+    if not any(r.sp500_periods for r in directory.values()):
+        return None
+    return {cik: [MemberPeriod(s.ticker, s.start, s.end) for s in r.sp500_periods] for cik, r in directory.items()}
+
+
+def with_membership(doc: DocumentRecord, periods: dict[int, list[MemberPeriod]] | None) -> DocumentRecord:
+    """The document with its ``sp500_member`` (domain.membership.member_flag); a company the directory does
+    not hold (a PDF that arrived as a PDF) stays None."""
+    if periods is None or doc.cik is None or doc.cik not in periods:
+        return doc
+    return doc.model_copy(update={"sp500_member": member_flag(periods[doc.cik], doc.period_end, doc.filing_date)})
 
 
 def converted_documents(lake: Lake) -> dict[str, tuple[Identity, str]]:

@@ -16,7 +16,14 @@ from etl.convert.options import STAGE, ConvertOptions
 from etl.convert.pdf_file import convert_pdf_file, name_collisions, pdf_files
 from etl.convert.pdf_pages import PdfError
 from etl.convert.pdf_render import RenderError
-from etl.convert.records import Converted, converted_documents, settle_identity, write_outputs
+from etl.convert.records import (
+    Converted,
+    converted_documents,
+    membership,
+    settle_identity,
+    with_membership,
+    write_outputs,
+)
 from etl.convert.report import ConvertReport
 from etl.crawl.crawler import read_records
 from kernel.layout import (
@@ -82,11 +89,13 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
         else:
             todo.append(job)
     converted: dict[str, DocumentRecord] = {}
+    members = membership(lake)  # each company's S&P 500 periods (the directory): every document's sp500_member
 
     def one(job: Job) -> tuple[DocumentRecord, int, str | None, float]:
         """Convert and write one document; what the report needs is all that is kept (not its PDF or facts:
         a run over thousands of filings must not hold them)."""
         done = job.convert()
+        done.doc = with_membership(done.doc, members)
         write_outputs(lake, job.key, done.paged, done.doc, done.facts)
         missing = [f for f in done.facts if f.kind == "numeric" and f.value is None and not f.nil]
         problem = (f"{done.doc.doc_id}: {len(missing)} numeric fact(s) without a value (first: {missing[0].problem})"

@@ -141,3 +141,27 @@ def test_a_backfill_plan_names_each_periods_members_and_the_nightly_todays(fixtu
     today = dt.datetime.now(dt.UTC)
     nightly = plan_run({}, today - dt.timedelta(days=1), today, settings)
     assert nightly["tickers"] == ["ACME", "BETA-B"]  # today's constituents
+
+
+def test_each_document_says_whether_its_company_was_a_member_on_its_period(fixture_mirror, tmp_path, monkeypatch,
+                                                                          capsys):
+    """Today's list crawled (no backfill): the directory records the periods, and convert flags each
+    document by the rule (ACME joined on 2024-03-01: its FY2023 10-K is before, its 2024 10-Qs after)."""
+    import pyarrow.parquet as pq
+
+    from shell.cli import main
+
+    membership = tmp_path / "members.csv"
+    membership.write_text("ticker,start_date,end_date\nACME,2024-03-01,\nBETA.B,2015-01-01,2023-06-30\n")
+    lake = tmp_path / "lake"
+    with MirrorServer(fixture_mirror["root"]) as server:
+        _crawl_env(monkeypatch, server, fixture_mirror, membership)
+        assert main(["crawl", "--lake", str(lake), "--tickers", "ALL", "--forms", "10-K,10-Q"]) == 0, \
+            capsys.readouterr().err
+    monkeypatch.setenv("LAKE_ROOT", str(lake))
+    assert main(["convert"]) == 0, capsys.readouterr().err
+    rows = pq.read_table(lake / "datasets" / "documents").to_pylist()
+    flags = {(r["ticker"], str(r["period_end"])): r["sp500_member"] for r in rows}
+    assert flags[("ACME", "2023-12-31")] is False and flags[("ACME", "2024-03-31")] is True
+    assert flags[("ACME", "2018-12-31")] is False and flags[("BETA-B", "2023-12-31")] is False
+    assert main(["convert"]) == 0 and "0 converted" in capsys.readouterr().out  # idempotent

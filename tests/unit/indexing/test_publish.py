@@ -461,3 +461,23 @@ def test_a_store_published_before_releases_is_served_then_released(lake):
     assert {o.mode for o in report.indexes} == {"unchanged"} and report.release != LEGACY_RELEASE
     assert (root / "release.json").exists() and EmbeddedBackend.from_settings(settings).live_release().id == \
         report.release
+
+
+def test_passages_filter_on_sp500_membership_as_the_cli_writes_it(tmp_path):
+    """``--filter sp500_member=true``: the string is the field's boolean, and only members' passages come back."""
+    from kernel.search.base import check_filters
+
+    data = records("v1")
+    for name in ("documents", "passages", "tree_nodes"):
+        data[name] = [{**r, "sp500_member": r["doc_id"].startswith("KO")} for r in data[name]]
+    write_index_lake(tmp_path / "lake", data)
+    settings = _settings(tmp_path / "lake")
+    publish(settings)
+    backend = open_backend(settings)
+    spec = INDEXES["passages"]
+    filters = check_filters(spec, {"sp500_member": "true"})
+    hits = backend.bm25(alias_name(backend.prefix, "passages"), spec, "revenues company", filters, 20)
+    assert hits and {h.source["doc_id"] for h in hits} == {"KO_2023_10K"}
+    none = check_filters(spec, {"sp500_member": "false"})
+    assert {h.source["doc_id"] for h in backend.bm25(alias_name(backend.prefix, "passages"), spec, "revenues", none,
+                                                     20)} == {"PEP_2023_10K"}

@@ -148,3 +148,12 @@ def test_document_choice_weighs_year_period_and_form_evidence():
     # non-GAAP wording: the earnings release of the year is tier 0, the annual report is not preferred
     adjusted = document_tiers(docs, plan_for("Adjusted non-GAAP EBITDA for FY2023", years=[2023]))
     assert adjusted["KO_2023Q4_EARNINGS"].bonus > adjusted["KO_2023_10K"].bonus
+
+
+def test_documents_filter_on_sp500_membership():
+    from query.scoring import filter_docs
+
+    member, former, unknown = (DocInfo(doc_id=d, company="x", sp500_member=flag, entity="x")
+                               for d, flag in (("A", True), ("B", False), ("C", None)))
+    assert [d.doc_id for d in filter_docs([member, former, unknown], {"sp500_member": [True]})] == ["A"]
+    assert [d.doc_id for d in filter_docs([member, former, unknown], {"sp500_member": [False]})] == ["B"]
