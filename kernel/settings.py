@@ -84,6 +84,9 @@ class Settings(BaseSettings):
         list(rules.SUPPORTED_FORMS), description="Forms to crawl, comma-separated (10-K/A: only 10-K amendments)")
     include_amendments: bool = Field(True, description="Keep amendments such as 10-K/A (flagged as such)")
     filed_from: dt.date | None = Field(None, description="First filing date to crawl (inclusive), YYYY-MM-DD")
+    history_from: dt.date | None = Field(
+        None, description="The corpus's first filing date: a company that joins the S&P 500 (MEMBERSHIP_CSV) during "
+        "a nightly's window has its filings from this date crawled by that nightly; unset: only the window's")
     filed_to: dt.date | None = Field(None, description="Last filing date to crawl (inclusive), YYYY-MM-DD")
     exhibit_types: str = Field(
         "EX-99*,EX-13*", description="Documents of each filing to crawl besides the primary one, by SGML type: "

@@ -15,7 +15,7 @@ import logging
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from domain import rules
-from etl.crawl.membership import universe_symbols
+from etl.crawl.membership import backfill, joined_in, read_membership, universe_symbols
 from kernel import run_policy
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
@@ -60,6 +60,9 @@ class RunPlan(BaseModel):
     tickers: list[str] = Field(default_factory=list)
     forms: list[str] = Field(default_factory=lambda: list(rules.SUPPORTED_FORMS))
     dry_run: bool = False
+    # companies that joined the S&P 500 in the window: their filings since history_from are crawled too
+    new_members: list[str] = Field(default_factory=list)
+    history_from: dt.date | None = None
 
     # The settings' own rules (domain.rules): a value the settings accept, a run accepts.
     @field_validator("tickers")
@@ -78,10 +81,12 @@ class RunPlan(BaseModel):
         return self
 
     def settings(self, base: Settings | None = None, ticker: str | None = None) -> Settings:
-        """Settings narrowed to this plan (and to one ticker, for a per-company task)."""
+        """Settings narrowed to this plan (and to one ticker, for a per-company task: a new member's from
+        ``history_from``)."""
         base = base or load_settings()
+        first = self.history_from if ticker in self.new_members and self.history_from else self.filed_from
         return base.model_copy(update={
-            "filed_from": self.filed_from, "filed_to": self.filed_to, "forms": self.forms,
+            "filed_from": first, "filed_to": self.filed_to, "forms": self.forms,
             "universe_tickers": [ticker] if ticker else self.tickers,
         })
 
@@ -103,9 +108,12 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
             dry_run=bool(params.get("dry_run")),
         )
         if not plan.tickers:  # ALL: each period's universe for a backfill window, else today's list
+            today = dt.datetime.now(dt.UTC).date()
             symbols = universe_symbols(settings.universe_source(), settings.membership_source(), plan.filed_from,
-                                       plan.filed_to, dt.datetime.now(dt.UTC).date())
-            plan = RunPlan.model_validate({**plan.model_dump(), "tickers": symbols})
+                                       plan.filed_to, today)
+            joined = _joined(settings, plan, today)
+            plan = RunPlan.model_validate({**plan.model_dump(), "tickers": list(dict.fromkeys([*symbols, *joined])),
+                                           "new_members": joined, "history_from": settings.history_from})
     except ConfigError:
         raise
     except ValueError as exc:
@@ -115,6 +123,15 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
     log.info("run plan: filings filed %s..%s, %d ticker(s), forms %s%s", plan.filed_from, plan.filed_to,
              len(plan.tickers), ",".join(plan.forms), " (dry run)" if plan.dry_run else "")
     return plan.model_dump(mode="json")
+
+
+def _joined(settings: Settings, plan: RunPlan, today: dt.date) -> list[str]:
+    """The nightly notices a membership change: the tickers that joined in its window (HISTORY_FROM set, a
+    membership file, not a backfill), whose history it crawls."""
+    source = settings.membership_source()
+    if not (source and settings.history_from) or backfill(plan.filed_from, today):
+        return []
+    return joined_in(read_membership(source), plan.filed_from, plan.filed_to)
 
 
 def _edgar_share(settings: Settings) -> Settings:
@@ -132,16 +149,21 @@ def companies_to_crawl(plan: dict) -> list[str]:
     for problem in work.problems:
         log.warning("%s", problem)
     log.info("%s", work.summary())
-    if work.tickers:
-        log.info("to crawl: %s", ", ".join(work.tickers))
-    return work.tickers
+    if run.new_members:
+        log.info("joined the S&P 500 in the window: %s (their filings since %s are crawled)",
+                 ", ".join(run.new_members), run.history_from)
+    tickers = sorted({*work.tickers, *run.new_members})
+    if tickers:
+        log.info("to crawl: %s", ", ".join(tickers))
+    return tickers
 
 
 def crawl_company(plan: dict, ticker: str) -> dict:
     """One company's filings in the window, at one EDGAR share of the rate limit. An unknown ticker or a
     failed filing is reported (and recorded in the lake), never raised."""
     run = RunPlan.model_validate(plan)
-    report = run_stage("crawl", Resources(_edgar_share(run.settings(ticker=ticker))), as_of=run.filed_to, dry_run=run.dry_run)
+    report = run_stage("crawl", Resources(_edgar_share(run.settings(ticker=ticker))), as_of=run.filed_to,
+                       dry_run=run.dry_run, history=ticker in run.new_members)
     for problem in report.problems:
         log.error("%s: %s", ticker, problem)
     log.info("%s: %s", ticker, report.summary())

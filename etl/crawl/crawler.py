@@ -46,7 +46,8 @@ from etl.crawl.filing_index import (
     submission_document_name,
     submission_documents,
 )
-from etl.crawl.membership import backfill, kept_by_membership
+from etl.crawl.membership import applies as membership_applies
+from etl.crawl.membership import kept_by_membership
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.report import CrawlReport
@@ -155,7 +156,7 @@ class Crawler:
                 log.info("%d filing(s) without a primary document skipped (from before 2001: their documents "
                          "exist only in the full submission, which the exhibits crawl splits)", len(legacy))
             found = [(c, ref) for c, ref in found if ref.primary_document]
-        if s.membership_source and backfill(s.filed_from, self.today):  # the index as it was
+        if membership_applies(s, self.today):  # the index as it was
             found, report.outside_membership, problems = kept_by_membership(found, members, s.forms, s.filed_from,
                                                                             s.filed_to)
             report.problems.extend(problems)

@@ -43,6 +43,19 @@ def backfill(filed_from: dt.date | None, today: dt.date) -> bool:
     return filed_from is not None and filed_from < today - HISTORY_LAG
 
 
+def applies(options, today: dt.date) -> bool:
+    """Whether membership by date decides a crawl's universe and filings (``CrawlOptions``): a backfill window
+    with a membership file, unless the crawl is a new member's history (today's list over the window)."""
+    return bool(options.membership_source) and not options.history and backfill(options.filed_from, today)
+
+
+def joined_in(periods: list[MemberPeriod], first: dt.date | None, last: dt.date | None) -> list[str]:
+    """The tickers whose membership started within ``[first, last]``: the nightly of those days notices
+    them (a new member's history is crawled); a leaver needs nothing (its documents stay, and keep their
+    flag: the periods before it left do not change)."""
+    return sorted({p.ticker for p in periods if first and p.start >= first and (last is None or p.start <= last)})
+
+
 def universe_symbols(universe_source: str, membership_source: str | None, filed_from: dt.date | None,
                      filed_to: dt.date | None, today: dt.date) -> list[str]:
     """What ``ALL`` names for a run's plan: for a backfill window with a membership file, every ticker that

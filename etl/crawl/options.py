@@ -43,6 +43,7 @@ class CrawlOptions:
     exhibit_types: str = ""
     as_of: dt.date | None = None
     dry_run: bool = False
+    history: bool = False  # a new member's history: today's list over the window, no membership filter
     progress: Progress | None = None
 
     @classmethod

@@ -150,7 +150,7 @@ def resolve_universe(options, http) -> tuple[list[Company], list[UniverseProblem
     periods = membership.read_membership(options.membership_source) if options.membership_source else None
     sec = SecTickerMap.from_json(http.get_json(f"{options.edgar_www_url}/files/company_tickers.json"))
     tickers = list(options.universe_tickers) if options.universe_tickers is not None else None
-    if periods is not None and membership.backfill(options.filed_from, dt.datetime.now(dt.UTC).date()):
+    if periods is not None and membership.applies(options, dt.datetime.now(dt.UTC).date()):
         return membership.window_universe(rows, sec, periods, options.filed_from, options.filed_to, tickers)
     companies, problems = build_universe(rows, sec, tickers)
     return (membership.with_periods(companies, periods) if periods is not None else companies), problems

@@ -165,3 +165,28 @@ def test_each_document_says_whether_its_company_was_a_member_on_its_period(fixtu
     assert flags[("ACME", "2023-12-31")] is False and flags[("ACME", "2024-03-31")] is True
     assert flags[("ACME", "2018-12-31")] is False and flags[("BETA-B", "2023-12-31")] is False
     assert main(["convert"]) == 0 and "0 converted" in capsys.readouterr().out  # idempotent
+
+
+def test_the_nightly_notices_a_new_member_and_crawls_its_history(fixture_mirror, tmp_path, monkeypatch):
+    """ACME joined the index yesterday: yesterday's nightly names it a new member and crawls its filings
+    since HISTORY_FROM (not only the window's), flagged by the rule; BETA's crawl keeps to the window."""
+    from shell.tasks import companies_to_crawl, crawl_company, plan_run
+
+    today = dt.datetime.now(dt.UTC)
+    joined = (today - dt.timedelta(days=1)).date()
+    membership = tmp_path / "members.csv"
+    membership.write_text(f"ticker,start_date,end_date\nACME,{joined},\nBETA.B,2015-01-01,\n")
+    with MirrorServer(fixture_mirror["root"]) as server:
+        _crawl_env(monkeypatch, server, fixture_mirror, membership)
+        for name, value in {"LAKE_ROOT": str(tmp_path / "lake"), "HISTORY_FROM": "2019-01-01",
+                            "UNIVERSE_TICKERS": "ALL"}.items():
+            monkeypatch.setenv(name, value)
+        plan = plan_run({}, today - dt.timedelta(days=1), today)
+        assert plan["new_members"] == ["ACME"] and plan["history_from"] == "2019-01-01"
+        assert companies_to_crawl(plan) == ["ACME"]  # nothing filed in the window: only the new member
+        done = crawl_company(plan, "ACME")
+        assert done["fetched"] == 5 and not done["problems"]  # since 2019-01-01: the 2018 10-Q is before
+        assert crawl_company(plan, "BETA-B")["discovered"] == 0  # the window only
+    directory = json.loads((tmp_path / "lake" / "manifests" / "companies.json").read_text())
+    acme = next(c for c in directory["companies"] if c["cik"] == 1000001)
+    assert acme["sp500_periods"] == [{"ticker": "ACME", "start": str(joined), "end": None}]
