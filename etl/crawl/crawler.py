@@ -232,7 +232,8 @@ class Crawler:
             rec = FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc))
             outcome = "failed"
         self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
-        files.finish()
+        if rec.status == "ok":  # a failed or missing filing is asked again: what it finished stays noted
+            files.finish()
         return outcome, rec
 
     def _from_submission(self, base_url: str, ref: FilingRef, record: dict) -> tuple[FilingRecord, str]:

@@ -5,7 +5,8 @@ written to the lake, then noted in the filing's progress record (``fetched.json`
 sha256). A rerun after SEC's block, an outage or a kill reads a noted file back from the lake, checks its
 size and hash against the note, and sends no request for it (SEC counts every request against the client);
 a file whose bytes do not match is fetched again. The record goes once the filing's own record
-(``filing.json``) is written: from then that record lists the documents with their hashes.
+(``filing.json``) is written ``ok``: from then that record lists the documents with their hashes. A filing
+that failed or was missing keeps it, for its retry.
 """
 
 from __future__ import annotations

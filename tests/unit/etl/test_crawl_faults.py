@@ -128,3 +128,27 @@ def test_the_block_holds_for_the_client_in_every_lake_and_each_crawl_reports_it(
         assert "EDGAR blocked this client" in report["error"]
     blocked = json.loads(open_lake(str(tmp_path / "a")).read_bytes(max(open_lake(str(tmp_path / "a")).list("runs/crawl"))))
     assert blocked["http"]["requests"] >= 4 and "companies" in blocked
+
+
+def test_a_failed_filing_keeps_what_it_finished_for_its_retry(fixture_mirror, tmp_path, monkeypatch, capsys):
+    """The 8-K's primary document is not there yet (404: recorded missing); its retry asks for the primary
+    document and what came after it, not for index.json again."""
+    from shell.cli import main
+
+    _with_exhibits(fixture_mirror["root"])
+    folder = fixture_mirror["root"] / "www.sec.gov/Archives/edgar/data/1000001" / ACC.replace("-", "")
+    primary = next(folder.glob("acme-*.htm.gz"))
+    hidden = primary.rename(primary.with_suffix(".hidden"))
+    args = ["crawl", "--tickers", "ACME", "--forms", "8-K", "--lake", str(tmp_path / "lake")]
+    with MirrorServer(fixture_mirror["root"]) as server:
+        _env(monkeypatch, server, fixture_mirror)
+        assert main(args) == 1  # a missing filing is a problem
+        capsys.readouterr()
+        hidden.rename(primary)
+        server.clear_log()
+        assert main(args) == 0, capsys.readouterr().err
+        asked = _archive_asks(server.log)
+    assert "index.json" not in asked and primary.name.removesuffix(".gz") in asked
+    lake = open_lake(str(tmp_path / "lake"))
+    assert [r.status for r in read_records(lake)] == ["ok"]
+    assert not [k for k in lake.list("raw") if k.endswith("fetched.json")]
