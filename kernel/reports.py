@@ -59,19 +59,18 @@ def _plain(value: Any) -> Any:
 
 def write_run_report(lake: Lake, report: StageReport, **extra: Any) -> str:
     """``runs/<stage>/<UTC stamp>.json``: what a stage did, for operators and dashboards."""
-    key = layout.run_report_key(report.stage)
-    stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
-    body = {"finished_at": stamp, "status": "ok", **report.as_dict(), **extra}
-    lake.write_bytes(key, json.dumps(body, indent=2, default=str).encode())
-    return key
+    return _write(lake, report.stage, {"status": "ok", **report.as_dict(), **extra})
 
 
 def write_failed_report(lake: Lake, stage: str, exc: BaseException, partial: StageReport | None = None) -> str:
     """``runs/<stage>/<UTC stamp>.json`` of a run that raised: ``status: failed``, the one-line error, and
     what it had done when the stage attached it to the error (``partial``: its report so far)."""
+    return _write(lake, stage, {**(partial.as_dict() if partial else {}), "stage": stage, "status": "failed",
+                                "error": str(exc), "error_type": type(exc).__name__})
+
+
+def _write(lake: Lake, stage: str, body: dict[str, Any]) -> str:
     key = layout.run_report_key(stage)
     stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
-    body = {"finished_at": stamp, **(partial.as_dict() if partial else {}), "stage": stage, "status": "failed",
-            "error": str(exc), "error_type": type(exc).__name__}
-    lake.write_bytes(key, json.dumps(body, indent=2, default=str).encode())
+    lake.write_bytes(key, json.dumps({"finished_at": stamp, **body}, indent=2, default=str).encode())
     return key

@@ -67,7 +67,8 @@ def dir_mode() -> int:
     return 0o777 & ~umask()
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this host runs (another user's counts as running)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -150,7 +151,7 @@ class LocalLake:
             parts = entry.name.rsplit("-", 2)
             if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
                 continue
-            if not _pid_alive(int(parts[1])):
+            if not pid_alive(int(parts[1])):
                 with contextlib.suppress(OSError):
                     entry.unlink()
                     removed += 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from domain.membership import (
@@ -155,7 +156,7 @@ def with_periods(companies: list[Company], periods: list[MemberPeriod],
                 mapped, rest = assign(period, None, None, filers.get(ticker, []))
                 if rest or any(f.cik == company.cik for f in mapped):
                     own.append(period)
-        out.append(Company(**{**vars(company), "member_periods": tuple(sorted(set(own)))}))
+        out.append(replace(company, member_periods=tuple(sorted(set(own)))))
     return out
 
 

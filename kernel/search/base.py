@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from kernel.storage import pid_alive
 from schemas.index import IndexSpec
 
 Scalar = str | int | bool | dt.date
@@ -54,13 +55,7 @@ def holder_dead(owner: dict) -> bool:
     A holder on another host is judged by its heartbeat alone."""
     if owner.get("host") != socket.gethostname() or not str(owner.get("pid", "")).isdigit():
         return False
-    try:
-        os.kill(int(owner["pid"]), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
+    return not pid_alive(int(owner["pid"]))
 
 
 def busy_message(owner: dict) -> str:

@@ -132,8 +132,14 @@ class Dialect:
         """Every hit of ``query``: the ``fields`` of its source, or no source when None."""
         raise NotImplementedError
 
-    def streaming_bulk(self, actions, chunk_size: int) -> Iterator[tuple[bool, dict]]:
+    def helpers(self):
+        """The client library's ``helpers`` module (scan, streaming_bulk)."""
         raise NotImplementedError
+
+    def streaming_bulk(self, actions, chunk_size: int) -> Iterator[tuple[bool, dict]]:
+        """Bulk writes with one retry policy for both engines; a failed row is yielded, never raised."""
+        return self.helpers().streaming_bulk(self.client, actions, chunk_size=chunk_size, max_retries=5,
+                                             initial_backoff=1, raise_on_error=False, raise_on_exception=False)
 
     def create_doc(self, index: str, doc_id: str, document: dict) -> None:
         raise NotImplementedError
@@ -217,18 +223,15 @@ class ElasticDialect(Dialect):
         kwargs = {"search_type": "dfs_query_then_fetch"} if global_stats else {}
         return self.client.search(index=index, size=size, source_excludes=["vector"], **kwargs, **body)
 
+    def helpers(self):
+        from elasticsearch import helpers
+
+        return helpers
+
     def scan(self, index, query, size, timeout, fields):
-        from elasticsearch import helpers
-
         source = {"source": {"includes": list(fields)}} if fields is not None else {"_source": False}
-        return helpers.scan(self.client, index=index, query={"query": query}, size=size, request_timeout=timeout,
-                            **source)
-
-    def streaming_bulk(self, actions, chunk_size):
-        from elasticsearch import helpers
-
-        return helpers.streaming_bulk(self.client, actions, chunk_size=chunk_size, max_retries=5, initial_backoff=1,
-                                      raise_on_error=False, raise_on_exception=False)
+        return self.helpers().scan(self.client, index=index, query={"query": query}, size=size,
+                                   request_timeout=timeout, **source)
 
     def create_doc(self, index, doc_id, document):
         self.client.create(index=index, id=doc_id, document=document, refresh="true")
@@ -326,18 +329,15 @@ class OpenSearchDialect(Dialect):
         return self.client.search(index=index, body={**body, "size": size, "_source": {"excludes": ["vector"]}},
                                   params=params)
 
+    def helpers(self):
+        from opensearchpy import helpers
+
+        return helpers
+
     def scan(self, index, query, size, timeout, fields):
-        from opensearchpy import helpers
-
         source = {"includes": list(fields)} if fields is not None else False
-        return helpers.scan(self.client, index=index, query={"query": query, "_source": source}, size=size,
-                            request_timeout=timeout)
-
-    def streaming_bulk(self, actions, chunk_size):
-        from opensearchpy import helpers
-
-        return helpers.streaming_bulk(self.client, actions, chunk_size=chunk_size, max_retries=5, initial_backoff=1,
-                                      raise_on_error=False, raise_on_exception=False)
+        return self.helpers().scan(self.client, index=index, query={"query": query, "_source": source}, size=size,
+                                   request_timeout=timeout)
 
     def create_doc(self, index, doc_id, document):
         self.client.create(index=index, id=doc_id, body=document, refresh="true")

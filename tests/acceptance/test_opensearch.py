@@ -18,13 +18,12 @@ from pathlib import Path
 import pytest
 
 from indexing.listing import listing
-from kernel import faults
 from kernel.resources import Resources
 from kernel.search.elastic import ElasticBackend
 from kernel.settings import load_settings
 from schemas.index import INDEXES
 from shell.runner import run_stage
-from tests.acceptance.test_release_faults import _v2
+from tests.acceptance.test_release_faults import _run, _v2
 from tests.index_records import records, write_index_lake
 from tests.unit.kernel.test_backend_contract import drop_test_indices
 
@@ -55,15 +54,7 @@ def served(url: str, prefix: str) -> tuple[str | None, dict]:
 
 def secplat(url: str, lake: Path, prefix: str, *args: str, kill_at: str | None = None,
             trace: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LAKE_ROOT": str(lake), "OPENSEARCH_URL": url, "SEARCH_PREFIX": prefix,
-           "SEARCH_KEEP_VERSIONS": "2"}
-    env.pop(faults.KILL_AT, None)
-    env.pop(faults.TRACE, None)
-    if kill_at:
-        env[faults.KILL_AT] = kill_at
-    if trace:
-        env[faults.TRACE] = str(trace)
-    return subprocess.run([SECPLAT, *args], env=env, capture_output=True, text=True, timeout=300)
+    return _run(lake, *args, kill_at=kill_at, trace=trace, OPENSEARCH_URL=url, SEARCH_PREFIX=prefix)
 
 
 def published_v1(url: str, root: Path) -> tuple[Path, str]:

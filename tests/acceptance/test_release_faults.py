@@ -53,9 +53,12 @@ def served(lake: Path) -> tuple[str | None, dict]:
     return (release.id if release else None), view
 
 
-def _run(lake: Path, *args: str, kill_at: str | None = None, trace: Path | None = None):
-    env = {**os.environ, "LAKE_ROOT": str(lake), "SEARCH_KEEP_VERSIONS": "2"}
+def _run(lake: Path, *args: str, kill_at: str | None = None, trace: Path | None = None, **settings: str):
+    """``secplat ARGS`` on ``lake`` in a process of its own (``settings``: more environment, e.g. a cluster's
+    URL), killed at ``kill_at`` or tracing its fault points to ``trace``."""
+    env = {**os.environ, "LAKE_ROOT": str(lake), "SEARCH_KEEP_VERSIONS": "2", **settings}
     env.pop(faults.KILL_AT, None)
+    env.pop(faults.TRACE, None)
     if kill_at:
         env[faults.KILL_AT] = kill_at
     if trace:
