@@ -2,13 +2,14 @@
 
 Names come from data only: the S&P 500 universe CSV (listed names, tickers); EDGAR's names, which the crawl
 keeps in the lake's company directory (``schemas.companies.CompanyRecord``: company_tickers.json's title,
-the submissions' conformed name, ``formerNames`` and tickers); the published documents' cover and source
+the submissions' conformed name, ``formerNames`` (those dropped before 2010 as whole names only) and
+tickers); the published documents' cover and source
 names; and a reviewed vocabulary (``domain/vocabulary/company_names.yaml``) for what no EDGAR source holds:
 brands ("Google"), abbreviations ("P&G"), a filer's former names where a lake has no submissions of it.
 
 How a question names a company (:meth:`EntityIndex.find`):
 
-- a name, compared squashed (lower case, letters, digits and "&" only, corporate suffixes, possessives and
+- a name, compared squashed (accents folded: "Nestlé" = "Nestle") (lower case, letters, digits and "&" only, corporate suffixes, possessives and
   parenthesized remarks dropped: "Walt Disney Company (The)" = "WALT DISNEY CO"), written capitalized;
 - a distinctive word of a name ("Honeywell", "Disney", "Smucker", "Colgate"): every company whose names hold
   it, when at most ``MAX_SHARED`` do, unless the vocabulary calls it generic (sector nouns, places, given
@@ -113,11 +114,21 @@ def _date(value) -> dt.date:
     return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
 
 
+def old_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
+    """The former names a company stopped using before ``since`` ("APPLE COMPUTER INC" until 2007): still how
+    people name it in a question about its history, but as whole names only (their words may be another
+    company's by now)."""
+    return [f["name"] for f in record.get("former_names") or []
+            if f.get("name") and f.get("until") is not None and _date(f["until"]) < since]
+
+
 def add_directory_record(index: EntityIndex, record: dict) -> str | None:
     """A company directory record's names and tickers (``schemas.companies.CompanyRecord`` as a dict)."""
     key = None
     for ticker in dict.fromkeys([record["ticker"], *(record.get("tickers") or [])]):
         key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
+    if key and old_names(record):
+        index.add(record["listed_name"], record["ticker"], extra_names=old_names(record), words=False)
     return key
 
 
@@ -250,7 +261,15 @@ class EntityIndex:
     def _named(self, written: str, n: int) -> set[str]:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
-        return keys | self.words.get(squashed, set()) if n == 1 else keys
+        if n > 1:
+            return keys
+        keys |= self.words.get(squashed, set())
+        if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
+                squashed[:-1] not in self.vocab.common:
+            # a surname-company with a final "s" and no apostrophe: "Smuckers", "Hersheys" for Smucker, Hershey
+            stem = squashed[:-1]
+            keys = ({self.names[stem]} if stem in self.names else set()) | self.words.get(stem, set())
+        return keys
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then

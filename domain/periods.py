@@ -90,6 +90,16 @@ def _period(kind: str, m: re.Match) -> Period:
     return Period(*at, None, int(g[0]))
 
 
+_DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2}\b",
+                   re.I)
+
+
+def names_a_date(text: str) -> bool:
+    """Whether the text names a day ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
+    or a span at that date, which may be a quarter's end as well as a year's."""
+    return bool(_DATE.search(text or ""))
+
+
 def periods(text: str) -> list[Period]:
     """Every period the text mentions, in order (see the module docstring)."""
     masked = (text or "").lower().replace("’", "'")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 MAX_TOKEN = 40  # bytes: longer tokens are dropped by the BM25 analyzer
 WORD = re.compile(r"[^\W_]+")
@@ -75,8 +76,22 @@ def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
 
 def surface_words(text: str | None) -> list[tuple[str, int]]:
     """The words as written with where each starts, case kept: ASCII letters, digits and "&" ("S&P",
-    "AT&T", a lone "&"), a possessive kept on its word ("Apple's"); for names and tickers."""
-    return [(m.group(0), m.start()) for m in _SURFACE.finditer(text or "")]
+    "AT&T", a lone "&"), a possessive kept on its word ("Apple's"); for names and tickers. Accented letters
+    are read as their plain ones ("Nestlé" and "Nestle" are one word; offsets are the text's own)."""
+    folded = fold_accents(text or "")
+    return [(m.group(0), m.start()) for m in _SURFACE.finditer(folded)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(char: str) -> str:
+    base = unicodedata.normalize("NFKD", char)[:1]
+    return base if base.isascii() and base.isalpha() else char
+
+
+def fold_accents(text: str) -> str:
+    """Each accented Latin letter as its plain one ("é" -> "e", "Ö" -> "O"), one character for one, so
+    offsets into the folded text are offsets into the text."""
+    return text if text.isascii() else "".join(_plain(c) if not c.isascii() else c for c in text)
 
 
 def figures_share(text: str | None) -> float:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import periods
+from domain.periods import names_a_date, periods
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
@@ -25,6 +25,7 @@ class QueryAnalysis:
     years: list[int] = field(default_factory=list)  # fiscal years mentioned, in order
     quarters: list[int] = field(default_factory=list)
     forms: list[str] = field(default_factory=list)
+    dated: bool = False  # names a day ("as of June 30, 2023"): a quarter's end may be meant
 
     @property
     def comparative(self) -> bool:
@@ -46,4 +47,4 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
-                         list(dict.fromkeys(quarters)), forms)
+                         list(dict.fromkeys(quarters)), forms, names_a_date(question))

@@ -97,11 +97,14 @@ class SearchResult:
     page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, or asked)
     missing_periods: list[str] = field(default_factory=list)  # the asked period absent from a company's evidence
     ambiguous_names: list[str] = field(default_factory=list)  # a name the question uses that fits several companies
+    period_taken: list[str] = field(default_factory=list)  # no period named: the filing the answer takes (newest)
+    company_pages: list[str] = field(default_factory=list)  # several companies named: each one's best page and rank
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
                 "ambiguous_names": self.ambiguous_names,
-                "missing_periods": self.missing_periods, "page_order": self.page_order,
+                "missing_periods": self.missing_periods, "period_taken": self.period_taken,
+                "company_pages": self.company_pages, "page_order": self.page_order,
                 "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
@@ -143,5 +146,8 @@ class SearchResponse(BaseModel):
         default_factory=list, description="one line per company whose evidence does not report the fiscal "
         "period the question asks for, naming the closest period found: 'no FY2023 figures of IBM in the "
         "index; closest: H1 2023 (IBM_2023Q2_10Q)'")
+    period_taken: list[str] = Field(
+        default_factory=list, description="a question naming no fiscal period: one line per company naming the "
+        "filing the answer takes (its newest periodic report) and the one before it, kept among the candidates")
     evidence: list[Evidence]
     explain: dict | None = None

@@ -38,6 +38,26 @@ def period_notes(year: int | None, quarters: list[int], evidence: list[Evidence]
     return notes
 
 
+def taken_notes(year: int | None, quarters: list[int], newest: list[DocInfo], previous: dict[str, DocInfo | None],
+                evidence: list[Evidence]) -> list[str]:
+    """A question naming no period: one note per company whose evidence it is, naming the newest report the
+    answer takes and the one before it (``previous``: doc_id -> that report, kept among the candidates)."""
+    if year is not None or quarters or not evidence:
+        return []
+    shown = {e.doc_id for e in evidence}
+    notes = []
+    for doc in newest:
+        if doc.doc_id not in shown:
+            continue
+        before = previous.get(doc.doc_id)
+        label = period_label(doc.form, doc.fiscal_year, doc.fiscal_period) or doc.form
+        tail = (f"the one before, {before.doc_id}, is kept among the candidates" if before
+                else f"the index holds no earlier {doc.form} of this company")
+        notes.append(f"no period named: {doc.ticker or doc.company or doc.entity}'s newest report answers, "
+                     f"{doc.doc_id} ({label}, period ended {doc.period_end}); {tail}")
+    return notes
+
+
 def _reports(year: int, quarter: int | None, e: Evidence, docs: dict[str, DocInfo]) -> bool:
     doc = docs.get(e.doc_id)
     return doc is not None and reports_period(year, quarter, doc.form, doc.fiscal_year, doc.fiscal_period,

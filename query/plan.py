@@ -13,7 +13,11 @@ From the analysis (companies, years, quarters, named forms) and the concept map 
 Document choice (:func:`document_choice`) is a scored decision: each piece of evidence the question gives
 about the document it needs (year, period, form) weighed against a candidate's metadata, shown by
 ``--explain`` with its points:
-  R1 a document of the target year and an allowed type (and the quarter asked) is tier 0 (+0.8);
+  R1 a document of the target year and an allowed type (and the quarter asked) is tier 0 (+0.8); a year
+     named with no quarter asks for the year's figures, so a quarter's document (a 10-Q, a Q1-Q3 release)
+     is not of the target year (Y: the year's annual documents, the 10-K, the annual release and report,
+     come before the quarters that lead up to them; a day named, "as of June 30, 2023", may be a quarter's
+     end and keeps them);
   R2 when the company has none, its annual report of the next year or the one after (which carries the
      target year as a comparative column) is tier 1 (+0.4);
   R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down);
@@ -145,7 +149,7 @@ def follow_up_plan(parent: QueryPlan, entity: Entity | None, year: int | None) -
     parent's years), so its target year and document rules are the follow-up's own."""
     a = parent.analysis
     return make_plan(QueryAnalysis(a.question, [entity] if entity else [], [year] if year else a.years,
-                                   a.quarters, a.forms))
+                                   a.quarters, a.forms, a.dated))
 
 
 def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:
@@ -169,6 +173,9 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     type_ok = not plan.doc_types or form in plan.doc_types
     quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
         (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
+    if not plan.analysis.quarters and not plan.analysis.dated and quarter_document(form, fiscal_period) and \
+            not (plan.doc_types and QUARTERLY in plan.doc_types):
+        quarter_ok = False  # Y: a year's figures are its annual documents' (module docstring)
     if plan.target_year is None:
         return (0, "type asked for") if type_ok and plan.doc_types else (1 if not plan.doc_types else 2, "")
     if fiscal_year == plan.target_year and type_ok and quarter_ok:
@@ -178,6 +185,11 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
             (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
         return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
     return 2, ""
+
+
+def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
+    """A document of one quarter short of the year: a 10-Q, or a release of the first three quarters."""
+    return form == QUARTERLY or (form == EARNINGS and (fiscal_period or "").upper() in {"Q1", "Q2", "Q3"})
 
 
 class Choice(NamedTuple):

@@ -46,7 +46,7 @@ from query.analysis import Entity, analyze
 from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog, DocInfo
 from query.concepts import concept_map
-from query.coverage import period_notes
+from query.coverage import period_notes, taken_notes
 from query.curate import Searcher, curate
 from query.facts import (
     Fact,
@@ -224,6 +224,8 @@ class Retriever:
                 if model is not None:
                     with timing.stage("rank"):
                         evidence = self.rank_pages(q, docs, evidence, model)
+                evidence = scoring.company_turns(evidence, {d.doc.doc_id: d.doc.entity for d in docs},
+                                                 [e.key for e in q.plan.analysis.entities])
                 result = SearchResult(text, evidence, q.plan.as_dict(),
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
                                        for d in docs], release=snap.id,
@@ -232,6 +234,11 @@ class Retriever:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
+                result.company_pages = company_pages(q.plan, docs, result.evidence)
+                newest = scoring.newest_reports(docs)
+                result.period_taken = taken_notes(
+                    q.plan.target_year, q.plan.analysis.quarters, newest,
+                    {d.doc_id: scoring.previous_report(d, [t.doc for t in docs]) for d in newest}, result.evidence)
         result.timings = timings
         result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
                                               snap.catalog.docs, [e.key for e in q.plan.analysis.entities])
@@ -289,8 +296,10 @@ class Retriever:
 
     # -- stage 2: documents
     def documents(self, q: Question) -> list[ScoredDoc]:
-        """The best ``doc_k`` documents (round-robin over the named companies)."""
-        return scoring.diversify(self.rank_documents(q), q.plan.analysis, q.opts.doc_k)
+        """The best ``doc_k`` documents (round-robin over the named companies); with no period named, each
+        company's report before its newest too (``scoring.with_previous``)."""
+        scored = self.rank_documents(q)
+        return scoring.with_previous(scoring.diversify(scored, q.plan.analysis, q.opts.doc_k), scored, q.plan)
 
     def rank_documents(self, q: Question) -> list[ScoredDoc]:
         """Every candidate document, scored: the document search's rank, the passage votes, the plan's tiers."""
@@ -509,6 +518,21 @@ def ambiguity(word: str, entities: list[Entity], searchable: set[str] | None) ->
     """One line naming the companies a word fits, those with indexed filings first."""
     return f"{word}: " + ", ".join(_company(e, "" if searchable is None or e.key in searchable else "no indexed filing")
                                    for e in entities)
+
+
+def company_pages(plan: QueryPlan, docs: list[ScoredDoc], evidence: list[Evidence]) -> list[str]:
+    """Several companies named: one line each for ``--explain``, its best page and that page's rank (or that
+    it has none among the evidence)."""
+    named = plan.analysis.entities
+    if len(named) < 2:
+        return []
+    entity = {d.doc.doc_id: d.doc.entity for d in docs}
+    lines = []
+    for e in named:
+        at = next((n for n, ev in enumerate(evidence, start=1) if entity.get(ev.doc_id) == e.key), None)
+        lines.append(f"{e.name}: best page {evidence[at - 1].doc_id} page {evidence[at - 1].page}, rank {at}"
+                     if at else f"{e.name}: no page among the evidence (no indexed filing matched)")
+    return lines
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

@@ -127,6 +127,53 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
     return out + rest[: k - len(out)]
 
 
+def previous_report(doc: DocInfo, candidates: Iterable[DocInfo]) -> DocInfo | None:
+    """The same company's report of the same form just before ``doc`` (by period end), among ``candidates``."""
+    earlier = [d for d in candidates if d.entity == doc.entity and d.form == doc.form and d.period_end
+               and doc.period_end and d.period_end < doc.period_end]
+    return max(earlier, key=lambda d: (str(d.period_end), d.doc_id), default=None)
+
+
+def newest_reports(chosen: list[ScoredDoc]) -> list[DocInfo]:
+    """Each company's first periodic report among the chosen documents: the one a question naming no
+    period is answered from (rule L put the newest first)."""
+    first: dict[str | None, DocInfo] = {}
+    for d in chosen:
+        if d.doc.form in PERIODIC:
+            first.setdefault(d.doc.entity, d.doc)
+    return list(first.values())
+
+
+def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryPlan) -> list[ScoredDoc]:
+    """A question naming no period takes each company's newest report (rule L), and the one before it stays a
+    candidate (the question may have been written against it): appended when the best documents left it out."""
+    if plan.target_year is not None or plan.analysis.quarters:
+        return chosen
+    have = {d.doc.doc_id for d in chosen}
+    out = list(chosen)
+    for doc in newest_reports(chosen):
+        before = previous_report(doc, (t.doc for t in scored))
+        if before is not None and before.doc_id not in have:
+            out.extend(t for t in scored if t.doc.doc_id == before.doc_id)
+            have.add(before.doc_id)
+    return out
+
+
+def company_turns(evidence: list[Evidence], entity_of: dict[str, str | None], companies: list[str]) -> list[Evidence]:
+    """Several companies named: each one's best page (its first in ``evidence``) in the first places, in the
+    order those pages ranked, then the rest as ranked; so every named company with pages is among the first
+    k >= len(companies), each at its own best page. ``entity_of``: doc_id -> company key."""
+    if len(companies) < 2:
+        return evidence
+    firsts: dict[str, Evidence] = {}
+    for e in evidence:
+        key = entity_of.get(e.doc_id)
+        if key in companies and key not in firsts:
+            firsts[key] = e
+    head = list(firsts.values())
+    return head + [e for e in evidence if e not in head]
+
+
 def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> dict[str, float]:
     """The weight of a document's passages: its plan tier's weight, times 0.85 ** its rank within its
     company and tier (so a comparison's second company is not discounted). Tiers are taken among the chosen

@@ -278,13 +278,13 @@ def cmd_query(args: argparse.Namespace) -> int:
     for company in result.unindexed:
         print(f"note: no indexed filing of {company}: the evidence below is from other companies' filings",
               file=sys.stderr)
-    for note in result.ambiguous_names + result.missing_periods:
+    for note in result.ambiguous_names + result.missing_periods + result.period_taken:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
         body = result.as_dict() if args.explain else {  # the HTTP API's response, field for field
             "question": result.question, "release": result.release, "page_order": result.page_order,
             "unindexed_companies": result.unindexed, "ambiguous_names": result.ambiguous_names,
-            "missing_periods": result.missing_periods,
+            "missing_periods": result.missing_periods, "period_taken": result.period_taken,
             "evidence": [e.as_dict() for e in result.evidence]}
         print(json.dumps(body, indent=1, default=str))
         return 0
@@ -293,6 +293,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"plan: {json.dumps(result.plan)}")
         for d in result.documents:
             print(f"document: {d['doc_id']}  score {d['score']}  ({d['reason']})")
+        for line in result.company_pages:
+            print(f"company: {line}")
         for it in result.iterations:
             print(f"curation round {it['iteration']}: {json.dumps({k: v for k, v in it.items() if k != 'iteration'})}")
         print("timings (ms): " + ", ".join(f"{k} {v}" for k, v in result.timings.items()))

@@ -124,7 +124,7 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
             raise HTTPException(503, str(exc)) from exc
         return SearchResponse(question=result.question, release=result.release, page_order=result.page_order,
                               unindexed_companies=result.unindexed, missing_periods=result.missing_periods,
-                              ambiguous_names=result.ambiguous_names,
+                              ambiguous_names=result.ambiguous_names, period_taken=result.period_taken,
                               evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
 

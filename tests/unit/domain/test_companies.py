@@ -29,14 +29,15 @@ def _index() -> EntityIndex:
                          ("Procter & Gamble", "PG"), ("Target Corporation", "TGT"), ("Ford Motor Company", "F"),
                          ("Meta Platforms", "META"), ("Allstate", "ALL"), ("Gartner", "IT"),
                          ("Texas Instruments", "TXN"), ("Texas Pacific Land", "TPL"), ("lululemon athletica", "LULU"),
-                         ("Berkshire Hathaway", "BRK-B")):
+                         ("Berkshire Hathaway", "BRK-B"), ("Nestlé S.A.", "NSRGY"), ("J M Smucker Co", "SJM")):
         idx.add(name, ticker)
     add_directory_record(idx, {"ticker": "JBHT", "listed_name": "J.B. Hunt", "sec_title": "HUNT J B TRANSPORT SERVICES INC",
                                "former_names": [{"name": "ARKANSAS FREIGHTWAYS", "until": "2009-12-31"}]})
     idx.add("Commission File Number 1-234", "CFN", words=False)  # a cover parsed badly: its words name nobody
     add_vocabulary_names(idx)
     idx.finish(searchable={idx.tickers[t] for t in ("HON", "DIS", "GOOGL", "PG", "TGT", "F", "META", "ALL", "IT",
-                                                    "TXN", "TPL", "LULU", "JBHT", "BRK-B", "CFN")})
+                                                    "TXN", "TPL", "LULU", "JBHT", "BRK-B", "CFN", "NSRGY",
+                                                    "SJM")})
     return idx
 
 
@@ -71,7 +72,10 @@ def test_vocabulary_names_edgar_names_and_tickers():
     assert names("How much did Google spend on R&D?") == ["Alphabet Inc. (Class A)"]
     assert names("Which segments does P&G report?") == ["Procter & Gamble"]
     assert names("What did HUNT J B TRANSPORT SERVICES INC report?") == ["J.B. Hunt"]
-    assert names("What did ARKANSAS FREIGHTWAYS report?") == []  # a former name dropped before 2010
+    # a former name dropped before 2010 names the company as a whole name only, never by its words
+    assert names("What did ARKANSAS FREIGHTWAYS report?") == ["J.B. Hunt"]
+    assert names("What did Arkansas Freightways report in 2008?") == ["J.B. Hunt"]
+    assert names("Which Arkansas companies report?") == []
     assert names("What did lululemon report?") == ["lululemon athletica"]  # its own spelling
     assert names("What did BRK.B report?") == ["Berkshire Hathaway"]
 
@@ -92,3 +96,12 @@ def test_the_vocabulary_is_checked():
         parse_vocabulary({"names": {"X": "not a list"}})
     with pytest.raises(VocabularyError, match="'common_words' must be a list"):
         parse_vocabulary({"common_words": [True]})  # an unquoted YAML "on"
+
+
+def test_accents_and_a_final_s_without_apostrophe_name_the_company():
+    """Issue 54's name classes: accented and plain spellings are one name; a surname-company said with a
+    final "s" and no apostrophe is that company, unless the word is a guarded common word ("Targets")."""
+    assert names("What did Nestle report in 2023?") == ["Nestlé S.A."]
+    assert names("Nestlé's margins") == ["Nestlé S.A."]
+    assert names("What were Smuckers net sales?") == ["J M Smucker Co"]
+    assert names("Targets for 2024 were met") == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.periods import period_label, reports_period
 from query.api import Evidence
 from query.catalog import DocInfo
-from query.coverage import period_notes
+from query.coverage import period_notes, taken_notes
 
 
 def _doc(doc_id, form, year, period, entity="ibm", absent=()):
@@ -52,3 +52,20 @@ def test_the_answer_says_when_the_asked_period_is_missing():
     # a quarter asked
     assert period_notes(2023, [3], [_evidence(ten_q)], docs, ["ibm"]) == [
         "no Q3 2023 figures of IBM in the index; closest: H1 2023 (IBM_2023Q2_10Q)"]
+
+
+def test_a_question_naming_no_period_says_which_filing_answers():
+    newest = DocInfo(doc_id="TSLA_2024_10K", ticker="TSLA", form="10-K", fiscal_year=2024, fiscal_period="FY",
+                     period_end="2024-12-31", entity="tesla")
+    before = DocInfo(doc_id="TSLA_2023_10K", ticker="TSLA", form="10-K", fiscal_year=2023, fiscal_period="FY",
+                     period_end="2023-12-31", entity="tesla")
+    shown = [Evidence(doc_id="TSLA_2024_10K", source_name=None, company=None, ticker="TSLA", form="10-K",
+                      fiscal_year=2024, fiscal_period="FY", item="8", item_title="", page=51, chunk_id="c",
+                      text="", score=1.0)]
+    notes = taken_notes(None, [], [newest], {"TSLA_2024_10K": before}, shown)
+    assert notes == ["no period named: TSLA's newest report answers, TSLA_2024_10K (FY2024, period ended "
+                     "2024-12-31); the one before, TSLA_2023_10K, is kept among the candidates"]
+    assert taken_notes(None, [], [newest], {"TSLA_2024_10K": None}, shown)[0].endswith(
+        "the index holds no earlier 10-K of this company")
+    assert taken_notes(2024, [], [newest], {}, shown) == []  # a year named: nothing to say
+    assert taken_notes(None, [], [before], {}, shown) == []  # a report the evidence does not show

@@ -6,17 +6,22 @@ import pytest
 
 from kernel.search import Hit
 from query.analysis import Entity, QueryAnalysis
+from query.api import Evidence
 from query.catalog import DocInfo
 from query.plan import ANNUAL_POINTS, TIER_POINTS, make_plan
 from query.scoring import (
     ScoredDoc,
+    company_turns,
     diversify,
     document_tiers,
     document_weights,
     evidence_page,
+    newest_reports,
     pages,
+    previous_report,
     rescore_passages,
     score_documents,
+    with_previous,
 )
 
 KO = Entity("cocacola", "Coca-Cola")
@@ -38,8 +43,14 @@ def plan_for(question: str, entities=(KO,), years=(), quarters=(), forms=()):
 
 def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     tiers = document_tiers(DOCS, plan_for("revenue in fiscal 2023", years=[2023]))
-    assert tiers["KO_2023_10K"][0] == 0 and tiers["KO_2023Q3_10Q"][0] == 0  # R1: the target year, any type
+    assert tiers["KO_2023_10K"][0] == 0  # R1: the target year
+    assert tiers["KO_2023Q3_10Q"][0] == 2  # Y: a year's figures are not a quarter's document's
     assert tiers["KO_2022_10K"][0] == 2  # R3: another year
+    # a day named may be a quarter's end: the quarter's report is of the target year again
+    dated = make_plan(QueryAnalysis("cash as of September 30, 2023", [KO], [2023], dated=True))
+    assert document_tiers(DOCS, dated)["KO_2023Q3_10Q"][0] == 0
+    # a quarter asked: its report, not the year's (Q4: the annual report too)
+    assert document_tiers(DOCS, plan_for("Q3 2023 revenue", years=[2023], quarters=[3]))["KO_2023Q3_10Q"][0] == 0
     # a company without a document of the target year falls back to the next annual report (R2)
     tiers = document_tiers([KO23, KO22], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
     assert tiers["KO_2022_10K"][0] == 0
@@ -58,8 +69,8 @@ def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
     # the year's annual report also gets A: a fiscal year without a quarter (another year's does not)
     assert by_id["KO_2023_10K"] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0 + TIER_POINTS[0] + ANNUAL_POINTS)
     assert by_id["KO_2022_10K"] == pytest.approx(0.5 * 1.0 + 0.5 * (0.2 / (7 / 12)) + TIER_POINTS[2])
-    assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_POINTS[0])
-    assert [d.doc.doc_id for d in scored] == ["KO_2023_10K", "KO_2023Q3_10Q", "KO_2022_10K"]
+    assert by_id["KO_2023Q3_10Q"] == pytest.approx(0.5 * 0.0 + 0.5 * ((1 / 6) / (7 / 12)) + TIER_POINTS[2])
+    assert [d.doc.doc_id for d in scored] == ["KO_2023_10K", "KO_2022_10K", "KO_2023Q3_10Q"]
     assert isinstance(scored[0], ScoredDoc) and "R1" in scored[0].why
 
 
@@ -79,7 +90,7 @@ def test_diversify_takes_the_named_companies_in_turn():
 
 
 def test_document_weights_discount_a_companys_later_documents_within_a_tier():
-    plan = plan_for("revenue in fiscal 2023", years=[2023])
+    plan = make_plan(QueryAnalysis("revenue as of September 30, 2023", [KO], [2023], dated=True))
     chosen = [ScoredDoc(KO23, 2.0, ""), ScoredDoc(KO23Q, 1.0, ""), ScoredDoc(KO22, 0.5, "")]
     assert document_weights(chosen, plan) == pytest.approx(
         {"KO_2023_10K": 1.0, "KO_2023Q3_10Q": 0.85, "KO_2022_10K": 0.5})
@@ -157,3 +168,37 @@ def test_documents_filter_on_sp500_membership():
                                for d, flag in (("A", True), ("B", False), ("C", None)))
     assert [d.doc_id for d in filter_docs([member, former, unknown], {"sp500_member": [True]})] == ["A"]
     assert [d.doc_id for d in filter_docs([member, former, unknown], {"sp500_member": [False]})] == ["B"]
+
+
+def _ev(doc_id: str, page: int) -> Evidence:
+    return Evidence(doc_id=doc_id, source_name=None, company=None, ticker=None, form=None, fiscal_year=None,
+                    fiscal_period=None, item="", item_title="", page=page, chunk_id=f"{doc_id}:{page}", text="",
+                    score=1.0)
+
+
+def test_several_companies_each_have_their_best_page_first():
+    """Issue 54: four of five pages one company's pushed the other's answer out; each named company's best
+    page now comes first, in the order those pages ranked, then the rest as ranked."""
+    entity_of = {"KO_2023_10K": "cocacola", "PEP_2023_10K": "pepsico"}
+    ranked = [_ev("KO_2023_10K", 62), _ev("KO_2023_10K", 30), _ev("KO_2023_10K", 31), _ev("KO_2023_10K", 40),
+              _ev("KO_2023_10K", 41), _ev("PEP_2023_10K", 61), _ev("PEP_2023_10K", 5)]
+    out = company_turns(ranked, entity_of, ["pepsico", "cocacola"])
+    assert [(e.doc_id, e.page) for e in out[:3]] == [("KO_2023_10K", 62), ("PEP_2023_10K", 61), ("KO_2023_10K", 30)]
+    assert len(out) == len(ranked)
+    assert company_turns(ranked, entity_of, ["cocacola"]) == ranked  # one company: the ranking stands
+
+
+def test_no_period_named_keeps_the_report_before_the_newest():
+    ko24 = DocInfo(doc_id="KO_2024_10K", form="10-K", fiscal_year=2024, period_end="2024-12-31", entity="cocacola")
+    ko23 = DocInfo(doc_id="KO_2023_10K", form="10-K", fiscal_year=2023, period_end="2023-12-31", entity="cocacola")
+    ko22 = DocInfo(doc_id="KO_2022_10K", form="10-K", fiscal_year=2022, period_end="2022-12-31", entity="cocacola")
+    q3 = DocInfo(doc_id="KO_2024Q3_10Q", form="10-Q", fiscal_year=2024, period_end="2024-09-30", entity="cocacola")
+    scored = [ScoredDoc(ko24, 3.0, ""), ScoredDoc(q3, 2.0, ""), ScoredDoc(ko22, 1.0, ""), ScoredDoc(ko23, 0.5, "")]
+    chosen = scored[:2]
+    no_year = plan_for("how has revenue trended")
+    assert [d.doc.doc_id for d in with_previous(chosen, scored, no_year)] == \
+        ["KO_2024_10K", "KO_2024Q3_10Q", "KO_2023_10K"]  # the 10-K before the newest, not the oldest
+    assert with_previous(chosen, scored, plan_for("revenue in 2024", years=[2024])) == chosen  # a year named
+    assert previous_report(ko23, [ko24, ko23, ko22]).doc_id == "KO_2022_10K"
+    assert previous_report(ko22, [ko24, ko23, ko22]) is None
+    assert [d.doc_id for d in newest_reports(chosen)] == ["KO_2024_10K"]
