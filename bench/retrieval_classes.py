@@ -1,28 +1,34 @@
-"""The page ranker's choice on a dev set: rules against learned, overall, per question class, per company,
-leave-one-company-out and on paraphrases.
+"""The page order's choice on the dev sets: the rules, the learned model on every question, and the default
+(the model for the kinds of question ``query/page_order.yaml`` gives it), overall, per question class, per
+kind, leave-one-company-out and on paraphrases.
 
     python -m bench.retrieval_classes --lake <lake> --questions bench/data/edgar_dev.jsonl \
         [--paraphrases bench/data/edgar_dev_paraphrases.jsonl] [--name edgar_dev]
+    python -m bench.retrieval_classes --choose bench/results/classes_edgar_dev.json bench/results/classes_fb_dev.json
 
 A question's class is its ``class`` field (``bench/data/edgar_dev.jsonl``) or FinanceBench's
-``question_type``; its company is ``company``. For each ranker: DocRec@5 / PageRec@5 overall and per class
-(the issue's rule: the default must not lose to the rules on a class of 5 or more questions), then the
-leave-one-company-out estimate of choosing between the two by the other companies' questions, then the
-paraphrases (same gold, other words) scored with each ranker. Writes bench/results/classes_<name>.json.
+``question_type``; its company is ``company``; its kind is ``query.page_order.question_kind`` of its plan.
+``--choose`` reads the per-question scores of several runs (both dev sets) and chooses, kind by kind, the
+page order with the better DocRec@5 + PageRec@5 (ties: the rules), with a leave-one-company-out estimate of that choice
+(each company's questions scored by the table chosen on the other companies'). Writes
+bench/results/classes_<name>.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from pathlib import Path
 
 from bench import save_results
 from kernel.settings import load_settings
-from query.evaluate import by_group, evaluate, leave_one_group_out, read_qa, reworded
+from query.evaluate import by_group, evaluate, read_qa, reworded
+from query.page_order import KINDS, question_kind
 from shell.client import open_retriever
 
-RANKERS = ("rules", "learned")
+RANKERS = ("rules", "learned-all", "learned")  # learned: the default, the model by kind
+ORDER_COLUMN = {"learned": "learned-all", "rules": "rules"}  # a table's order -> the run that measured it
 
 
 def groups_of(path: Path) -> dict[str, dict[str, str]]:
@@ -33,45 +39,36 @@ def groups_of(path: Path) -> dict[str, dict[str, str]]:
             "company": {i: r.get("company") or "?" for i, r in zip(ids, rows, strict=True)}}
 
 
-def class_table(runs: dict[str, list[dict]], classes: dict[str, str]) -> list[str]:
-    """One Markdown row per class: its size and each ranker's DocRec / PageRec."""
+def group_table(runs: dict[str, list[dict]], groups: dict[str, str], name: str) -> list[str]:
+    """One Markdown row per group: its size and each ranker's DocRec / PageRec."""
     sizes: dict[str, int] = {}
     for row in next(iter(runs.values())):
-        sizes[classes.get(row["id"], "?")] = sizes.get(classes.get(row["id"], "?"), 0) + 1
-    doc = {name: by_group(rows, classes, "doc_recall") for name, rows in runs.items()}
-    page = {name: by_group(rows, classes) for name, rows in runs.items()}
-    lines = ["| class | questions | " + " | ".join(f"{n} DocRec / PageRec" for n in runs) + " |",
+        sizes[groups.get(row["id"], "?")] = sizes.get(groups.get(row["id"], "?"), 0) + 1
+    doc = {n: by_group(rows, groups, "doc_recall") for n, rows in runs.items()}
+    page = {n: by_group(rows, groups) for n, rows in runs.items()}
+    lines = [f"| {name} | questions | " + " | ".join(f"{n} DocRec / PageRec" for n in runs) + " |",
              "|---|---|" + "---|" * len(runs)]
-    for c in sorted(sizes):
-        lines.append(f"| {c} | {sizes[c]} | " + " | ".join(f"{doc[n][c]:.3f} / {page[n][c]:.3f}" for n in runs) + " |")
+    for g in sorted(sizes):
+        lines.append(f"| {g} | {sizes[g]} | " + " | ".join(f"{doc[n][g]:.3f} / {page[n][g]:.3f}" for n in runs) + " |")
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--lake", type=Path, required=True)
-    parser.add_argument("--questions", type=Path, required=True)
-    parser.add_argument("--paraphrases", type=Path, default=None)
-    parser.add_argument("--name", default=None, help="results name (default: the questions file's stem)")
-    args = parser.parse_args()
+def measure(args) -> None:
     qas = read_qa(args.questions)
     groups = groups_of(args.questions)
     retriever = open_retriever(load_settings(lake_root=str(args.lake)))
-    runs, result = {}, {"questions": len(qas)}
+    groups["kind"] = {qa.id: question_kind(retriever.plan(qa.question, None, retriever.options).plan) for qa in qas}
+    runs, result = {}, {"questions": len(qas), "kind": groups["kind"], "company": groups["company"],
+                        "class": groups["class"]}
     for ranker in RANKERS:
         run = evaluate(retriever, qas, "hierarchical", 5, ranker=ranker)
         runs[ranker] = run.per_question
-        result[ranker] = {**run.metrics, "by_class_page": by_group(run.per_question, groups["class"]),
-                          "by_class_doc": by_group(run.per_question, groups["class"], "doc_recall"),
-                          "per_question": {r["id"]: r["scores"] for r in run.per_question}}
-        print(f"{ranker:>8}: {run.questions} questions DocRec {run.metrics['doc_recall']:.3f} PageRec "
+        result[ranker] = {**run.metrics, "per_question": {r["id"]: r["scores"] for r in run.per_question}}
+        print(f"{ranker:>12}: {run.questions} questions DocRec {run.metrics['doc_recall']:.3f} PageRec "
               f"{run.metrics['page_recall']:.3f} MRR {run.metrics['mrr']:.3f}", flush=True)
-    table = class_table(runs, groups["class"])
-    print("\n".join(table))
-    loco = leave_one_group_out(runs, groups["company"])
-    result["loco"] = loco
-    print(f"leave-one-company-out choice of ranker: DocRec {loco['metrics']['doc_recall']:.3f} PageRec "
-          f"{loco['metrics']['page_recall']:.3f}")
+    result["class_table"] = group_table(runs, groups["class"], "class")
+    result["kind_table"] = group_table(runs, groups["kind"], "kind")
+    print("\n".join(result["class_table"]) + "\n\n" + "\n".join(result["kind_table"]))
     if args.paraphrases:
         para = reworded(qas, args.paraphrases)
         ids = {qa.id for qa in para}
@@ -80,11 +77,64 @@ def main() -> None:
             orig = evaluate(retriever, [qa for qa in qas if qa.id in ids], "hierarchical", 5, ranker=ranker)
             new = evaluate(retriever, para, "hierarchical", 5, ranker=ranker)
             result["paraphrases"][ranker] = {"original": orig.metrics, "paraphrased": new.metrics}
-            print(f"{ranker:>8} paraphrases ({len(para)}): original {orig.metrics['doc_recall']:.3f} / "
+            print(f"{ranker:>12} paraphrases ({len(para)}): original {orig.metrics['doc_recall']:.3f} / "
                   f"{orig.metrics['page_recall']:.3f}, reworded {new.metrics['doc_recall']:.3f} / "
                   f"{new.metrics['page_recall']:.3f}", flush=True)
-    result["class_table"] = table
     save_results(f"classes_{args.name or args.questions.stem}", result)
+
+
+def choose_table(questions: list[dict], exclude: str | None = None) -> dict[str, str]:
+    """kind -> "learned" or "rules": the better mean DocRec@5 + PageRec@5 on the kind's questions (ties and
+    kinds without questions: the rules), leaving out ``exclude``'s (a company's) questions."""
+    table = {}
+    for kind in KINDS:
+        rows = [q for q in questions if q["kind"] == kind and q["company"] != exclude]
+        gain = statistics.fmean(q["learned-all+doc"] - q["rules+doc"] for q in rows) if rows else 0.0
+        table[kind] = "learned" if gain > 0 else "rules"
+    return table
+
+
+def choose(paths: list[Path]) -> None:
+    questions = []
+    for path in paths:
+        data = json.loads(path.read_text())
+        for qid in data["rules"]["per_question"]:
+            questions.append({"set": path.stem, "id": qid, "kind": data["kind"][qid],
+                              "company": f"{path.stem}:{data['company'][qid]}",
+                              **{r: data[r]["per_question"][qid]["page_recall"] for r in ("rules", "learned-all")},
+                              **{f"{r}+doc": data[r]["per_question"][qid]["page_recall"]
+                                 + data[r]["per_question"][qid]["doc_recall"] for r in ("rules", "learned-all")}})
+    table = choose_table(questions)
+    print("kind choice on all dev questions:", json.dumps(table))
+    print("PageRec@5 below; the choice weighs DocRec@5 + PageRec@5")
+    held: dict[str, float] = {}
+    for company in sorted({q["company"] for q in questions}):
+        fold = choose_table(questions, exclude=company)
+        for q in questions:
+            if q["company"] == company:
+                held[f"{q['set']}:{q['id']}"] = q[ORDER_COLUMN[fold[q["kind"]]]]
+    for s in sorted({q["set"] for q in questions}):
+        mine = [q for q in questions if q["set"] == s]
+        print(f"{s}: {len(mine)} questions, PageRec rules {statistics.fmean(q['rules'] for q in mine):.3f}, "
+              f"model everywhere {statistics.fmean(q['learned-all'] for q in mine):.3f}, by kind "
+              f"{statistics.fmean(q[ORDER_COLUMN[table[q['kind']]]] for q in mine):.3f}, by kind leave-one-company-out "
+              f"{statistics.fmean(held[s + ':' + q['id']] for q in mine):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--lake", type=Path)
+    parser.add_argument("--questions", type=Path)
+    parser.add_argument("--paraphrases", type=Path, default=None)
+    parser.add_argument("--name", default=None, help="results name (default: the questions file's stem)")
+    parser.add_argument("--choose", type=Path, nargs="+", help="results of measure runs: choose the kind table")
+    args = parser.parse_args()
+    if args.choose:
+        choose(args.choose)
+    elif args.lake and args.questions:
+        measure(args)
+    else:
+        parser.error("--lake and --questions, or --choose RESULTS...")
 
 
 if __name__ == "__main__":

@@ -122,11 +122,26 @@ def old_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
             if f.get("name") and f.get("until") is not None and _date(f["until"]) < since]
 
 
+@functools.lru_cache(maxsize=1)
+def _former_filers() -> dict[int, list[tuple[str, str]]]:
+    """CIK -> (ticker, name) of the reviewed former members' lines (``vocabulary/former_tickers.yaml``)."""
+    from domain.membership import reviewed_filers
+
+    out: dict[int, list[tuple[str, str]]] = {}
+    for filers in reviewed_filers().values():
+        for f in filers:
+            out.setdefault(f.cik, []).append((f.ticker, f.name))
+    return out
+
+
 def add_directory_record(index: EntityIndex, record: dict) -> str | None:
-    """A company directory record's names and tickers (``schemas.companies.CompanyRecord`` as a dict)."""
+    """A company directory record's names and tickers (``schemas.companies.CompanyRecord`` as a dict), and the
+    reviewed former tickers and names of its CIK ("FB", "Facebook, Inc."; "UTX", "United Technologies")."""
     key = None
     for ticker in dict.fromkeys([record["ticker"], *(record.get("tickers") or [])]):
         key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
+    for ticker, name in _former_filers().get(record.get("cik") or -1, []) if key else []:
+        index.add(record["listed_name"], ticker, extra_names=[name])
     if key and old_names(record):
         index.add(record["listed_name"], record["ticker"], extra_names=old_names(record), words=False)
     return key

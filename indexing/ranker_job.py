@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 JOB = "ranker_pairs"
 PAIRS = INDEX_DATASETS["ranker_pairs"]
-RECIPE = f"ranker_pairs/2/{MAX_PAIRS}/{PAGE_RULE}"  # a new recipe (or page rule) redoes every document's questions
+RECIPE = f"ranker_pairs/4/{MAX_PAIRS}/{PAGE_RULE}"  # a new recipe (or page rule) redoes every document's questions
 
 
 @dataclass

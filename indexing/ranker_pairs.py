@@ -1,10 +1,11 @@
 """Training questions the corpus makes about itself, for the learned page ranker (issue: no human labels,
 no LLM, no question text from any QA file).
 
-A page labels itself three ways: a **row label** printed on a figures page ("Net cash provided by operating
+A page labels itself four ways: a **row label** printed on a figures page ("Net cash provided by operating
 activities  4,312") is answered by that page; a **statement's** printed title ("Consolidated Statements of
 Cash Flows", ``domain.statements``) by the statement's first page; a **note's** heading ("Income Taxes") by
-the page it heads. Each becomes one question about the document's company and period, phrased one of
+the page it heads; a **driver** sentence of prose ("Net sales decreased 3.0% ... primarily due to ...", how
+MD&A explains a change) by its page, asked as what drove the change. Each becomes one question about the document's company and period, phrased one of
 several ways (chosen by a hash of the pair, so reruns agree). Only labels that name one or two pages of
 their document are kept: a label printed everywhere (a running header) answers nothing. Pure functions
 over plain values; ``indexing/ranker_job.py`` runs them per document in Spark.
@@ -34,6 +35,16 @@ ROW_TEMPLATES = (
     "{company} {label} {period}",
     "In {period}, what amount did {company} report as {label}?",
 )
+DRIVER_TEMPLATES = (
+    "What drove the change in {company}'s {label} in {period}?",
+    "Why did {company}'s {label} change in {period}?",
+    "What explains the change in {label} at {company} in {period}?",
+)
+# A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...".
+_DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
+                     r"(?:increased|decreased|grew|declined|rose|fell)\b(?:[^.]|\.\d){0,250}?\b(?:due to|driven by|"
+                     r"as a result of|reflecting|attributable to)\b")
+_NOT_A_METRIC = {"it", "this", "we", "our", "they", "which", "or", "and", "new", "company"}  # a clause, not a line item
 SECTION_TEMPLATES = (
     "Where are {company}'s {label} for {period}?",
     "Show the {label} of {company} for {period}.",
@@ -56,6 +67,18 @@ def row_labels(text: str) -> list[str]:
         if any(_NUMBER_LINE.match(nxt) for nxt in after):
             found.append(" ".join(line.rstrip(" ,:").split()))
     return found
+
+
+def driver_labels(text: str) -> list[str]:
+    """The metrics a prose page explains a change of ("net sales", "BCA revenues"), lower case."""
+    if is_figures(text):
+        return []
+    out = []
+    for m in _DRIVER.finditer(text):
+        label = " ".join(m.group(1).split()).lower()
+        if 1 <= len(label.split()) <= 5 and not _NOT_A_METRIC & set(label.split()):
+            out.append(label)
+    return list(dict.fromkeys(out))
 
 
 def headings(text: str) -> list[tuple[str, str]]:
@@ -95,8 +118,11 @@ def document_pairs(doc: dict, pages: list[tuple[int, str]]) -> list[dict]:
         return []
     period = period_words(doc.get("fiscal_year"), doc.get("fiscal_period"))
     rows: dict[str, list[int]] = {}
+    drivers: dict[str, list[int]] = {}
     sections: dict[tuple[str, str], list[int]] = {}
     for page, text in pages:
+        for label in driver_labels(text):
+            drivers.setdefault(label, []).append(page)
         if is_figures(text):
             for label in dict.fromkeys(row_labels(text)):
                 rows.setdefault(label.lower(), []).append(page)
@@ -106,13 +132,16 @@ def document_pairs(doc: dict, pages: list[tuple[int, str]]) -> list[dict]:
     for label, where in rows.items():
         if len(where) <= 2:
             out.append(_pair(doc["doc_id"], where[0], "row", label, company, period, ROW_TEMPLATES))
+    for label, where in drivers.items():
+        if len(where) <= 2:
+            out.append(_pair(doc["doc_id"], where[0], "driver", label, company, period, DRIVER_TEMPLATES))
     for (source, name), where in sections.items():
         label = {"balance sheet": "balance sheets", "income statement": "income statements",
                  "cash flow statement": "cash flow statements"}.get(name, name) if source == "statement" else \
             f"{name} note"
         out.append(_pair(doc["doc_id"], where[0], source, label, company, period, SECTION_TEMPLATES))
     kept = []
-    for source in ("row", "statement", "note"):
+    for source in ("row", "statement", "note", "driver"):
         kept += sorted((p for p in out if p["source"] == source), key=lambda p: p["pair_id"])[:MAX_PAIRS]
     return kept
 

@@ -124,10 +124,12 @@ class Settings(BaseSettings):
     )
 
     # --- Retrieval --------------------------------------------------------------------------------
-    page_ranker: str = Field("learned", pattern="^(rules|learned)$",
+    page_ranker: str = Field("learned", pattern="^(rules|learned|learned-all)$",
                              description="How the hierarchical mode orders pages: the release's learned ranker "
-                                         "(trained by the train stage after publish; the rules where a release "
-                                         "has none), or the hand-set rules (nothing is trained)")
+                                         "(trained by the train stage after publish) for the kinds of question "
+                                         "query/page_order.yaml gives it, the rules for the others and where a "
+                                         "release has none; learned-all: the model for every kind; or the "
+                                         "hand-set rules (nothing is trained)")
     ranker_train_questions: int = Field(4000, ge=10, description="Most training questions a ranker is trained "
                                         "on (evenly spaced over the corpus's own questions)")
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, field_validator
 from domain.text import clean_question
 
 MODES = ("bm25", "dense", "hybrid", "hierarchical")
-RANKERS = ("rules", "learned")  # how the hierarchical mode orders its pages
+RANKERS = ("rules", "learned", "learned-all")  # how the hierarchical mode orders its pages (query.page_order)
 
 # Why an evidence item is there. The learned ranker's features, the CLI's label and the JSON read this field,
 # never the wording of ``reason`` (an explanation for people, free to change).
@@ -47,7 +47,9 @@ class RetrievalOptions:
     max_passages: int = 10
     relevance_floor: float = 0.25  # of the best passage's score
     reranker: str | None = None  # cross-encoder name or path
-    ranker: str = "learned"  # learned: the release's page ranker (query.ranker), the rules where it has none
+    # learned: the release's page ranker (query.ranker) for the kinds of question query/page_order.yaml gives it,
+    # the rules for the others and where a release has none; learned-all: the model for every kind; rules
+    ranker: str = "learned"
 
 
 class Evidence(BaseModel):
@@ -94,7 +96,7 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)  # ms per stage and engine call (kernel.timing)
     release: str | None = None  # the release every engine call of this search read
     unindexed: list[str] = field(default_factory=list)  # companies the question names without indexed filings
-    page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, or asked)
+    page_order: str | None = None  # hierarchical: "learned" (the release's model) or "rules" (none, asked, or the kind's)
     missing_periods: list[str] = field(default_factory=list)  # the asked period absent from a company's evidence
     ambiguous_names: list[str] = field(default_factory=list)  # a name the question uses that fits several companies
     period_taken: list[str] = field(default_factory=list)  # no period named: the filing the answer takes (newest)

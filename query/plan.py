@@ -23,7 +23,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
   R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down);
   A  a fiscal year named with no quarter and no form or wording that points elsewhere: the annual report
      (+0.2; "as of FY2022", a balance, a year's results);
-  L  no period named: the company's latest periodic report (10-K or 10-Q) speaks for now (+0.4).
+  L  no period named: the company's newest periodic report (10-K or 10-Q) speaks for now (+1.0: it answers,
+     whatever the text match of older ones); asked over years ("the last three years", "annually"), its
+     newest annual report. The report before it stays a candidate (``scoring.with_previous``).
 A date alone is a year (a balance "as of December 31, 2022"); only an event's wording points at an 8-K.
 """
 
@@ -49,7 +51,11 @@ _INSTRUCTION = re.compile(
 # company like this, state that and explain why."; "If that ratio is the wrong gauge, say so.").
 _CAVEAT = re.compile(r"^\s*if\b[^?]{0,160}\b(state|say|explain|answer|respond|write|return|give|note)\b", re.I)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+")
-_NARRATIVE = re.compile(r"\b(what drove|why|explain|reasons?|driven by|caused)\b", re.I)
+# Words asking about several fiscal years without naming one: the newest annual report answers.
+_OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|three|four|five|several|few|\d+)\s+)?"
+                         r"(?:fiscal\s+)?years\b|\bover (?:the|recent) years\b|\bmulti-?year\b|\bannual(?:ly)?\b|"
+                         r"\beach year\b|\byear[- ]over[- ]year\b", re.I)
+_NARRATIVE = re.compile(r"\b(what drove|drivers?|why|explain(s|ed)?|reasons?|driven by|caused)\b", re.I)
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
 
 
@@ -97,6 +103,7 @@ class QueryPlan:
     cover: bool = False
     figure: bool = False  # asks for a number: the page holding the figures comes first
     narrative: bool = False
+    over_years: bool = False  # asks about several fiscal years without naming one ("the last three years")
     concepts: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
@@ -107,7 +114,7 @@ class QueryPlan:
                 "evidence": {"statements": self.statements, "notes": self.notes, "sections": self.sections,
                              "items": self.items,
                              "cover": self.cover, "figure": self.figure},
-                "core": self.core, "lexical": self.lexical, "rules": self.rules}
+                "narrative": self.narrative, "core": self.core, "lexical": self.lexical, "rules": self.rules}
 
 
 def named_statements(question: str) -> list[str]:
@@ -129,6 +136,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
     plan.narrative = bool(_NARRATIVE.search(core))
+    plan.over_years = bool(_OVER_YEARS.search(core))
     named = named_statements(question)
     evidence = [e for c in matched for e in c.evidence]
     if named:  # a statement named outright (often in the instructions) decides
@@ -210,7 +218,7 @@ class Choice(NamedTuple):
 
 TIER_POINTS = (0.8, 0.4, 0.0)  # R1, R2, R3
 ANNUAL_POINTS = 0.2  # A
-LATEST_POINTS = 0.4  # L
+LATEST_POINTS = 1.0  # L
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
@@ -223,7 +231,8 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
             not plan.analysis.quarters:  # the year's annual report (or its R2 fallback), not any 10-K
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
-        points.append(("L no period named: the latest report", LATEST_POINTS))
+        points.append(("L no period named: the newest " + ("annual report" if plan.over_years else "report"),
+                       LATEST_POINTS))
     return Choice(tier, tuple(points))
 
 

@@ -19,13 +19,15 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from domain.sec_items import MDNA_ITEMS
 from domain.text import figures_share, words
 from query.api import SECTION_PINS
 
 CANDIDATES = 20  # pages the model reorders (the rules' first ones); the rest keep the rules' order
-VERSION = 2  # 2: the pins read from the evidence's typed basis, not from the wording of its reason
+VERSION = 3  # 2: the pins read from the evidence's typed basis; 3: what a question asking what drove a change reads
 FEATURES = ("rule_rank", "rule_score", "pin_statement", "pin_fact", "doc_rank", "doc_score", "page_position",
-            "figures", "figures_asked", "overlap", "year_match", "item_match", "text_length")
+            "figures", "figures_asked", "overlap", "year_match", "item_match", "text_length", "prose_asked",
+            "mdna_asked")
 
 
 def page_features(question: str, plan: dict, documents: list[dict], evidence: list[dict],
@@ -36,6 +38,7 @@ def page_features(question: str, plan: dict, documents: list[dict], evidence: li
     years = set(plan.get("years") or []) | ({plan["target_year"]} if plan.get("target_year") else set())
     items = set((plan.get("evidence") or {}).get("items") or [])
     figure = 1.0 if (plan.get("evidence") or {}).get("figure") else 0.0
+    narrative = 1.0 if plan.get("narrative") else 0.0
     doc_rank = {d["doc_id"]: i for i, d in enumerate(documents)}
     doc_top = max((d["score"] for d in documents), default=1.0) or 1.0
     doc_score = {d["doc_id"]: d["score"] / doc_top for d in documents}
@@ -60,6 +63,8 @@ def page_features(question: str, plan: dict, documents: list[dict], evidence: li
             0.5 if not years else 1.0 if e.get("fiscal_year") in years else 0.0,
             1.0 if e.get("item") in items else 0.0,
             math.log1p(len(text)) / 8.0,
+            (1.0 - min(1.0, 5 * figures)) * narrative,  # prose, for a question asking what drove a change
+            narrative if e.get("item") in MDNA_ITEMS else 0.0,  # MD&A, where results are explained
         ])
     return rows
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from domain.rules import ANNUAL, PERIODIC
+from domain.sec_items import MDNA_ITEMS
 from domain.statements import Section
 from domain.text import clean_question
 from kernel import timing
@@ -58,6 +60,7 @@ from query.facts import (
     question_facts,
     synonym_concepts,
 )
+from query.page_order import page_order, question_kind
 from query.plan import QueryPlan, follow_up_plan, make_plan
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
@@ -66,6 +69,7 @@ from schemas.index import INDEXES
 
 log = logging.getLogger(__name__)
 __all__ = ["MODES", "Evidence", "Question", "RetrievalOptions", "Retriever", "SearchResult"]
+NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 RANKER_RECHECK_S = 10.0  # how often a release without a page ranker looks for one
 
@@ -220,13 +224,13 @@ class Retriever:
                     docs = self.documents(q)
                 with timing.stage("passages"):
                     evidence = self.evidence(q, docs)
-                model = snap.ranker() if opts.ranker == "learned" else None
+                model = snap.ranker() if page_order(q.plan, opts.ranker) == "learned" else None
                 if model is not None:
                     with timing.stage("rank"):
                         evidence = self.rank_pages(q, docs, evidence, model)
                 evidence = scoring.company_turns(evidence, {d.doc.doc_id: d.doc.entity for d in docs},
                                                  [e.key for e in q.plan.analysis.entities])
-                result = SearchResult(text, evidence, q.plan.as_dict(),
+                result = SearchResult(text, evidence, {**q.plan.as_dict(), "kind": question_kind(q.plan)},
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
                                        for d in docs], release=snap.id,
                                       page_order="learned" if model is not None else "rules")
@@ -235,7 +239,7 @@ class Retriever:
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, docs, result.evidence)
-                newest = scoring.newest_reports(docs)
+                newest = scoring.newest_reports(docs, (ANNUAL,) if q.plan.over_years else PERIODIC)
                 result.period_taken = taken_notes(
                     q.plan.target_year, q.plan.analysis.quarters, newest,
                     {d.doc_id: scoring.previous_report(d, [t.doc for t in docs]) for d in newest}, result.evidence)
@@ -405,6 +409,8 @@ class Retriever:
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin)
+            if plan.narrative:
+                self._narrative_pins(q, scope, pin)
             if plan.cover:
                 hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
@@ -422,6 +428,18 @@ class Retriever:
         after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
         if after:
             pin(after[0].source, after[0].id, page + 1, "section", f"the MD&A section {section.name}, continued")
+
+    def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
+        """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
+        on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
+        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
+                                   {**scope, "item": sorted(MDNA_ITEMS)}, 20, q.opts.fusion,
+                                   dense_weight=q.opts.dense_weight)
+        pages: dict[int, Hit] = {}
+        for h in hits:
+            pages.setdefault(scoring.evidence_page(h.source), h)
+        for page, h in list(pages.items())[:NARRATIVE_PINS]:
+            pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
     def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the

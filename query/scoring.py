@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from domain.rules import PERIODIC, exhibit_label
+from domain.rules import ANNUAL, PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.text import lower_words, phrase_text
 from kernel.search import Filters, Hit
@@ -54,8 +54,9 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     has_target = {d.entity for d in docs
                   if document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, True)[0] == 0}
     latest: dict[str | None, DocInfo] = {}
+    forms = (ANNUAL,) if plan.over_years else PERIODIC  # over years, no year named: the newest annual report
     for d in docs:
-        if d.form in PERIODIC and d.period_end:
+        if d.form in forms and d.period_end:
             best = latest.get(d.entity)
             if best is None or (str(d.period_end), d.doc_id) > (str(best.period_end), best.doc_id):
                 latest[d.entity] = d
@@ -134,14 +135,15 @@ def previous_report(doc: DocInfo, candidates: Iterable[DocInfo]) -> DocInfo | No
     return max(earlier, key=lambda d: (str(d.period_end), d.doc_id), default=None)
 
 
-def newest_reports(chosen: list[ScoredDoc]) -> list[DocInfo]:
-    """Each company's first periodic report among the chosen documents: the one a question naming no
-    period is answered from (rule L put the newest first)."""
-    first: dict[str | None, DocInfo] = {}
-    for d in chosen:
-        if d.doc.form in PERIODIC:
-            first.setdefault(d.doc.entity, d.doc)
-    return list(first.values())
+def newest_reports(chosen: list[ScoredDoc], forms: tuple[str, ...] = PERIODIC) -> list[DocInfo]:
+    """Each company's newest report of ``forms`` (by period end) among the chosen documents: the one a
+    question naming no period is answered from (rule L), companies in the order of their first document."""
+    newest: dict[str | None, DocInfo] = {}
+    for t in chosen:
+        d, best = t.doc, newest.get(t.doc.entity)
+        if d.form in forms and (best is None or str(d.period_end or "") > str(best.period_end or "")):
+            newest[d.entity] = d
+    return list(newest.values())
 
 
 def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryPlan) -> list[ScoredDoc]:
@@ -151,7 +153,7 @@ def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryP
         return chosen
     have = {d.doc.doc_id for d in chosen}
     out = list(chosen)
-    for doc in newest_reports(chosen):
+    for doc in newest_reports(chosen, (ANNUAL,) if plan.over_years else PERIODIC):
         before = previous_report(doc, (t.doc for t in scored))
         if before is not None and before.doc_id not in have:
             out.extend(t for t in scored if t.doc.doc_id == before.doc_id)

@@ -70,7 +70,7 @@ class TrainReport(StageReport):
 
 def run(lake: Lake, options: TrainOptions, resources: Resources) -> TrainReport:
     """The stage: the live release's model, unless it has one (or the rules are configured)."""
-    if options.ranker != "learned":
+    if options.ranker == "rules":
         return TrainReport(outcome="rules")
     retriever = Retriever(resources)
     release = retriever.snapshot().id

@@ -127,9 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", help="write the metrics as JSON")
     p.add_argument("--flam", action="store_true", help="hierarchical mode with FLAM Item weights (off by default)")
     p.add_argument("--trees", action="store_true", help="hierarchical mode with tree-node boosts (off by default)")
-    p.add_argument("--ranker", choices=("rules", "learned"), default=None,
-                   help="hierarchical mode's page order: the release's learned ranker (PAGE_RANKER, default: "
-                        "learned; the rules where the release has none) or the rules")
+    p.add_argument("--ranker", choices=("rules", "learned", "learned-all"), default=None,
+                   help="hierarchical mode's page order: the release's learned ranker for the kinds of question "
+                        "query/page_order.yaml gives it (PAGE_RANKER, default: learned; the rules for the others "
+                        "and where the release has none), the model for every kind (learned-all), or the rules")
 
     p = sub.add_parser("train-ranker", help="train the learned page ranker for the live release again (`run` "
                                             "trains it after publish)")

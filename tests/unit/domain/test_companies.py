@@ -105,3 +105,17 @@ def test_accents_and_a_final_s_without_apostrophe_name_the_company():
     assert names("Nestlé's margins") == ["Nestlé S.A."]
     assert names("What were Smuckers net sales?") == ["J M Smucker Co"]
     assert names("Targets for 2024 were met") == []
+
+
+def test_a_reviewed_former_ticker_and_name_of_the_cik_name_the_company():
+    """former_tickers.yaml's lines (each with its source) are the company's names too: UTX's filer is CIK
+    101829, today's RTX."""
+    idx = EntityIndex(vocab=VOCAB)
+    add_directory_record(idx, {"ticker": "RTX", "listed_name": "RTX Corp", "cik": 101829})
+    idx.finish()
+    assert [e.name for e in idx.find("What backlog did United Technologies report?")] == ["RTX Corp"]
+    assert [e.name for e in idx.find("UTX backlog in 2019")] == ["RTX Corp"]
+    other = EntityIndex(vocab=VOCAB)
+    add_directory_record(other, {"ticker": "XYZ", "listed_name": "Xyz Corp", "cik": 1})
+    other.finish()
+    assert other.find("What backlog did United Technologies report?") == []

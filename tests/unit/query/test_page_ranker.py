@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from indexing.ranker_pairs import document_pairs, headings, row_labels
+from indexing.ranker_pairs import document_pairs, driver_labels, headings, row_labels
 from kernel.search.base import Release
 from query import retrieve
 from query.ranker import FEATURES, PageRanker, fit, page_features, training_rows
@@ -51,6 +51,34 @@ def test_document_pairs_are_deterministic_and_ask_about_the_company_and_period()
     assert document_pairs({**doc, "company": None}, pages) == []  # no company: no question to ask
 
 
+DRIVERS = ("Net Sales. Net sales for fiscal 2023 decreased $4.7 billion, or 3.0%, to $152.7 billion, primarily "
+           "driven by lower comparable sales. BCA revenues increased by $7,875 million in 2023 primarily due to "
+           "higher deliveries. It increased primarily due to timing. We grew as a result of pricing.\n")
+
+
+def test_prose_that_explains_a_change_asks_what_drove_it():
+    """Issue 54: the ranker had never seen a question asking what drove a change; MD&A's own sentences
+    ("<metric> decreased ... primarily driven by ...") label their page."""
+    assert driver_labels(DRIVERS) == ["net sales", "bca revenues"]  # "It", "We": a clause, not a metric
+    assert driver_labels(BALANCE_SHEET) == []  # a figures page explains nothing
+    doc = {"doc_id": "HD_2023_10K", "company": "Home Depot", "fiscal_year": 2023, "fiscal_period": "FY"}
+    drivers = [p for p in document_pairs(doc, [(32, DRIVERS)]) if p["source"] == "driver"]
+    assert {p["label"] for p in drivers} == {"net sales", "bca revenues"} and {p["page"] for p in drivers} == {32}
+    assert all("Home Depot" in p["question"] and "fiscal 2023" in p["question"] for p in drivers)
+
+
+def test_features_read_what_a_narrative_question_asks_for():
+    evidence = [{**e, "item": item} for e, item in zip(_result([("A", 10, 1.0, "match", MD_AND_A),
+                                                              ("A", 57, 0.9, "statement", BALANCE_SHEET)]),
+                                                     ("7", "8"), strict=True)]
+    narrative = page_features("What drove revenue in 2023?", {"years": [2023], "narrative": True}, [], evidence, {})
+    figure = page_features("Revenue in 2023?", {"years": [2023]}, [], evidence, {})
+    n = [dict(zip(FEATURES, r, strict=True)) for r in narrative]
+    f = [dict(zip(FEATURES, r, strict=True)) for r in figure]
+    assert n[0]["prose_asked"] == 1.0 and n[1]["prose_asked"] < 0.5 and n[0]["mdna_asked"] == 1.0
+    assert n[1]["mdna_asked"] == 0.0 and f[0]["prose_asked"] == f[0]["mdna_asked"] == 0.0
+
+
 def _result(pages):
     """A rules-ranked result over literal pages: (doc, page, score, basis, text); the reason's words say
     the opposite of the basis, which is what the features must read."""
@@ -91,7 +119,7 @@ def test_fit_is_deterministic_and_learns_the_order():
     assert one.to_json() == two.to_json()  # same rows, same bytes
     assert PageRanker.from_json(one.to_json()).to_json() == one.to_json()
     old = json.loads(one.to_json()) | {"version": 1}  # a model of the format that read the reasons' words
-    with pytest.raises(ValueError, match=r"^a format 1 model; this code reads format 2: retrain") as refused:
+    with pytest.raises(ValueError, match=r"^a format 1 model; this code reads format 3: retrain") as refused:
         PageRanker.from_json(json.dumps(old).encode())
     assert "\n" not in str(refused.value)
     # the statement page wins wherever the rules put it

@@ -8,7 +8,7 @@ from kernel.search import Hit
 from query.analysis import Entity, QueryAnalysis
 from query.api import Evidence
 from query.catalog import DocInfo
-from query.plan import ANNUAL_POINTS, TIER_POINTS, make_plan
+from query.plan import ANNUAL_POINTS, LATEST_POINTS, TIER_POINTS, make_plan
 from query.scoring import (
     ScoredDoc,
     company_turns,
@@ -155,7 +155,7 @@ def test_document_choice_weighs_year_period_and_form_evidence():
     # no period named: the latest periodic report speaks for now (L); an earnings release is not one
     now = document_tiers(docs, plan_for("Is the business subject to cyclicality?"))
     assert now["KO_2024Q2_10Q"].bonus > now["KO_2023_10K"].bonus == now["KO_2023Q4_EARNINGS"].bonus == 0
-    assert "latest" in now["KO_2024Q2_10Q"].why
+    assert "newest" in now["KO_2024Q2_10Q"].why
     # non-GAAP wording: the earnings release of the year is tier 0, the annual report is not preferred
     adjusted = document_tiers(docs, plan_for("Adjusted non-GAAP EBITDA for FY2023", years=[2023]))
     assert adjusted["KO_2023Q4_EARNINGS"].bonus > adjusted["KO_2023_10K"].bonus
@@ -202,3 +202,14 @@ def test_no_period_named_keeps_the_report_before_the_newest():
     assert previous_report(ko23, [ko24, ko23, ko22]).doc_id == "KO_2022_10K"
     assert previous_report(ko22, [ko24, ko23, ko22]) is None
     assert [d.doc_id for d in newest_reports(chosen)] == ["KO_2024_10K"]
+
+
+def test_over_years_with_no_year_named_the_newest_annual_report_answers():
+    ko24 = DocInfo(doc_id="KO_2024_10K", form="10-K", fiscal_year=2024, period_end="2024-12-31", entity="cocacola")
+    q1 = DocInfo(doc_id="KO_2025Q1_10Q", form="10-Q", fiscal_year=2025, fiscal_period="Q1", period_end="2025-03-31",
+                 entity="cocacola")
+    over = document_tiers([ko24, q1], plan_for("How has revenue trended over the last three years?"))
+    assert over["KO_2024_10K"].bonus == LATEST_POINTS and over["KO_2025Q1_10Q"].bonus == 0
+    now = document_tiers([ko24, q1], plan_for("How much cash does it hold?"))  # no years asked: the newest report
+    assert now["KO_2025Q1_10Q"].bonus == LATEST_POINTS and now["KO_2024_10K"].bonus == 0
+    assert [d.doc_id for d in newest_reports([ScoredDoc(ko24, 1, ""), ScoredDoc(q1, 2, "")])] == ["KO_2025Q1_10Q"]
