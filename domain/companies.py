@@ -39,6 +39,7 @@ SUFFIXES = frozenset({"the", "inc", "incorporated", "corp", "corporation", "comp
                       "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"})
 MAX_SHARED = 2  # a word in more companies' names than this is no company's name alone
 MAX_NAME_WORDS = 6  # the longest name a question is read for, in words ("HUNT J B TRANSPORT SERVICES INC")
+MIN_LEAD = 3  # leading words of a name, in words ("Bank of New York"), that name its company alone
 MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
 FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
@@ -78,6 +79,7 @@ class Vocabulary:
     generic: frozenset[str]
     common: frozenset[str]
     filing_words: frozenset[str]
+    abbreviations: frozenset[str] = frozenset()  # what a capitalized word means besides a ticker (COO, EPS)
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
@@ -85,13 +87,13 @@ def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabula
     if not isinstance(names, dict) or not all(isinstance(v, list) and v for v in names.values()):
         raise VocabularyError(f"{source}: 'names' must map each ticker to a list of names")
     lists = {}
-    for key in ("generic_words", "common_words", "filing_words"):
+    for key in ("generic_words", "common_words", "filing_words", "abbreviations"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
     return Vocabulary({str(t).upper(): tuple(str(n) for n in v) for t, v in names.items()},
-                      lists["generic_words"], lists["common_words"], lists["filing_words"])
+                      lists["generic_words"], lists["common_words"], lists["filing_words"], lists["abbreviations"])
 
 
 @functools.lru_cache(maxsize=1)
@@ -173,6 +175,8 @@ class EntityIndex:
     lower_names: set[str] = field(default_factory=set)  # names their company writes in lower case ("lululemon")
     searchable: set[str] | None = None  # the entities with documents (None: all); others are names only
     name_words: dict[str, list[str]] = field(default_factory=dict)  # entity -> its name's words, for abbreviations
+    leads: dict[str, str] = field(default_factory=dict)  # the leading words of one company's names -> the company
+    _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
@@ -190,6 +194,7 @@ class EntityIndex:
         tickers = set(old.tickers if old else ()) | ({ticker} if ticker else set())
         self.entities[key] = Entity(key, old.name if old else name, frozenset(tickers))
         own = self._words_of.setdefault(key, set())
+        self._written.setdefault(key, set()).update(every if words else ())
         for variant in every:
             squashed = squash(variant)
             if squashed:
@@ -214,6 +219,21 @@ class EntityIndex:
                 holders.setdefault(word, set()).add(key)
         self.words = {w: keys for w, keys in holders.items() if len(keys) <= MAX_SHARED and w not in self.vocab.generic}
         self.name_words = {key: _name_words(e.name) for key, e in self.entities.items()}
+        self.leads = self._leading_words()
+
+    def _leading_words(self) -> dict[str, str]:
+        """Squashed leading words (``MIN_LEAD`` words or more, short of the whole) of a company's names -> the
+        company, where they lead no other company's name and are no name themselves: "Bank of New York" for The
+        Bank of New York Mellon, each of whose words alone is a place or a noun."""
+        holders: dict[str, set[str]] = {}
+        for key, written in self._written.items():
+            for name in written:
+                words = [w for w in _words(name) if w != "the"]
+                for n in range(MIN_LEAD, len(words)):
+                    lead = squash(" ".join(words[:n]))
+                    if lead and lead not in self.names:
+                        holders.setdefault(lead, set()).add(key)
+        return {lead: next(iter(keys)) for lead, keys in holders.items() if len(keys) == 1}
 
     def find(self, question: str) -> list[Entity]:
         """Entities with documents a question names, in order of first mention."""
@@ -277,7 +297,7 @@ class EntityIndex:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
         if n > 1:
-            return keys
+            return keys or ({self.leads[squashed]} if n >= MIN_LEAD and squashed in self.leads else set())
         keys |= self.words.get(squashed, set())
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
                 squashed[:-1] not in self.vocab.common:
@@ -295,6 +315,18 @@ class EntityIndex:
         return _possessive(word) or self._beside_filing_word(tokens, i) or \
             not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
 
+    def _capital_ticker(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
+        """A ticker that is also an English word ("ALL", "KEY", "NOW") written alone in capitals inside a
+        sentence, in a question not itself written in capitals, names its company; at a sentence's start it is
+        emphasis ("ALL companies ..."); two letters ("IT", "ON") and the abbreviations people write in
+        capitals ("COO", "EPS") stay words."""
+        word, at = _bare(tokens[i][0]), tokens[i][1]
+        letters = [c for c in question if c.isalpha()]
+        shouted = sum(c.isupper() for c in letters) > 0.5 * len(letters)
+        inside = at > 0 and not _SENTENCE_END.search(question[:at])
+        return (len(word) >= 3 and word.isupper() and word.upper() in self.tickers and inside and not shouted
+                and word.lower() not in self.vocab.abbreviations)
+
     def _beside_filing_word(self, tokens: list[tuple[str, int]], i: int) -> bool:
         near = [t.lower() for t, _ in tokens[max(0, i - 2):i] + tokens[i + 1:i + 3]]
         pairs = {" ".join(near[j:j + 2]) for j in range(len(near) - 1)}
@@ -307,7 +339,8 @@ class EntityIndex:
         word = _bare(written)
         if not (len(word) >= 2 and any(c.isupper() for c in word[1:]) or len(word) == 1 and word.isupper()):
             return None
-        if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)):
+        if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)
+                                                      or self._capital_ticker(question, tokens, i)):
             return None
         if word.upper() in self.tickers:
             return self.tickers[word.upper()]

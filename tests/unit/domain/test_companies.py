@@ -119,3 +119,29 @@ def test_a_reviewed_former_ticker_and_name_of_the_cik_name_the_company():
     add_directory_record(other, {"ticker": "XYZ", "listed_name": "Xyz Corp", "cik": 1})
     other.finish()
     assert other.find("What backlog did United Technologies report?") == []
+
+
+def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
+    """Issue 54's name classes: "Bank of New York" (each word alone a place or a noun) leads one company's
+    name; a ticker that is an English word names its company written alone in capitals, unless the whole
+    question is in capitals, it has two letters, or it is an abbreviation people write so ("COO")."""
+    vocab = Vocabulary(names={}, generic=frozenset({"bank", "new", "york"}),
+                       common=frozenset({"all", "key", "coo", "it"}), filing_words=frozenset(),
+                       abbreviations=frozenset({"coo"}))
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("The Bank of New York Mellon Corporation", "BK"), ("Bank of America", "BAC"),
+                         ("Allstate", "ALL"), ("KeyCorp", "KEY"), ("Cooper Companies", "COO"), ("Gartner", "IT"),
+                         ("New York Times", "NYT"), ("New York Community Bancorp", "NYCB")):
+        idx.add(name, ticker)
+    idx.finish()
+
+    def found(question):
+        return [e.name for e in idx.find(question)]
+
+    assert found("What did Bank of New York report in 2023?") == ["The Bank of New York Mellon Corporation"]
+    assert found("What did Bank of America report?") == ["Bank of America"]  # a whole name stays its own
+    assert found("What did New York report?") == []  # two words, and they lead two companies' names
+    assert found("How did ALL do in 2023?") == ["Allstate"] and found("What was KEY net interest income?") == ["KeyCorp"]
+    assert found("ALL companies raised budgets.") == []  # at a sentence start: emphasis
+    assert found("all of the segments") == [] and found("HOW DID ALL DO") == []
+    assert found("What did the COO say?") == [] and found("IT spending rose") == []
