@@ -52,9 +52,9 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b([1-4])q\s*'?(?:{_Y}|{_YY})\b"), "qy2"),  # 1Q23, 1Q 2023
     (re.compile(rf"\bh([12])\s*(?:of\s+)?(?:{_FY}\s*)?'?\s*(?:{_Y}|{_YY})?\b"), "hy"),  # H1 FY2023, H1 2023, H2
     (re.compile(rf"\b([12])h\s*'?(?:{_Y}|{_YY})\b"), "hy"),  # 1H23
-    (re.compile(rf"\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?"
+    (re.compile(rf"\b(first|second|third|fourth)[\s-]+(?:fiscal[\s-]+)?quarter(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?"
                 rf"(?:\s*'?{_Y})?"), "oq"),
-    (re.compile(rf"\b(first|second)\s+half(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "oh"),
+    (re.compile(rf"\b(first|second)[\s-]+half(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "oh"),
     (re.compile(r"\b(six|nine)\s+months\s+ended\b"), "span"),
     (re.compile(rf"\b{_FY}\s*'?{_YY}\b"), "fyy"),  # FY23
     (re.compile(rf"\b(?:{_FY}\s*'?)?{_Y}\b"), "y"),  # 2023, FY2023, fiscal year 2023

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from domain.rules import ANNUAL, PERIODIC, exhibit_label
+from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.text import lower_words, phrase_text
 from kernel.search import Filters, Hit
@@ -47,12 +47,20 @@ def filter_docs(docs: Iterable[DocInfo], filters: Filters | None) -> list[DocInf
 TIER_WEIGHT = (1.0, 0.75, 0.5)  # how much a passage of a document of that tier weighs
 
 
+def document_year(d: DocInfo) -> int | None:
+    """The year a document speaks for: its fiscal year, or for an 8-K's cover (an event, no fiscal period) the
+    year of its event ("its December 2025 8-K")."""
+    if d.fiscal_year is None and d.form == CURRENT and d.period_end:
+        return d.period_end.year if hasattr(d.period_end, "year") else int(str(d.period_end)[:4])
+    return d.fiscal_year
+
+
 def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice]:
     """doc_id -> its :class:`~query.plan.Choice` (tier and points) under the plan; a company's fallback (R2)
     applies only when it has no document of the target year and type, and "latest" is per company."""
     docs = list(docs)
     has_target = {d.entity for d in docs
-                  if document_tier(plan, d.fiscal_year, d.form, d.fiscal_period, True)[0] == 0}
+                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True)[0] == 0}
     latest: dict[str | None, DocInfo] = {}
     forms = (ANNUAL,) if plan.over_years else PERIODIC  # over years, no year named: the newest annual report
     for d in docs:
@@ -61,7 +69,7 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
             if best is None or (str(d.period_end), d.doc_id) > (str(best.period_end), best.doc_id):
                 latest[d.entity] = d
     latest_ids = {d.doc_id for d in latest.values()}
-    return {d.doc_id: document_choice(plan, d.fiscal_year, d.form, d.fiscal_period, d.entity in has_target,
+    return {d.doc_id: document_choice(plan, document_year(d), d.form, d.fiscal_period, d.entity in has_target,
                                       d.doc_id in latest_ids) for d in docs}
 
 

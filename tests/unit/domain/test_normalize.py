@@ -40,6 +40,8 @@ def test_a_cue_matches_whole_words_in_a_row_and_keeps_little_words():
     ("revenue in Q12023", 2023, 1),
     ("Q2 of FY2024", 2024, 2),
     ("the first quarter of fiscal 2023", 2023, 1),
+    ("its second-quarter 2023 report", 2023, 2),  # hyphenated, as an adjective
+    ("the first-half of 2023", 2023, 2),
     ("H1 FY2023 sales", 2023, 2),  # a half year: the second quarter's report covers six months
     ("1H23 sales", 2023, 2),
     ("the first half of 2023", 2023, 2),
@@ -58,6 +60,7 @@ def test_year_to_date_spans_and_dates():
     assert [p.quarter for p in periods("six months ended June 30")] == [2]
     assert [p.year for p in periods("FY2017 - FY2019 average")] == [2017, 2019]
     assert periods("3 year average of 10 stores") == []
+    assert [(p.year, p.quarter) for p in periods("its fiscal 2024 first-quarter report")] == [(2024, None), (None, 1)]
 
 
 def test_periods_are_printed_as_filings_print_them():

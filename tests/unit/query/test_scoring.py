@@ -15,6 +15,7 @@ from query.scoring import (
     diversify,
     document_tiers,
     document_weights,
+    document_year,
     evidence_page,
     newest_reports,
     pages,
@@ -213,3 +214,13 @@ def test_over_years_with_no_year_named_the_newest_annual_report_answers():
     now = document_tiers([ko24, q1], plan_for("How much cash does it hold?"))  # no years asked: the newest report
     assert now["KO_2025Q1_10Q"].bonus == LATEST_POINTS and now["KO_2024_10K"].bonus == 0
     assert [d.doc_id for d in newest_reports([ScoredDoc(ko24, 1, ""), ScoredDoc(q1, 2, "")])] == ["KO_2025Q1_10Q"]
+
+
+def test_an_8k_cover_speaks_for_the_year_of_its_event():
+    """An 8-K's cover has no fiscal period; "its December 2025 8-K" is the one whose event is of 2025."""
+    cover = DocInfo(doc_id="META_2025-12-19_8K", form="8-K", period_end="2025-12-19", entity="meta")
+    old = DocInfo(doc_id="META_2019-01-30_8K", form="8-K", period_end="2019-01-30", entity="meta")
+    assert document_year(cover) == 2025 and document_year(KO23) == 2023
+    tiers = document_tiers([cover, old], plan_for("officer change in the December 2025 8-K", years=[2025],
+                                                  forms=["8-K"]))
+    assert tiers["META_2025-12-19_8K"].tier == 0 and tiers["META_2019-01-30_8K"].tier == 2
