@@ -145,3 +145,16 @@ def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
     assert found("ALL companies raised budgets.") == []  # at a sentence start: emphasis
     assert found("all of the segments") == [] and found("HOW DID ALL DO") == []
     assert found("What did the COO say?") == [] and found("IT spending rose") == []
+
+
+def test_a_companys_services_and_subsidiaries_name_it():
+    """The reviewed vocabulary's service and subsidiary brands (each line with its 10-K source)."""
+    idx = EntityIndex()
+    for name, ticker in (("Alphabet Inc.", "GOOGL"), ("Amazon", "AMZN"), ("UnitedHealth Group", "UNH"),
+                         ("RTX Corp", "RTX")):
+        idx.add(name, ticker)
+    add_vocabulary_names(idx)
+    idx.finish()
+    for question, company in (("YouTube ad revenue in 2024", "Alphabet Inc."), ("AWS operating income", "Amazon"),
+                              ("Optum revenue growth", "UnitedHealth Group"), ("Pratt & Whitney charges", "RTX Corp")):
+        assert [e.name for e in idx.find(question)] == [company], question
