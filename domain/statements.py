@@ -131,3 +131,24 @@ def notes() -> dict[str, Section]:
 def sections() -> dict[str, Section]:
     """MD&A section name -> its definition."""
     return _definitions()[2]
+
+
+# A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...".
+_DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
+                     r"(?:increased|decreased|grew|declined|rose|fell)\b(?:[^.]|\.\d){0,250}?\b(?:due to|driven by|"
+                     r"as a result of|reflecting|attributable to)\b")
+_NOT_A_METRIC = {"it", "this", "we", "our", "they", "which", "or", "and", "new", "company"}  # a clause, not a line item
+
+
+def driver_labels(text: str) -> list[str]:
+    """The metrics a prose page explains a change of ("net sales", "BCA revenues"), lower case: one rule for
+    the ranker's training questions (``indexing.ranker_pairs``) and the pages a question asking what drove a
+    change pins (``query.retrieve``)."""
+    if is_figures(text):
+        return []
+    out = []
+    for m in _DRIVER.finditer(text):
+        label = " ".join(m.group(1).split()).lower()
+        if 1 <= len(label.split()) <= 5 and not _NOT_A_METRIC & set(label.split()):
+            out.append(label)
+    return list(dict.fromkeys(out))

@@ -18,6 +18,7 @@ import re
 
 from domain.statements import (
     HEADING_WINDOW,
+    driver_labels,
     is_figures,
     line_at,
     note_heads,
@@ -40,11 +41,6 @@ DRIVER_TEMPLATES = (
     "Why did {company}'s {label} change in {period}?",
     "What explains the change in {label} at {company} in {period}?",
 )
-# A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...".
-_DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
-                     r"(?:increased|decreased|grew|declined|rose|fell)\b(?:[^.]|\.\d){0,250}?\b(?:due to|driven by|"
-                     r"as a result of|reflecting|attributable to)\b")
-_NOT_A_METRIC = {"it", "this", "we", "our", "they", "which", "or", "and", "new", "company"}  # a clause, not a line item
 SECTION_TEMPLATES = (
     "Where are {company}'s {label} for {period}?",
     "Show the {label} of {company} for {period}.",
@@ -67,18 +63,6 @@ def row_labels(text: str) -> list[str]:
         if any(_NUMBER_LINE.match(nxt) for nxt in after):
             found.append(" ".join(line.rstrip(" ,:").split()))
     return found
-
-
-def driver_labels(text: str) -> list[str]:
-    """The metrics a prose page explains a change of ("net sales", "BCA revenues"), lower case."""
-    if is_figures(text):
-        return []
-    out = []
-    for m in _DRIVER.finditer(text):
-        label = " ".join(m.group(1).split()).lower()
-        if 1 <= len(label.split()) <= 5 and not _NOT_A_METRIC & set(label.split()):
-            out.append(label)
-    return list(dict.fromkeys(out))
 
 
 def headings(text: str) -> list[tuple[str, str]]:

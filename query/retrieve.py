@@ -438,7 +438,9 @@ class Retriever:
         pages: dict[int, Hit] = {}
         for h in hits:
             pages.setdefault(scoring.evidence_page(h.source), h)
-        for page, h in list(pages.items())[:NARRATIVE_PINS]:
+        texts = {page: h.source.get("text") or "" for page, h in pages.items()}
+        for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
+            h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
     def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:

@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
 from domain.sec_items import item_label
-from domain.text import lower_words, phrase_text
+from domain.statements import driver_labels
+from domain.text import lower_words, phrase_text, words
 from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
@@ -182,6 +183,15 @@ def company_turns(evidence: list[Evidence], entity_of: dict[str, str | None], co
             firsts[key] = e
     head = list(firsts.values())
     return head + [e for e in evidence if e not in head]
+
+
+def explaining_first(texts: dict[int, str], question: str) -> list[int]:
+    """Pages (page -> its best chunk's text, in the search's order) with those whose prose explains a change of
+    a metric the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``),
+    then the others, each group in the search's order."""
+    asked = set(words(question))
+    explains = {page: any(asked & set(words(label)) for label in driver_labels(text)) for page, text in texts.items()}
+    return sorted(texts, key=lambda page: not explains[page])
 
 
 def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> dict[str, float]:

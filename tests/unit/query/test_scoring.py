@@ -17,6 +17,7 @@ from query.scoring import (
     document_weights,
     document_year,
     evidence_page,
+    explaining_first,
     newest_reports,
     pages,
     previous_report,
@@ -224,3 +225,13 @@ def test_an_8k_cover_speaks_for_the_year_of_its_event():
     tiers = document_tiers([cover, old], plan_for("officer change in the December 2025 8-K", years=[2025],
                                                   forms=["8-K"]))
     assert tiers["META_2025-12-19_8K"].tier == 0 and tiers["META_2019-01-30_8K"].tier == 2
+
+
+def test_a_narrative_question_takes_the_page_that_explains_its_metric_first():
+    texts = {25: "Our strategy. Deliveries of airplanes are planned for the year.",
+             28: "Operating margins increased primarily due to lower costs.",
+             31: "Commercial Airplanes Segment. BCA revenues increased by seven billion dollars this year compared "
+                 "with the year before primarily due to higher deliveries of the wide-body program."}
+    assert explaining_first(texts, "What drove the increase in BCA revenues in 2023?") == [31, 25, 28]
+    assert explaining_first(texts, "What drove the change in operating margins?") == [28, 25, 31]
+    assert explaining_first(texts, "What is the strategy?") == [25, 28, 31]  # none explains it: search order
