@@ -9,7 +9,7 @@ kind, leave-one-company-out and on paraphrases.
 A question's class is its ``class`` field (``bench/data/edgar_dev.jsonl``) or FinanceBench's
 ``question_type``; its company is ``company``; its kind is ``query.page_order.question_kind`` of its plan.
 ``--choose`` reads the per-question scores of several runs (both dev sets) and chooses, kind by kind, the
-page order with the better DocRec@5 + PageRec@5 (ties: the rules), with a leave-one-company-out estimate of that choice
+page order by the rule of ``choose_table`` (the model where it wins on each set), with a leave-one-company-out estimate of that choice
 (each company's questions scored by the table chosen on the other companies'). Writes
 bench/results/classes_<name>.json.
 """
@@ -83,15 +83,41 @@ def measure(args) -> None:
     save_results(f"classes_{args.name or args.questions.stem}", result)
 
 
+MIN_CLASS = 5  # a class of this many questions or more must not lose to the rules under the table
+
+
 def choose_table(questions: list[dict], exclude: str | None = None) -> dict[str, str]:
-    """kind -> "learned" or "rules": the better mean DocRec@5 + PageRec@5 on the kind's questions (ties and
-    kinds without questions: the rules), leaving out ``exclude``'s (a company's) questions."""
-    table = {}
+    """kind -> "learned" or "rules", leaving out ``exclude``'s (a company's) questions: the model where its
+    mean DocRec@5 + PageRec@5 on the kind's questions beats the rules' on every dev set that has such
+    questions (a kind it wins in one question style and loses in another stays with the rules; ties and
+    kinds without questions too); then, smallest gain first, a kind goes back to the rules while with it a
+    class of ``MIN_CLASS`` or more questions (of either set) scores below the rules."""
+    rows = [q for q in questions if q["company"] != exclude]
+    gains, table = {}, {}
     for kind in KINDS:
-        rows = [q for q in questions if q["kind"] == kind and q["company"] != exclude]
-        gain = statistics.fmean(q["learned-all+doc"] - q["rules+doc"] for q in rows) if rows else 0.0
-        table[kind] = "learned" if gain > 0 else "rules"
+        mine = [q for q in rows if q["kind"] == kind]
+        gains[kind] = statistics.fmean(q["learned-all+doc"] - q["rules+doc"] for q in mine) if mine else 0.0
+        per_set = [statistics.fmean(q["learned-all+doc"] - q["rules+doc"] for q in mine if q["set"] == s)
+                   for s in sorted({q["set"] for q in mine})]
+        table[kind] = "learned" if per_set and min(per_set) > 0 else "rules"
+    for kind in sorted((k for k in KINDS if table[k] == "learned"), key=lambda k: gains[k]):
+        if _a_class_loses(rows, table):
+            table[kind] = "rules"
     return table
+
+
+def _a_class_loses(rows: list[dict], table: dict[str, str]) -> bool:
+    classes: dict[tuple[str, str], list[dict]] = {}
+    for q in rows:
+        classes.setdefault((q["set"], q["class"]), []).append(q)
+    for members in classes.values():
+        if len(members) < MIN_CLASS:
+            continue
+        for metric in ("", "+doc"):
+            chosen = sum(q[ORDER_COLUMN[table[q["kind"]]] + metric] for q in members)
+            if chosen < sum(q["rules" + metric] for q in members) - 1e-9:
+                return True
+    return False
 
 
 def choose(paths: list[Path]) -> None:
@@ -99,7 +125,7 @@ def choose(paths: list[Path]) -> None:
     for path in paths:
         data = json.loads(path.read_text())
         for qid in data["rules"]["per_question"]:
-            questions.append({"set": path.stem, "id": qid, "kind": data["kind"][qid],
+            questions.append({"set": path.stem, "id": qid, "kind": data["kind"][qid], "class": data["class"][qid],
                               "company": f"{path.stem}:{data['company'][qid]}",
                               **{r: data[r]["per_question"][qid]["page_recall"] for r in ("rules", "learned-all")},
                               **{f"{r}+doc": data[r]["per_question"][qid]["page_recall"]
