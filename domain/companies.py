@@ -3,14 +3,15 @@
 Names come from data only: the S&P 500 universe CSV (listed names, tickers); EDGAR's names, which the crawl
 keeps in the lake's company directory (``schemas.companies.CompanyRecord``: company_tickers.json's title,
 the submissions' conformed name, ``formerNames`` (those dropped before 2010 as whole names only) and
-tickers); the published documents' cover and source
-names; and a reviewed vocabulary (``domain/vocabulary/company_names.yaml``) for what no EDGAR source holds:
-brands ("Google"), abbreviations ("P&G"), a filer's former names where a lake has no submissions of it.
+tickers); the published documents' cover and source names; and a reviewed vocabulary
+(``domain/vocabulary/company_names.yaml``) for what no EDGAR source holds: brands ("Google"), abbreviations
+("P&G"), a filer's former names where a lake has no submissions of it.
 
 How a question names a company (:meth:`EntityIndex.find`):
 
-- a name, compared squashed (accents folded: "Nestlé" = "Nestle") (lower case, letters, digits and "&" only, corporate suffixes, possessives and
-  parenthesized remarks dropped: "Walt Disney Company (The)" = "WALT DISNEY CO"), written capitalized;
+- a name, compared squashed (lower case, accents folded, letters, digits and "&" only, corporate suffixes,
+  possessives and parenthesized remarks dropped: "Walt Disney Company (The)" = "WALT DISNEY CO", "Nestlé" =
+  "Nestle"), written capitalized;
 - a distinctive word of a name ("Honeywell", "Disney", "Smucker", "Colgate"): every company whose names hold
   it, when at most ``MAX_SHARED`` do, unless the vocabulary calls it generic (sector nouns, places, given
   names: "Technologies", "Texas", "Martin"); a word two companies share names both ("Honeywell");
@@ -144,8 +145,9 @@ def add_directory_record(index: EntityIndex, record: dict) -> str | None:
         key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
     for ticker, name in _former_filers().get(record.get("cik") or -1, []) if key else []:
         index.add(record["listed_name"], ticker, extra_names=[name])
-    if key and old_names(record):
-        index.add(record["listed_name"], record["ticker"], extra_names=old_names(record), words=False)
+    old = old_names(record) if key else []
+    if old:
+        index.add(record["listed_name"], record["ticker"], extra_names=old, words=False)
     return key
 
 

@@ -5,9 +5,9 @@ A page labels itself four ways: a **row label** printed on a figures page ("Net 
 activities  4,312") is answered by that page; a **statement's** printed title ("Consolidated Statements of
 Cash Flows", ``domain.statements``) by the statement's first page; a **note's** heading ("Income Taxes") by
 the page it heads; a **driver** sentence of prose ("Net sales decreased 3.0% ... primarily due to ...", how
-MD&A explains a change) by its page, asked as what drove the change. Each becomes one question about the document's company and period, phrased one of
-several ways (chosen by a hash of the pair, so reruns agree). Only labels that name one or two pages of
-their document are kept: a label printed everywhere (a running header) answers nothing. Pure functions
+MD&A explains a change) by its page, asked as what drove the change. Each becomes one question about the
+document's company and period, phrased one of several ways (chosen by a hash of the pair, so reruns agree).
+Only labels that name one or two pages of their document are kept: a label printed everywhere (a running header) answers nothing. Pure functions
 over plain values; ``indexing/ranker_job.py`` runs them per document in Spark.
 """
 

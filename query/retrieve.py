@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from domain.rules import ANNUAL, PERIODIC
 from domain.sec_items import MDNA_ITEMS
 from domain.statements import Section
 from domain.text import clean_question
@@ -228,8 +227,8 @@ class Retriever:
                 if model is not None:
                     with timing.stage("rank"):
                         evidence = self.rank_pages(q, docs, evidence, model)
-                evidence = scoring.company_turns(evidence, {d.doc.doc_id: d.doc.entity for d in docs},
-                                                 [e.key for e in q.plan.analysis.entities])
+                entity_of = {d.doc.doc_id: d.doc.entity for d in docs}
+                evidence = scoring.company_turns(evidence, entity_of, [e.key for e in q.plan.analysis.entities])
                 result = SearchResult(text, evidence, {**q.plan.as_dict(), "kind": question_kind(q.plan)},
                                       [{"doc_id": d.doc.doc_id, "score": round(d.score, 4), "reason": d.why}
                                        for d in docs], release=snap.id,
@@ -238,8 +237,8 @@ class Retriever:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
-                result.company_pages = company_pages(q.plan, docs, result.evidence)
-                newest = scoring.newest_reports(docs, (ANNUAL,) if q.plan.over_years else PERIODIC)
+                result.company_pages = company_pages(q.plan, entity_of, result.evidence)
+                newest = scoring.newest_reports((d.doc for d in docs), scoring.newest_forms(q.plan))
                 result.period_taken = taken_notes(
                     q.plan.target_year, q.plan.analysis.quarters, newest,
                     {d.doc_id: scoring.previous_report(d, [t.doc for t in docs]) for d in newest}, result.evidence)
@@ -540,16 +539,15 @@ def ambiguity(word: str, entities: list[Entity], searchable: set[str] | None) ->
                                    for e in entities)
 
 
-def company_pages(plan: QueryPlan, docs: list[ScoredDoc], evidence: list[Evidence]) -> list[str]:
+def company_pages(plan: QueryPlan, entity_of: dict[str, str | None], evidence: list[Evidence]) -> list[str]:
     """Several companies named: one line each for ``--explain``, its best page and that page's rank (or that
-    it has none among the evidence)."""
+    it has none among the evidence). ``entity_of``: doc_id -> company key of the chosen documents."""
     named = plan.analysis.entities
     if len(named) < 2:
         return []
-    entity = {d.doc.doc_id: d.doc.entity for d in docs}
     lines = []
     for e in named:
-        at = next((n for n, ev in enumerate(evidence, start=1) if entity.get(ev.doc_id) == e.key), None)
+        at = next((n for n, ev in enumerate(evidence, start=1) if entity_of.get(ev.doc_id) == e.key), None)
         lines.append(f"{e.name}: best page {evidence[at - 1].doc_id} page {evidence[at - 1].page}, rank {at}"
                      if at else f"{e.name}: no page among the evidence (no indexed filing matched)")
     return lines

@@ -52,8 +52,26 @@ def document_year(d: DocInfo) -> int | None:
     """The year a document speaks for: its fiscal year, or for an 8-K's cover (an event, no fiscal period) the
     year of its event ("its December 2025 8-K")."""
     if d.fiscal_year is None and d.form == CURRENT and d.period_end:
-        return d.period_end.year if hasattr(d.period_end, "year") else int(str(d.period_end)[:4])
+        return d.period_end.year
     return d.fiscal_year
+
+
+def newest_forms(plan: QueryPlan) -> tuple[str, ...]:
+    """The forms rule L takes the newest of: asked over years ("the last three years"), the annual report;
+    else any periodic report."""
+    return (ANNUAL,) if plan.over_years else PERIODIC
+
+
+def newest_reports(docs: Iterable[DocInfo], forms: tuple[str, ...] = PERIODIC) -> list[DocInfo]:
+    """Each company's newest report of ``forms`` (by period end, then doc_id) among ``docs``: the one a question
+    naming no period is answered from (rule L); companies in the order of their first such document."""
+    newest: dict[str | None, DocInfo] = {}
+    for d in docs:
+        if d.form in forms and d.period_end:
+            best = newest.get(d.entity)
+            if best is None or (str(d.period_end), d.doc_id) > (str(best.period_end), best.doc_id):
+                newest[d.entity] = d
+    return list(newest.values())
 
 
 def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice]:
@@ -62,14 +80,7 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     docs = list(docs)
     has_target = {d.entity for d in docs
                   if document_tier(plan, document_year(d), d.form, d.fiscal_period, True)[0] == 0}
-    latest: dict[str | None, DocInfo] = {}
-    forms = (ANNUAL,) if plan.over_years else PERIODIC  # over years, no year named: the newest annual report
-    for d in docs:
-        if d.form in forms and d.period_end:
-            best = latest.get(d.entity)
-            if best is None or (str(d.period_end), d.doc_id) > (str(best.period_end), best.doc_id):
-                latest[d.entity] = d
-    latest_ids = {d.doc_id for d in latest.values()}
+    latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
     return {d.doc_id: document_choice(plan, document_year(d), d.form, d.fiscal_period, d.entity in has_target,
                                       d.doc_id in latest_ids) for d in docs}
 
@@ -144,17 +155,6 @@ def previous_report(doc: DocInfo, candidates: Iterable[DocInfo]) -> DocInfo | No
     return max(earlier, key=lambda d: (str(d.period_end), d.doc_id), default=None)
 
 
-def newest_reports(chosen: list[ScoredDoc], forms: tuple[str, ...] = PERIODIC) -> list[DocInfo]:
-    """Each company's newest report of ``forms`` (by period end) among the chosen documents: the one a
-    question naming no period is answered from (rule L), companies in the order of their first document."""
-    newest: dict[str | None, DocInfo] = {}
-    for t in chosen:
-        d, best = t.doc, newest.get(t.doc.entity)
-        if d.form in forms and (best is None or str(d.period_end or "") > str(best.period_end or "")):
-            newest[d.entity] = d
-    return list(newest.values())
-
-
 def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryPlan) -> list[ScoredDoc]:
     """A question naming no period takes each company's newest report (rule L), and the one before it stays a
     candidate (the question may have been written against it): appended when the best documents left it out."""
@@ -162,7 +162,7 @@ def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryP
         return chosen
     have = {d.doc.doc_id for d in chosen}
     out = list(chosen)
-    for doc in newest_reports(chosen, (ANNUAL,) if plan.over_years else PERIODIC):
+    for doc in newest_reports((t.doc for t in chosen), newest_forms(plan)):
         before = previous_report(doc, (t.doc for t in scored))
         if before is not None and before.doc_id not in have:
             out.extend(t for t in scored if t.doc.doc_id == before.doc_id)

@@ -203,7 +203,7 @@ def test_no_period_named_keeps_the_report_before_the_newest():
     assert with_previous(chosen, scored, plan_for("revenue in 2024", years=[2024])) == chosen  # a year named
     assert previous_report(ko23, [ko24, ko23, ko22]).doc_id == "KO_2022_10K"
     assert previous_report(ko22, [ko24, ko23, ko22]) is None
-    assert [d.doc_id for d in newest_reports(chosen)] == ["KO_2024_10K"]
+    assert [d.doc_id for d in newest_reports(t.doc for t in chosen)] == ["KO_2024_10K"]
 
 
 def test_over_years_with_no_year_named_the_newest_annual_report_answers():
@@ -214,7 +214,7 @@ def test_over_years_with_no_year_named_the_newest_annual_report_answers():
     assert over["KO_2024_10K"].bonus == LATEST_POINTS and over["KO_2025Q1_10Q"].bonus == 0
     now = document_tiers([ko24, q1], plan_for("How much cash does it hold?"))  # no years asked: the newest report
     assert now["KO_2025Q1_10Q"].bonus == LATEST_POINTS and now["KO_2024_10K"].bonus == 0
-    assert [d.doc_id for d in newest_reports([ScoredDoc(ko24, 1, ""), ScoredDoc(q1, 2, "")])] == ["KO_2025Q1_10Q"]
+    assert [d.doc_id for d in newest_reports([ko24, q1])] == ["KO_2025Q1_10Q"]
 
 
 def test_an_8k_cover_speaks_for_the_year_of_its_event():
