@@ -42,6 +42,8 @@ MAX_SHARED = 2  # a word in more companies' names than this is no company's name
 MAX_NAME_WORDS = 6  # the longest name a question is read for, in words ("HUNT J B TRANSPORT SERVICES INC")
 MIN_LEAD = 3  # leading words of a name, in words ("Bank of New York"), that name its company alone
 MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
+GLUED = SUFFIXES | {"health", "bancorp"}  # corporate words a brand glues to its name: "PepsiCo", "PulteGroup"
+_CAMEL = re.compile(r"([A-Z]?[a-z]+)([A-Z][a-z]+)")
 FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
@@ -201,7 +203,8 @@ class EntityIndex:
             squashed = squash(variant)
             if squashed:
                 self.names.setdefault(squashed, key)
-            kept = [w for w in _name_words(variant) if len(w) >= MIN_WORD and w.isalpha()] if words else []
+            kept = [w for w in _name_words(variant) + _glued_stems(variant)
+                    if len(w) >= MIN_WORD and w.isalpha()] if words else []
             own.update(kept)
             if squashed and variant == variant.lower() and words:  # the company's own spelling: "lululemon"
                 self.lower_names.update(n for n in (squashed, *kept) if n not in self.vocab.common)
@@ -224,14 +227,15 @@ class EntityIndex:
         self.leads = self._leading_words()
 
     def _leading_words(self) -> dict[str, str]:
-        """Squashed leading words (``MIN_LEAD`` words or more, short of the whole) of a company's names -> the
-        company, where they lead no other company's name and are no name themselves: "Bank of New York" for The
-        Bank of New York Mellon, each of whose words alone is a place or a noun."""
+        """Squashed leading words (two or more, short of the whole) of a company's names -> the company, where
+        they lead no other company's name and are no name themselves: "Bank of New York" for The Bank of New
+        York Mellon, each of whose words alone is a place or a noun. Fewer than ``MIN_LEAD`` words name it only
+        hyphenated, as a compound ("Bristol-Myers"), never as two words ("Las Vegas")."""
         holders: dict[str, set[str]] = {}
         for key, written in self._written.items():
             for name in written:
                 words = [w for w in _words(name) if w != "the"]
-                for n in range(MIN_LEAD, len(words)):
+                for n in range(2, len(words)):
                     lead = squash(" ".join(words[:n]))
                     if lead and lead not in self.names:
                         holders.setdefault(lead, set()).add(key)
@@ -284,7 +288,7 @@ class EntityIndex:
                 written = " ".join(t for t, _ in tokens[i:i + n])
                 if tokens[i][0][0].islower() and squash(written) not in self.lower_names:  # a name is capitalized
                     continue
-                keys = self._named(written, n)
+                keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
                 if keys and (n > 1 or self._stands(question, tokens, i)):
                     out.append((written, keys, tokens[i][1]))
                     covered = i + n
@@ -295,11 +299,12 @@ class EntityIndex:
                     out.append((tokens[i][0], {short}, tokens[i][1]))
         return out
 
-    def _named(self, written: str, n: int) -> set[str]:
+    def _named(self, written: str, n: int, hyphenated: bool = False) -> set[str]:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
         if n > 1:
-            return keys or ({self.leads[squashed]} if n >= MIN_LEAD and squashed in self.leads else set())
+            leads = (n >= MIN_LEAD or hyphenated) and squashed in self.leads
+            return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
                 squashed[:-1] not in self.vocab.common:
@@ -348,6 +353,22 @@ class EntityIndex:
             return self.tickers[word.upper()]
         keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
         return keys[0] if len(keys) == 1 else None
+
+
+def _hyphenated(question: str, tokens: list[tuple[str, int]]) -> bool:
+    """Whether the words are written as one hyphenated compound ("Bristol-Myers")."""
+    return len(tokens) > 1 and all(question[at + len(word):at + len(word) + 1] == "-" for word, at in tokens[:-1])
+
+
+def _glued_stems(name: str) -> list[str]:
+    """The brand a name glues a corporate word to, lower case: "PepsiCo" -> "pepsi", "PulteGroup" -> "pulte";
+    read from the capital inside the word, so "Costco" keeps its whole."""
+    out = []
+    for word, _ in surface_words(name):
+        camel = _CAMEL.fullmatch(word)
+        if camel and camel.group(2).lower() in GLUED:
+            out.append(camel.group(1).lower())
+    return out
 
 
 def _possessive(word: str) -> bool:

@@ -158,3 +158,27 @@ def test_a_companys_services_and_subsidiaries_name_it():
     for question, company in (("YouTube ad revenue in 2024", "Alphabet Inc."), ("AWS operating income", "Amazon"),
                               ("Optum revenue growth", "UnitedHealth Group"), ("Pratt & Whitney charges", "RTX Corp")):
         assert [e.name for e in idx.find(question)] == [company], question
+
+
+def test_a_glued_corporate_word_and_a_hyphenated_compound_name_the_company():
+    """Issue 54's name classes: a brand said without the corporate word its name glues to it ("Pepsi" for
+    PepsiCo, read from the capital inside the word, so "Costco" is no "Cost"); the leading two words of a
+    name written as a compound ("Bristol-Myers"), never as two words of a place ("Las Vegas")."""
+    vocab = Vocabulary(names={}, generic=frozenset({"united", "bristol", "myers", "vegas"}), common=frozenset(),
+                       filing_words=frozenset())
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("PepsiCo", "PEP"), ("PulteGroup", "PHM"), ("UnitedHealth Group", "UNH"),
+                         ("United Parcel Service", "UPS"), ("United Rentals", "URI"), ("Costco", "COST"),
+                         ("Bristol Myers Squibb", "BMY"), ("Las Vegas Sands", "LVS")):
+        idx.add(name, ticker)
+    idx.finish()
+
+    def found(question):
+        return [e.name for e in idx.find(question)]
+
+    assert found("What was Pepsi's revenue in 2023?") == ["PepsiCo"] and found("Pulte deliveries") == ["PulteGroup"]
+    assert found("What did United report?") == []  # "United" leads three names: no company's alone
+    assert found("Cost of sales rose.") == []
+    assert found("Bristol-Myers revenue in 2023") == ["Bristol Myers Squibb"]
+    assert found("Which casinos operate in Las Vegas?") == []
+    assert found("Las Vegas Sands revenue") == ["Las Vegas Sands"]
