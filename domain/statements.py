@@ -22,6 +22,8 @@ FIGURES_SHARE = 0.15  # digits among visible characters at or above which text i
 FIGURES_WINDOW = 1500  # what follows a statement's title that must be figures
 HEADING_WINDOW = 250  # a page's heading (a statement's title, a note's) starts within its first characters
 HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a running sentence)
+PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
+DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
 PAGE_RULE = f"figures>={FIGURES_SHARE}/{FIGURES_WINDOW};heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP}"
 _NUMBERING = re.compile(r"^(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?\s*", re.I)  # "Note 5 -", "5."
@@ -133,21 +135,28 @@ def sections() -> dict[str, Section]:
     return _definitions()[2]
 
 
-# A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...".
+# A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...", or
+# "<Metric> were $19,457 in 2023, up 8.5% from 2022, due to ...".
 _DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
-                     r"(?:increased|decreased|grew|declined|rose|fell)\b(?:[^.]|\.\d){0,250}?\b(?:due to|driven by|"
-                     r"as a result of|reflecting|attributable to)\b")
+                     r"(?:(?:increased|decreased|grew|declined|rose|fell)\b|(?:was|were)\s(?:[^.]|\.\d){0,80}?\b(?:up|down)"
+                     r"\s+\d+(?:\.\d+)?\s*%)(?:[^.]|\.\d){0,250}?\b(?:due to|driven by|as a result of|reflecting|"
+                     r"attributable to)\b")
 _NOT_A_METRIC = {"it", "this", "we", "our", "they", "which", "or", "and", "new", "company"}  # a clause, not a line item
 
 
+def _prose_line(line: str) -> bool:
+    """A line that reads as a sentence (``PROSE_WORDS`` words of letters or more), not a table's row."""
+    return sum(w.isalpha() for w in line.split()) >= PROSE_WORDS
+
+
 def driver_labels(text: str) -> list[str]:
-    """The metrics a prose page explains a change of ("net sales", "BCA revenues"), lower case: one rule for
+    """The metrics a page's prose explains a change of ("net sales", "BCA revenues"), lower case: one rule for
     the ranker's training questions (``indexing.ranker_pairs``) and the pages a question asking what drove a
-    change pins (``query.retrieve``)."""
-    if is_figures(text):
-        return []
+    change pins (``query.retrieve``). Read from the page's prose lines: a segment's results page holds its
+    table and the sentences that explain it, a statement's page only figures."""
+    prose = "\n".join(line for line in (text or "").split("\n") if _prose_line(line))
     out = []
-    for m in _DRIVER.finditer(text):
+    for m in _DRIVER.finditer(prose):
         label = " ".join(m.group(1).split()).lower()
         if 1 <= len(label.split()) <= 5 and not _NOT_A_METRIC & set(label.split()):
             out.append(label)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from domain.statements import PAGE_RULE
+from domain.statements import DRIVER_RULE, PAGE_RULE
 from indexing.ledger import Ledger, Plan
 from indexing.ranker_pairs import MAX_PAIRS, document_pairs
 from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 JOB = "ranker_pairs"
 PAIRS = INDEX_DATASETS["ranker_pairs"]
-RECIPE = f"ranker_pairs/4/{MAX_PAIRS}/{PAGE_RULE}"  # a new recipe (or page rule) redoes every document's questions
+RECIPE = f"ranker_pairs/4/{MAX_PAIRS}/{PAGE_RULE}/{DRIVER_RULE}"  # a new recipe (or rule) redoes every document's questions
 
 
 @dataclass

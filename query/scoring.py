@@ -185,13 +185,27 @@ def company_turns(evidence: list[Evidence], entity_of: dict[str, str | None], co
     return head + [e for e in evidence if e not in head]
 
 
+_FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its"})
+
+
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:
-    """Pages (page -> its best chunk's text, in the search's order) with those whose prose explains a change of
-    a metric the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``),
-    then the others, each group in the search's order."""
+    """Pages (page -> its best chunk's text, in the search's order) whose prose explains a change of a metric
+    the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``), the page
+    whose metric is most wholly the question's ahead ("worldwide net sales" before "net sales in Latin
+    America" for a question on net sales: a part the question does not name is another page's answer), then
+    the others; ties in the search's order."""
     asked = set(words(question))
-    explains = {page: any(asked & set(words(label)) for label in driver_labels(text)) for page, text in texts.items()}
-    return sorted(texts, key=lambda page: not explains[page])
+
+    def fit(page: int) -> tuple[float, int]:
+        best = (0.0, 0)
+        for label in driver_labels(texts[page]):
+            named = [w for w in words(label) if w not in _FUNCTION_WORDS] or [""]
+            hits = sum(w in asked for w in named)
+            if hits:
+                best = max(best, (hits / len(named), hits))
+        return best
+    fits = {page: fit(page) for page in texts}
+    return sorted(texts, key=lambda page: (-fits[page][0], -fits[page][1]))
 
 
 def document_weights(docs: list[ScoredDoc], plan: QueryPlan | None = None) -> dict[str, float]:

@@ -61,6 +61,11 @@ def test_prose_that_explains_a_change_asks_what_drove_it():
     ("<metric> decreased ... primarily driven by ...") label their page."""
     assert driver_labels(DRIVERS) == ["net sales", "bca revenues"]  # "It", "We": a clause, not a metric
     assert driver_labels(BALANCE_SHEET) == []  # a figures page explains nothing
+    segment = ("Revenues $77,794 $66,608 $62,286\nRevenues\nBCA revenues increased by $7,875 million in 2023 "
+               "compared with 2022 primarily due to higher 787 deliveries in 2023.\nOperating margins (4.8)% (9.0)%")
+    assert driver_labels(segment) == ["bca revenues"]  # its table's rows around the sentence explain nothing
+    assert driver_labels("Worldwide Net sales were $19,457 in 2023, up 8.5% from 2022, due to net selling price "
+                         "increases.") == ["worldwide net sales"]
     doc = {"doc_id": "HD_2023_10K", "company": "Home Depot", "fiscal_year": 2023, "fiscal_period": "FY"}
     drivers = [p for p in document_pairs(doc, [(32, DRIVERS)]) if p["source"] == "driver"]
     assert {p["label"] for p in drivers} == {"net sales", "bca revenues"} and {p["page"] for p in drivers} == {32}

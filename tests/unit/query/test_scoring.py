@@ -235,3 +235,13 @@ def test_a_narrative_question_takes_the_page_that_explains_its_metric_first():
     assert explaining_first(texts, "What drove the increase in BCA revenues in 2023?") == [31, 25, 28]
     assert explaining_first(texts, "What drove the change in operating margins?") == [28, 25, 31]
     assert explaining_first(texts, "What is the strategy?") == [25, 28, 31]  # none explains it: search order
+
+
+def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it():
+    """A question on net sales: the page explaining worldwide net sales before the one explaining net sales in
+    one region, whatever the search's order; a page explaining nothing the question names stays last."""
+    texts = {40: "Latin America. Net sales in Latin America increased 14.0% in 2023 primarily due to pricing.",
+             44: "Operating expenses increased in the year primarily due to higher marketing costs overall.",
+             31: "Net Sales\nWorldwide Net sales were $19,457 in 2023, up 8.5% from 2022, due to net selling price "
+                 "increases."}
+    assert explaining_first(texts, "What drove Colgate's net sales growth in 2023?") == [31, 40, 44]
