@@ -44,6 +44,8 @@ class DocumentRecord(BaseModel):
     sp500_member: bool | None = Field(None, description="Its company was an S&P 500 member on the period end "
                                       "(else the filing date), by the company directory's periods "
                                       "(domain.membership); None: no membership known")
+    revision: int = Field(0, description="Corrections of its metadata since conversion (a membership "
+                          "correction re-flags sp500_member): each makes the later stages redo the document")
     exhibit_document: str | None = Field(None, description="The exhibit's EDGAR file name")
     exhibit_description: str | None = None
     absent_items: list[str] = Field(default_factory=list, description="Items the filing incorporates by "

@@ -14,10 +14,9 @@ from etl.convert.cover import (
     cover_summary,
     facts_from_text,
 )
-from etl.convert.identity import Identity
 from etl.convert.options import ConvertOptions
 from etl.convert.pdf_pages import PdfError, page_pdf
-from etl.convert.records import Converted
+from etl.convert.records import Converted, Held
 from etl.convert.rendering import with_llm_summary
 from etl.crawl.crawler import utc_now
 from kernel.layout import (
@@ -101,7 +100,7 @@ def pdf_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
 
 
-def name_collisions(paths: list[Path], converted: dict[str, tuple[Identity, str]]) -> dict[Path, str]:
+def name_collisions(paths: list[Path], converted: dict[str, Held]) -> dict[Path, str]:
     """PDFs whose names clean to a storage name another file already has (in this run, or a document the
     lake holds from a file of another name): path -> why it is refused. The first file in name order keeps
     the name; none overwrites another."""
@@ -109,7 +108,7 @@ def name_collisions(paths: list[Path], converted: dict[str, tuple[Identity, str]
     refused: dict[Path, str] = {}
     for path in paths:
         part = part_name(external_part(path.stem))
-        earlier = owners.get(part) or (converted[part][0].key if part in converted else None)
+        earlier = owners.get(part) or (converted[part].identity.key if part in converted else None)
         if earlier is not None and earlier != path.stem:
             refused[path] = (f"name collision: {path.name!r} and {earlier!r} both become the storage name "
                              f"{part!r}; rename one (nothing was overwritten)")

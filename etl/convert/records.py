@@ -4,6 +4,7 @@ already converted, and the final ids settled across filings (``etl.convert.ident
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import pyarrow as pa
 
@@ -20,7 +21,7 @@ from kernel.layout import (
 )
 from kernel.quarantine import release
 from kernel.storage import Lake, read_parquet, write_parquet
-from schemas.base import to_table
+from schemas.base import arrow_schema, to_table
 from schemas.documents import DocumentRecord, PageRecord
 from schemas.facts import FactRecord
 
@@ -64,14 +65,38 @@ def with_membership(doc: DocumentRecord, periods: dict[int, list[MemberPeriod]] 
     return doc.model_copy(update={"sp500_member": member_flag(periods[doc.cik], doc.period_end, doc.filing_date)})
 
 
-def converted_documents(lake: Lake) -> dict[str, tuple[Identity, str]]:
-    """Every document already in the lake: part -> (its identity, its source sha256). Read once per run:
-    it decides what is unchanged and which ids are taken."""
+class Held(NamedTuple):
+    """A document the lake holds, as a run reads it once."""
+
+    identity: Identity
+    sha256: str  # its source's
+    row: dict  # its documents record
+
+
+def converted_documents(lake: Lake) -> dict[str, Held]:
+    """Every document already in the lake: part -> (its identity, its source sha256, its row). Read once per
+    run: it decides what is unchanged, which ids are taken and which flags the directory has corrected."""
     out = {}
     for part in dataset_parts(lake, "documents"):
         rows = read_parquet(lake, dataset_key("documents", part)).to_pylist()
         if len(rows) == 1:
-            out[part] = (_identity(part, rows[0]), rows[0]["source_sha256"])
+            out[part] = Held(_identity(part, rows[0]), rows[0]["source_sha256"], rows[0])
+    return out
+
+
+def reflag(lake: Lake, held: dict[str, Held], periods: dict[int, list[MemberPeriod]] | None) -> list[str]:
+    """Documents converted before whose ``sp500_member`` the directory's periods now decide otherwise (the
+    membership file was corrected): each part rewritten with the flag and its ``revision`` one up, so
+    segment, index and publish redo it. One line per document; a directory with no membership changes none."""
+    out = []
+    for part, row in sorted((p, h.row) for p, h in held.items()):
+        cik = row.get("cik")
+        if periods is None or cik is None or cik not in periods:
+            continue
+        flag = member_flag(periods[cik], row.get("period_end"), row.get("filing_date"))
+        if flag != row.get("sp500_member"):
+            _set_columns(lake, "documents", part, sp500_member=flag, revision=(row.get("revision") or 0) + 1)
+            out.append(f"{row['doc_id']}: sp500_member {row.get('sp500_member')} -> {flag} (membership corrected)")
     return out
 
 
@@ -103,12 +128,16 @@ def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str
     return shared
 
 
+_RECORDS = {"documents": DocumentRecord, "pages": PageRecord, "facts": FactRecord}  # what _set_columns rewrites
+
+
 def _set_columns(lake: Lake, dataset: str, part: str, **values) -> None:
     """Rewrite one part with some columns set to one value each (write-then-rename, like every part)."""
     key = dataset_key(dataset, part)
     table = read_parquet(lake, key)
+    types = arrow_schema(_RECORDS[dataset])
     for name, value in values.items():
         at = table.schema.get_field_index(name)  # -1: a part written before the column existed
-        column = pa.array([value] * table.num_rows, table.schema.field(at).type if at >= 0 else pa.string())
+        column = pa.array([value] * table.num_rows, (table.schema if at >= 0 else types).field(name).type)
         table = table.set_column(at, name, column) if at >= 0 else table.append_column(name, column)
     write_parquet(lake, key, table)

@@ -20,6 +20,7 @@ from etl.convert.records import (
     Converted,
     converted_documents,
     membership,
+    reflag,
     settle_identity,
     with_membership,
     write_outputs,
@@ -84,7 +85,7 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
     with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once
     todo = []
     for job in jobs:
-        if before.get(part_name(job.key), (None, None))[1] == job.sha256 and part_name(job.key) in with_facts:
+        if getattr(before.get(part_name(job.key)), "sha256", None) == job.sha256 and part_name(job.key) in with_facts:
             report.skipped += 1
         else:
             todo.append(job)
@@ -121,5 +122,8 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds, facts_seconds))
             report.facts += facts
             report.fact_problems += [fact_problem] if fact_problem else []
-    report.shared_names = settle_identity(lake, {p: i for p, (i, _) in before.items()}, converted)
+    report.shared_names = settle_identity(lake, {p: h.identity for p, h in before.items()}, converted)
+    mine = {p: h for p, h in before.items()  # a batch re-flags its own documents (tasks in parallel share none)
+            if p not in converted and in_batch(h.row.get("cik"), h.row["doc_id"], options.batch)}
+    report.reflagged = reflag(lake, mine, members)
     return report

@@ -44,8 +44,11 @@ def item_records(doc_id: str, form: str, seg: Segmentation, pages: list[str]) ->
 
 
 def chunks_fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> str:
-    """What a document's chunks are made from: its source, the chunk options, the tokenizer, this code."""
-    return fingerprint(doc["source_sha256"], options, counter_name, SEGMENTER_VERSION)
+    """What a document's chunks are made from: its source, the chunk options, the tokenizer, this code; and
+    its metadata's corrections since conversion (``revision``, absent while there are none): the later
+    stages key on this, so a re-flagged document is indexed and published again."""
+    revision = doc.get("revision") or 0
+    return fingerprint(doc["source_sha256"], options, counter_name, SEGMENTER_VERSION, *([revision] if revision else []))
 
 
 def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:

@@ -56,3 +56,17 @@ def test_an_unreadable_directory_is_an_empty_one(tmp_path):
     lake = LocalLake(tmp_path)
     lake.write_bytes(COMPANIES_KEY, b"{not json")
     assert read_directory(lake) == {}
+
+
+def test_a_corrected_membership_period_replaces_the_one_recorded():
+    """Issue 56: a membership file corrected since (the period that started on a day now ends earlier)
+    replaces the recorded period, which convert then re-flags documents by; another window's periods stay."""
+    from domain.membership import MemberPeriod
+
+    start, early = dt.date(2010, 1, 4), dt.date(2005, 3, 1)
+    first = Company(7, "T", "T Corp", tickers=("T",), member_periods=(MemberPeriod("T", early, dt.date(2007, 1, 2)),
+                                                                       MemberPeriod("T", start, None)))
+    old = merged(None, first, None, dt.date(2026, 11, 27))
+    corrected = Company(7, "T", "T Corp", tickers=("T",), member_periods=(MemberPeriod("T", start, dt.date(2016, 9, 19)),))
+    spans = merged(old, corrected, None, dt.date(2026, 11, 28)).sp500_periods
+    assert [(s.start, s.end) for s in spans] == [(early, dt.date(2007, 1, 2)), (start, dt.date(2016, 9, 19))]

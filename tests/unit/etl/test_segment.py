@@ -169,7 +169,7 @@ def test_cross_reference_index_filings_map_items_to_the_pages_they_name():
     assert "1B" in seg.missing
 
 
-def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]]):
+def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]], **fields):
     """A lake holding one converted 10-K with these pages (as the convert stage writes it)."""
     import datetime as dt
 
@@ -183,7 +183,7 @@ def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]]):
                          metadata_source="text", page_count=len(pages), page_basis="edgar",
                          rendered_page_count=len(pages), cover_summary="T 10-K", pdf_key="pdf/t.pdf",
                          source_key="raw/t.htm", source_sha256="t", extract_seconds=0.0,
-                         processed_at=dt.datetime.now(dt.UTC))
+                         processed_at=dt.datetime.now(dt.UTC), **fields)
     rows = [PageRecord(doc_id=doc.doc_id, page=i, text=t, char_count=len(t), rendered_pages=[i], tables=tables[i])
             for i, t in enumerate(pages)]
     write_parquet(lake, dataset_key("pages", "t"), to_table(PageRecord, rows))
@@ -273,3 +273,42 @@ def test_an_annual_report_is_segmented_into_the_10k_items_its_sections_hold():
     assert [(s.item, s.start.page, s.end.page) for s in seg.spans] == [("cover", 0, 2), ("7", 2, 4), ("8", 4, 5)]
     assert seg.method == "annual-report" and seg.spans[1].title.startswith("Management's Discussion")
     assert annual_report_sections(["Dear stockholders,\nThank you."]).warnings
+
+
+def test_a_corrected_membership_reflags_a_document_and_segment_redoes_it(tmp_path):
+    """Issue 56: a document's sp500_member was set when it was converted only. A membership file corrected
+    since (the company left earlier than recorded) re-flags it: the part is rewritten with the flag and its
+    revision one up, and segment (whose fingerprint the later stages key on) redoes it; a second pass changes
+    nothing, and a part written before the revision column existed keeps its fingerprint."""
+    import datetime as dt
+
+    from domain.membership import MemberPeriod
+    from etl.convert.records import converted_documents, reflag
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
+    from etl.segment.stage import chunks_fingerprint
+    from kernel.layout import dataset_key
+    from kernel.storage import read_parquet, write_parquet
+
+    page = "Item 7. Management's Discussion and Analysis\nThe year went well for the company and its customers.\n"
+    lake = _lake_with_pages(tmp_path, ["FORM 10-K\n", page], [[], []], cik=7, period_end=dt.date(2016, 12, 31),
+                            filing_date=dt.date(2017, 2, 20), sp500_member=True)
+    key = dataset_key("documents", "t")
+    write_parquet(lake, key, read_parquet(lake, key).drop_columns(["revision"]))  # written before the column
+    options = SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    doc = read_parquet(lake, key).to_pylist()[0]
+    assert chunks_fingerprint(doc, options.chunk, options.model) == \
+        chunks_fingerprint({**doc, "revision": 0}, options.chunk, options.model)
+    assert run_segment(lake, options).segmented == 1 and run_segment(lake, options).skipped == 1
+
+    member = {7: [MemberPeriod("T", dt.date(2010, 1, 4), dt.date(2017, 6, 1))]}
+    assert reflag(lake, converted_documents(lake), member) == []  # the flag holds: nothing rewritten
+    corrected = {7: [MemberPeriod("T", dt.date(2010, 1, 4), dt.date(2016, 9, 19))]}  # it left before the year end
+    assert reflag(lake, converted_documents(lake), corrected) == \
+        ["T_2023_10K: sp500_member True -> False (membership corrected)"]
+    row = read_parquet(lake, key).to_pylist()[0]
+    assert row["sp500_member"] is False and row["revision"] == 1
+    assert reflag(lake, converted_documents(lake), corrected) == []  # idempotent
+    assert reflag(lake, converted_documents(lake), {8: corrected[7]}) == []  # a company it holds no periods of
+    assert run_segment(lake, options).segmented == 1  # the corrected document goes on through the stages
