@@ -48,10 +48,15 @@ airflow-init: install
 
 # The nightly DAG end to end (crawl -> convert -> segment -> index), then the publish DAG its index task
 # triggers; `airflow dags test` runs each in this process, no scheduler needed.
+# The terminal gets one line per stage, the release and two questions to try (`secplat runs`); Airflow's,
+# Spark's and the models' own output goes to the log file it names.
 run: airflow-init
-	$(BIN)/airflow dags test secplat_nightly $(RUN_DATE) -c '{"filed_from": "$(RUN_FROM)"}'
-	$(BIN)/airflow dags test secplat_publish
-	$(BIN)/secplat list-versions
+	@since=$$(date -u +%Y%m%dT%H%M%S); log="$(AIRFLOW_HOME)/make-run-$$since.log"; \
+	echo "make run: the nightly DAG, then the publish DAG (full logs: $$log)"; \
+	{ $(BIN)/airflow dags test secplat_nightly $(RUN_DATE) -c '{"filed_from": "$(RUN_FROM)"}' && \
+	  $(BIN)/airflow dags test secplat_publish; } > "$$log" 2>&1; rc=$$?; \
+	$(BIN)/secplat runs --since "$$since" 2>> "$$log"; \
+	if [ $$rc -ne 0 ]; then echo "make run FAILED (exit $$rc); the end of $$log:"; tail -15 "$$log"; fi; exit $$rc
 
 # The same run publishing to OpenSearch nodes the project starts (infra/opensearch/cluster; OPENSEARCH_NODES,
 # OPENSEARCH_PORT, OPENSEARCH_DATA): the nightly's publish and the query commands use OPENSEARCH_URL.

@@ -5,7 +5,7 @@ goes (imports, opening the index, loading the model, the first restricted search
 
 Each question runs in a fresh process twice: once as ``secplat query "<question>"`` timed from outside (wall
 time, what a person waits), once as a probe that times the phases in the same order the CLI meets them.
-The index's per-fragment pieces (``kernel.search.piece_store``) are what the publish left; the first run
+The index's per-fragment pieces (``kernel.search.embedded.fragment_cache``) are what the publish left; the first run
 after removing them pays the pieces once (``--no-cache`` measures that case). Writes
 bench/results/cold_query.json.
 """

@@ -23,7 +23,8 @@ import numpy as np
 
 from bench import save_results
 from indexing.embed_job import passage_inputs, run_embeddings
-from indexing.spark import IndexOptions, spark_session
+from indexing.index.options import IndexOptions
+from indexing.spark import spark_session
 from kernel.embedder import embed_texts, worker_embedder
 from kernel.layout import dataset_key, dataset_parts, state_key
 from kernel.models import EmbeddingSpec

@@ -21,7 +21,8 @@ import numpy as np
 
 from bench import save_results
 from indexing.embed_job import passage_inputs
-from indexing.spark import IndexOptions, spark_session
+from indexing.index.options import IndexOptions
+from indexing.spark import spark_session
 from kernel.embedder import embed_texts
 from kernel.layout import dataset_key, dataset_parts
 from kernel.storage import open_lake, read_parquet

@@ -23,6 +23,7 @@ import pyarrow as pa
 from bench import save_results
 from indexing.publish import read_index_data
 from kernel.embedder import embed_texts
+from kernel.search import serve_version
 from kernel.search.base import alias_name
 from kernel.search.embedded import EmbeddedBackend
 from kernel.storage import open_lake
@@ -73,7 +74,7 @@ def main() -> None:
             start = time.perf_counter()
             version = backend.create_version(spec, dims, {"model": "bench"})
             rows = backend.load(version, spec, table.to_batches(max_chunksize=2000))
-            backend.swap_alias(alias_name(backend.prefix, name), version)
+            serve_version(backend, name, version)
             took = time.perf_counter() - start
             result["indexes"][name] = {"rows": rows, "seconds": round(took, 1), "rows_per_s": round(rows / took),
                                        "disk_mb": round(_du(Path(tmp) / "search" / f"{version}.lance") / 2**20, 1)}

@@ -133,10 +133,10 @@ def _ann_recall(retriever: Retriever, questions: list[str], k: int = 50) -> floa
     from schemas.index import INDEXES
 
     backend, spec = retriever.backend, INDEXES["passages"]
-    table = backend._table(retriever.snapshot().target("passages"))
+    table = backend.table(retriever.snapshot().target("passages"))
     if table.count_rows() < backend.vector_index_min_rows:
         return None
-    exact = backend.views.view(table, spec)
+    exact = backend.versions_cache.view(table, spec)
     found = total = 0
     for q in questions:
         vector = retriever.embed(q)

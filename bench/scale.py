@@ -22,8 +22,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kernel.clock import utc_now
+from kernel.search import serve_version
 from kernel.search.base import alias_name
-from kernel.search.embedded import META_KEY, EmbeddedBackend
+from kernel.search.embedded import EmbeddedBackend
+from kernel.search.embedded.backend import table_meta
 from schemas.index import INDEXES
 
 NOISE = 0.01
@@ -94,13 +97,13 @@ def build_scaled(source: EmbeddedBackend, root: Path, n: int, min_rows: int, see
         live = source.alias_target(alias_name(source.prefix, spec.name))
         if live is None:
             continue
-        table = _with_all_columns(source._table(live).to_arrow(), spec)
+        table = _with_all_columns(source.table(live).to_arrow(), spec)
         meta = {k: v for k, v in _meta(table).items() if k not in ("index", "created")}
         version = dest.create_version(spec, meta.get("dims"), meta)
         copies = n if spec.doc_field else 1
         batches = (b for c in range(copies) for b in _renamed(table, c, rng, -c).to_batches(max_chunksize=20_000))
         rows[spec.name] = dest.load(version, spec, batches)
-        dest.swap_alias(alias_name(dest.prefix, spec.name), version)
+        serve_version(dest, spec.name, version)
         if spec.name in ("documents", "passages"):  # the pieces a publish makes before its release goes live
             dest.warm(dest.alias_target(alias_name(dest.prefix, spec.name)), spec)
     seconds = time.perf_counter() - started
@@ -121,9 +124,7 @@ def _with_all_columns(table: pa.Table, spec) -> pa.Table:
 
 
 def _meta(table: pa.Table) -> dict:
-    import json
-
-    return json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+    return table_meta(table.schema)
 
 
 def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int = 50, replaced: int = 10,
@@ -133,7 +134,6 @@ def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int 
     published again (same ids: their rows replaced), upserted into every per-document index's live version,
     the pieces made, one release committed, retention run. Returns the release, the wall clock time it went
     live (``time.time()``) and the seconds the whole publish took."""
-    import datetime as dt
 
     from indexing.publish import retain_releases
     from kernel.search.base import Release, release_id
@@ -141,14 +141,14 @@ def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int 
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
     live = dest.live_release()
-    catalog = source._table(source.alias_target(alias_name(source.prefix, "documents"))).to_arrow()
+    catalog = source.table(source.alias_target(alias_name(source.prefix, "documents"))).to_arrow()
     docs = sorted(catalog.column("doc_id").to_pylist())
     chosen = docs[:: max(1, len(docs) // filings)][:filings]
     targets, modes = dict(live.targets), {}
     for spec in INDEXES.values():
         if not spec.doc_field or spec.name not in targets:
             continue
-        table = _with_all_columns(source._table(source.alias_target(alias_name(source.prefix, spec.name))).to_arrow(),
+        table = _with_all_columns(source.table(source.alias_target(alias_name(source.prefix, spec.name))).to_arrow(),
                                   spec)
         parts = []
         for i, doc in enumerate(chosen):
@@ -161,7 +161,7 @@ def nightly_upsert(source: EmbeddedBackend, dest: EmbeddedBackend, filings: int 
         targets[spec.name], modes[spec.name] = dest.pin(work), "upsert"
     for name in ("documents", "passages"):
         dest.warm(targets[name], INDEXES[name])
-    release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id, modes)
+    release = Release(release_id(), utc_now().isoformat(), targets, live.id, modes)
     dest.commit_release(release)
     live_at = time.time()
     retain_releases(dest, 1)

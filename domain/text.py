@@ -94,18 +94,32 @@ def fold_accents(text: str) -> str:
     return text if text.isascii() else "".join(_plain(c) if not c.isascii() else c for c in text)
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+def compact(text: str | None) -> str:
+    """Letters and digits only, lower case, accents folded ("Item 7A. Quantitative…" -> "item7aquantitative"):
+    how segmentation compares headings with titles and a table with its page, whatever the spacing and
+    punctuation."""
+    return _NOT_ALNUM.sub("", fold_accents(text or "").lower())
+
+
+def compact_map(text: str) -> tuple[str, list[int]]:
+    """:func:`compact` of a text and, for each of its characters, where it stands in the text."""
+    chars, offsets = [], []
+    for i, ch in enumerate(fold_accents(text)):
+        low = ch.lower()
+        if len(low) == 1 and low.isascii() and low.isalnum():
+            chars.append(low)
+            offsets.append(i)
+    return "".join(chars), offsets
+
+
 def figures_share(text: str | None) -> float:
     """Digits among a text's visible characters: a page of figures (a statement, a table) has over 0.12,
     prose under 0.05. What the index side's training questions and the query side's ranker both read."""
     visible = [c for c in text or "" if not c.isspace()]
     return sum(c.isdigit() for c in visible) / len(visible) if visible else 0.0
-
-
-def first_word(name: str | None) -> str:
-    """A name's first word as printed, up to the first space ("Coca-Cola Co" -> "Coca-Cola"): the short
-    name a question may use for a company."""
-    parts = (name or "").split(maxsplit=1)
-    return parts[0] if parts else ""
 
 
 def lower_words(text: str | None) -> list[str]:

@@ -14,9 +14,10 @@ import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from indexing.ledger import Ledger, Plan
-from indexing.spark import IndexOptions, read_parts, spark_session, write_partitions
+from indexing.spark import read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
     chunk_fingerprints,
@@ -30,6 +31,9 @@ from schemas.base import spark_schema
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import DocumentIndexRecord, DocumentMeta, PassageRecord
+
+if TYPE_CHECKING:  # the index stage's package imports the jobs
+    from indexing.index.options import IndexOptions
 
 log = logging.getLogger(__name__)
 

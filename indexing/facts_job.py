@@ -16,10 +16,11 @@ import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain.rules import concept_words
 from indexing.ledger import Ledger, Plan
-from indexing.spark import IndexOptions, python_udf, read_dataset, read_parts, spark_session, write_partitions
+from indexing.spark import python_udf, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
     INDEX_DATASETS,
     chunk_fingerprints,
@@ -33,6 +34,9 @@ from schemas.base import arrow_schema, to_table
 from schemas.chunks import ItemRecord
 from schemas.documents import DocumentRecord
 from schemas.facts import ConceptRecord, FactIndexRecord, FactRecord, FactSeriesRecord
+
+if TYPE_CHECKING:  # the index stage's package imports the jobs
+    from indexing.index.options import IndexOptions
 
 log = logging.getLogger(__name__)
 

@@ -22,13 +22,13 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain import vocabulary
 from domain.rules import split_concept
 from domain.text import lower_words, plain_term
 from indexing.ledger import Ledger, Plan
 from indexing.spark import (
-    IndexOptions,
     python_udf,
     read_dataset,
     read_parts,
@@ -44,6 +44,9 @@ from schemas.base import to_table
 from schemas.chunks import ChunkRecord
 from schemas.documents import DocumentRecord
 from schemas.index import LexiconRecord
+
+if TYPE_CHECKING:  # the index stage's package imports the jobs
+    from indexing.index.options import IndexOptions
 
 log = logging.getLogger(__name__)
 

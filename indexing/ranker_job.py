@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain.statements import DRIVER_RULE, PAGE_RULE
 from indexing.ledger import Ledger, Plan
 from indexing.ranker_pairs import MAX_PAIRS, document_pairs
-from indexing.spark import IndexOptions, read_dataset, read_parts, spark_session, write_partitions
+from indexing.spark import read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import INDEX_DATASETS, PARTITION_COLUMN, chunk_fingerprints, fingerprint
 from kernel.reports import StageReport
 from kernel.storage import Lake
 from schemas.base import spark_schema
 from schemas.documents import DocumentRecord, PageRecord
 from schemas.index import RankerPairRecord
+
+if TYPE_CHECKING:  # the index stage's package imports the jobs
+    from indexing.index.options import IndexOptions
 
 log = logging.getLogger(__name__)
 

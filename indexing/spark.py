@@ -12,34 +12,20 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kernel.layout import PART_PATTERN, PARTITION_COLUMN, dataset_key, spark_uri
-from kernel.models import EmbeddingSpec
-from kernel.settings import Settings
 from kernel.storage import Lake, LocalLake, open_lake, read_parquet, read_parquet_footer, write_parquet
 from schemas.base import spark_schema
 
+if TYPE_CHECKING:  # the index stage's package imports the jobs, which import this module
+    from indexing.index.options import IndexOptions
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXECUTOR_ENV = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "SENTENCE_TRANSFORMERS_HOME")
-
-
-@dataclass(frozen=True)
-class IndexOptions:
-    """What the index jobs need: the embedding model and where Spark runs."""
-
-    embedding: EmbeddingSpec = field(default_factory=EmbeddingSpec)
-    spark_master: str = "local[*]"
-    driver_memory: str = "4g"
-    shuffle_partitions: int = 4
-    progress: Callable[[Iterable, str, int], Iterable] | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings, progress=None) -> IndexOptions:
-        return cls(settings.embedding(), settings.spark_master, settings.spark_driver_memory,
-                   settings.spark_shuffle_partitions, progress)
 
 
 def spark_session(options: IndexOptions, app: str = "secplat-indexing"):

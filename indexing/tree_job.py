@@ -15,18 +15,22 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain.text import lower_words
 from indexing.embed_job import JOB as EMBED_JOB
 from indexing.embed_job import embed_batches
 from indexing.ledger import Ledger, Plan
 from indexing.lexicon_job import curated_terms
-from indexing.spark import IndexOptions, read_dataset, spark_session, write_partitions
+from indexing.spark import read_dataset, spark_session, write_partitions
 from kernel.layout import INDEX_DATASETS
 from kernel.reports import StageReport
 from kernel.storage import Lake
 from schemas.base import spark_schema
 from schemas.index import DocumentMeta, TreeNodeRecord
+
+if TYPE_CHECKING:  # the index stage's package imports the jobs
+    from indexing.index.options import IndexOptions
 
 JOB = "trees"
 SEED = 7

@@ -30,6 +30,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from kernel.clock import utc_now
 from kernel.storage import Lake, LocalLake, read_parquet_footer
 
 RAW_PREFIX = "raw/edgar"
@@ -168,8 +169,16 @@ def quarantine_key(stage: str, part: str) -> str:
 
 
 def run_report_key(stage: str, when: dt.datetime | None = None) -> str:
-    stamp = (when or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%S%fZ")
-    return f"runs/{stage}/{stamp}.json"
+    return f"{run_report_prefix(stage)}{run_stamp(when)}.json"
+
+
+def run_report_prefix(stage: str) -> str:
+    return f"runs/{stage}/"
+
+
+def run_stamp(when: dt.datetime | None = None) -> str:
+    """A run report's name: its UTC time, sortable (``20261127T043207123456Z``)."""
+    return (when or utc_now()).strftime("%Y%m%dT%H%M%S%fZ")
 
 
 # --- fingerprints --------------------------------------------------------------------------------------

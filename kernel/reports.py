@@ -69,6 +69,20 @@ def write_failed_report(lake: Lake, stage: str, exc: BaseException, partial: Sta
                                 "error": str(exc), "error_type": type(exc).__name__})
 
 
+def read_run_reports(lake: Lake, stage: str, since: str = "") -> list[dict[str, Any]]:
+    """A stage's run reports finished at or after ``since`` (a run-report stamp, ``%Y%m%dT%H%M%S``...; empty:
+    all), oldest first; one that does not read is left out (a report is what a run says, never an input)."""
+    out = []
+    for key in sorted(lake.list(layout.run_report_prefix(stage))):
+        stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
+        if stamp >= since:
+            try:
+                out.append(json.loads(lake.read_bytes(key)))
+            except (ValueError, OSError):
+                continue
+    return out
+
+
 def _write(lake: Lake, stage: str, body: dict[str, Any]) -> str:
     key = layout.run_report_key(stage)
     stamp = key.rsplit("/", 1)[-1].removesuffix(".json")

@@ -1,7 +1,7 @@
 """The document catalog: every published document's metadata, and the company names that point at them.
 
 Read from the ``documents`` index of one release (a few fields per document, small even for the whole
-EDGAR universe): a reader builds one per release it serves (``query.retrieve.Snapshot``). Company names come from the cover
+EDGAR universe): a reader builds one per release it serves (``query.snapshot.Snapshot``). Company names come from the cover
 metadata, the documents' source names (FinanceBench's ``BESTBUY_2023_10K``), and the S&P 500 universe CSV
 when configured, so a question's "Best Buy" or "BBY" finds the documents.
 """
@@ -13,7 +13,7 @@ import csv
 import re
 
 from domain.companies import EntityIndex, add_directory_record, add_vocabulary_names
-from kernel.search import SearchBackend
+from kernel.search import SearchReader
 from kernel.search.base import physical_of
 from schemas.index import INDEXES, DocumentMeta
 
@@ -40,11 +40,11 @@ FIELDS = [*DocumentMeta.model_fields, "filing_date", "page_count", "is_amendment
 class Catalog:
     """The documents of one target of the ``documents`` index (None: nothing published, an empty catalog).
     Given the catalog of the release before (``previous``), it is that one changed by what the engine says
-    changed between the two targets (``SearchBackend.changes``): a nightly release costs its new documents,
+    changed between the two targets (``SearchReader.changes``): a nightly release costs its new documents,
     not the corpus's. Read whole otherwise. The one difference: names a release no longer holds stay known
     (a renamed company keeps its former name, and its ticker keeps naming it)."""
 
-    def __init__(self, backend: SearchBackend, universe_csv: str | None = None, target: str | None = None,
+    def __init__(self, backend: SearchReader, universe_csv: str | None = None, target: str | None = None,
                  previous: Catalog | None = None, directory: tuple[dict, ...] = ()):
         """``directory``: the lake's company directory (``kernel.company_directory``), as dicts."""
         self.backend = backend

@@ -44,7 +44,7 @@ class Searcher:
     """What curation may ask of retrieval, and nothing more: a follow-up question for a company (and year),
     its ranked documents, and its evidence pages in some of them (``query.retrieve``'s stages 2-4)."""
 
-    follow_up: Callable[[Entity | None, int | None], Any]  # -> a query.retrieve.Question
+    follow_up: Callable[[Entity | None, int | None], Any]  # -> a query.question.Question
     rank_documents: Callable[[Any], list]
     find_pages: Callable[[Any, list], list[Evidence]]
     llm: llm.TextModel | None = None  # LLM_CURATION: a model to filter with

@@ -21,7 +21,7 @@ from domain import vocabulary
 from domain.rules import concept_words
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import lower_words, phrase_text, surface_words, words
-from kernel.search import SearchBackend
+from kernel.search import SearchReader
 from schemas.index import INDEXES
 
 CONCEPT_CANDIDATES = 8
@@ -118,7 +118,7 @@ def synonym_concepts(text: str) -> list[ConceptMatch]:
     return list(found.values())
 
 
-def resolve_concepts(backend: SearchBackend, targets: Mapping[str, str], words: str) -> list[ConceptMatch]:
+def resolve_concepts(backend: SearchReader, targets: Mapping[str, str], words: str) -> list[ConceptMatch]:
     """The concepts words name: a QName as given, else synonyms, then the concepts index's best matches."""
     if re.fullmatch(r"[A-Za-z][\w-]*:[A-Za-z]\w*", words.strip()):
         return [ConceptMatch(words.strip(), 1.0, "concept name")]
@@ -155,7 +155,7 @@ def metric_words(text: str, names: list[str]) -> str:
     return " ".join(kept)
 
 
-def question_facts(backend: SearchBackend, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
+def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
     """One document's consolidated numeric facts of the concepts a metric question names: its synonyms when it
     has any (reviewed, so they decide), else the concepts whose facts in this document best match its words
     (the best and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a
@@ -220,7 +220,7 @@ def facts_request(**fields) -> FactsRequest:
         raise FactsError(f"{field}: {first.get('msg', 'invalid')}".replace("Value error, ", "")) from None
 
 
-def find_facts(backend: SearchBackend, targets: Mapping[str, str], request: FactsRequest) -> list[Fact]:
+def find_facts(backend: SearchReader, targets: Mapping[str, str], request: FactsRequest) -> list[Fact]:
     """Facts of the resolved concepts under the request's filters: concept order first (synonyms, then by
     score), then the latest period, then the page (a figure printed twice is listed at each page)."""
     matches = resolve_concepts(backend, targets, request.concept)

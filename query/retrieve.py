@@ -23,116 +23,41 @@ models ``query.api``; the clients come in a ``kernel.resources.Resources``.
 from __future__ import annotations
 
 import logging
-import math
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from domain.sec_items import MDNA_ITEMS
-from domain.statements import Section
 from domain.text import clean_question
 from kernel import timing
 from kernel.company_directory import read_directory
 from kernel.embedder import cross_encoder
-from kernel.layout import ranker_key
 from kernel.models import ModelMismatch, same_model
 from kernel.resources import Resources
-from kernel.search import Filters, Hit, SearchBackend
-from kernel.search.base import NotPublished, Release, check_filters
+from kernel.search import Filters, Hit
+from kernel.search.base import check_filters
 from query import scoring
 from query.analysis import Entity, analyze
 from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
-from query.catalog import Catalog, DocInfo
-from query.concepts import concept_map
+from query.catalog import Catalog
 from query.coverage import period_notes, taken_notes
 from query.curate import Searcher, curate
 from query.facts import (
     Fact,
     FactsError,
     FactsRequest,
-    describe,
-    fact_pages,
     find_facts,
-    question_facts,
-    synonym_concepts,
 )
 from query.page_order import page_order, question_kind
+from query.pins import Pins
 from query.plan import QueryPlan, follow_up_plan, make_plan
+from query.question import Question
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
-from query.statements import CLOSINGS, QUERIES, best_heading_page, best_section_page, best_statement_page
+from query.snapshot import Snapshot, load_ranker
 from schemas.index import INDEXES
 
 log = logging.getLogger(__name__)
 __all__ = ["MODES", "Evidence", "Question", "RetrievalOptions", "Retriever", "SearchResult"]
-NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
-PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
-RANKER_RECHECK_S = 10.0  # how often a release without a page ranker looks for one
-
-
-class Snapshot:
-    """What one release serves, as a query reads it: each index's target, the document catalog, whether
-    facts are published, and the FLAM lexicon (read on first use). Built once per release; a query holds
-    the snapshot it started with, so a publish during it changes nothing it reads."""
-
-    def __init__(self, backend: SearchBackend, release: Release | None, universe_csv: str | None,
-                 load_ranker: Callable[[str, bool], PageRanker | None] | None = None,
-                 previous: Snapshot | None = None, directory: tuple[dict, ...] = ()):
-        """``previous``: the snapshot of the release before, whose catalog this one's is built from;
-        ``directory``: the lake's company directory (EDGAR's names of the companies)."""
-        self.release = release
-        self.id = release.id if release else None
-        self.targets = dict(release.targets) if release else {}
-        self.catalog = Catalog(backend, universe_csv, self.targets.get("documents"),
-                               previous.catalog if previous is not None else None, directory)
-        self.has_facts = all(n in self.targets for n in ("facts", "concepts"))
-        self._backend = backend
-        self._lexicon: list[dict] | None = None
-        self._load_ranker = load_ranker
-        self._ranker: tuple[PageRanker | None, float] = (None, -math.inf)  # (model, when last looked for)
-        self._lock = threading.Lock()
-
-    def target(self, index: str) -> str:
-        target = self.targets.get(index)
-        if target is None:
-            raise NotPublished(f"no {index} index is published: run `secplat index` and `secplat publish`")
-        return target
-
-    def lexicon(self) -> list[dict]:
-        """The release's FLAM lexicon: terms and Item weights (empty when none is published)."""
-        with self._lock:
-            if self._lexicon is None:
-                self._lexicon = (self._backend.scan(self.targets["lexicon"], INDEXES["lexicon"],
-                                                    ["term", "item_weights"]) if "lexicon" in self.targets else [])
-            return self._lexicon
-
-    def ranker(self) -> PageRanker | None:
-        """The learned page ranker trained for this release, or None (the rules rank its pages). A release
-        goes live before its model is trained (the train stage follows publish): without one, the snapshot
-        looks again every ``RANKER_RECHECK_S``, so a server picks the model up without a new release."""
-        with self._lock:
-            model, checked = self._ranker
-            now = time.monotonic()
-            if model is None and self._load_ranker and self.id and now - checked >= RANKER_RECHECK_S:
-                model = self._load_ranker(self.id, checked == -math.inf)  # says so the first time only
-                self._ranker = (model, now)
-            return model
-
-
-@dataclass(frozen=True)
-class Question:
-    """What every stage reads: the text searched, its plan, its vector, the caller's filters and options,
-    and the release snapshot every engine call of this query reads."""
-
-    text: str
-    plan: QueryPlan
-    vector: np.ndarray
-    filters: Filters | None
-    opts: RetrievalOptions
-    snap: Snapshot
 
 
 class Retriever:
@@ -144,6 +69,7 @@ class Retriever:
         self.backend = resources.timed_backend
         self.options = options or RetrievalOptions(ranker=resources.settings.page_ranker)
         self._universe = resources.settings.universe_if_any()
+        self.pins = Pins(self.backend)  # stage 4
         self._snap: Snapshot | None = None
         self._snap_lock = threading.Lock()
 
@@ -281,21 +207,7 @@ class Retriever:
         return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode)
 
     def _load_ranker(self, release: str, first: bool = True) -> PageRanker | None:
-        """The release's model; without one (or with one this code refuses), a warning the first time."""
-        try:
-            model = PageRanker.from_json(self.resources.lake.read_bytes(ranker_key(release)))
-        except FileNotFoundError:
-            if first:
-                log.warning("no page ranker trained for release %s yet (the train stage, `secplat train-ranker`): "
-                            "the rules rank pages until it is", release)
-            return None
-        except ValueError as exc:
-            if first:
-                log.warning("page ranker of release %s refused (%s): the rules rank pages", release, exc)
-            return None
-        if not first:
-            log.info("page ranker of release %s found: the learned ranker orders pages from now on", release)
-        return model
+        return load_ranker(self.resources.lake, release, first)
 
     # -- stage 2: documents
     def documents(self, q: Question) -> list[ScoredDoc]:
@@ -366,104 +278,6 @@ class Retriever:
             rescored = self._rerank_passages(q.text, rescored[:20], opts.reranker) + rescored[20:]
         return rescored
 
-    def pins(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
-        """Pinned pages, scored just above the best passage: the statements' and notes' (the plan's evidence),
-        then the facts' above those."""
-        pinned: list[Hit] = []
-        best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
-        if q.opts.statements:
-            with timing.stage("statements"):
-                pinned = self.statement_pins(q, best, hits[0].score)
-        if q.opts.facts:
-            with timing.stage("facts"):
-                pinned = self.fact_pins(q, best, (pinned or hits)[0].score) + pinned
-        return pinned
-
-    def statement_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
-        """The pages the plan's evidence names in the best documents: each statement's first page outside MD&A
-        (found by its title over a table of figures), and its next page when the statement does not close on
-        the first; each note's heading page; the cover."""
-        plan = q.plan
-        pinned: list[Hit] = []
-
-        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
-            pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
-                              {**source, "_page": page, "_basis": basis, "_reason": reason}))
-
-        for d in best[:PINNED_DOCUMENTS]:
-            scope = {**(q.filters or {}), "doc_id": d.doc_id}
-            for statement in plan.statements:
-                found = best_statement_page(statement, [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)])
-                if found:
-                    page, source = found
-                    pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
-                    following = self._continuation(q, statement, scope, page)
-                    if following is not None:
-                        pin(following, following["chunk_id"], page + 1, "continuation", f"the {statement}, continued")
-            for name in plan.notes:
-                note = concept_map().notes[name]
-                found = best_heading_page(note.title, [h.source for h in self._bm25(q, note.query, scope, 50)])
-                if found:
-                    page, source = found
-                    pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
-            for name in plan.sections:
-                self._section_pins(q, concept_map().sections[name], scope, pin)
-            if plan.narrative:
-                self._narrative_pins(q, scope, pin)
-            if plan.cover:
-                hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
-                if hits:
-                    pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
-        return pinned
-
-    def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
-        """An MD&A section's opening page and the page after it (a section opened low on a page runs on)."""
-        scope = {**scope, "item": list(section.items)}
-        found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
-        if not found:
-            return
-        page, source = found
-        pin(source, source["chunk_id"], page, "section", f"the MD&A section {section.name}")
-        after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
-        if after:
-            pin(after[0].source, after[0].id, page + 1, "section", f"the MD&A section {section.name}, continued")
-
-    def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
-        """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
-        on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
-        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
-                                   {**scope, "item": sorted(MDNA_ITEMS)}, 20, q.opts.fusion,
-                                   dense_weight=q.opts.dense_weight)
-        pages: dict[int, Hit] = {}
-        for h in hits:
-            pages.setdefault(scoring.evidence_page(h.source), h)
-        texts = {page: h.source.get("text") or "" for page, h in pages.items()}
-        for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
-            h = pages[page]
-            pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
-
-    def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
-        """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
-        question names, with the facts as the reason (the companies' names are no concept words). Documents without facts (PDFs, filings before iXBRL) pin
-        nothing: the statements' pages and the search stand."""
-        plan = q.plan
-        metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
-        if not metric or not q.snap.has_facts:
-            return []
-        names = [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
-        pins: list[Hit] = []
-        for d in best[:PINNED_DOCUMENTS]:
-            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
-            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
-                scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
-                hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
-                        if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
-                if hits:
-                    pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
-                                    {**hits[0].source, "_page": page, "_basis": "fact",
-                                     "_reason": f"reports {describe(facts)}"}))
-        return pins
-
     # -- stage 5: curation's view of this pipeline
     def _searcher(self, q: Question) -> Searcher:
         """What curation may ask of this retriever for one question: follow-ups and stages 2-4 over them."""
@@ -471,20 +285,6 @@ class Retriever:
         return Searcher(follow_up=lambda entity, year: self.follow_up(q, entity, year),
                         rank_documents=self.rank_documents, find_pages=self.evidence,
                         llm=self.resources.llm if settings.llm_curation else None)
-
-    # -- engine helpers
-    def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
-        return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
-
-    def _continuation(self, q: Question, statement: str, scope: Filters, page: int) -> dict | None:
-        """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
-        liabilities, a cash flow statement's financing activities), else None."""
-        hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
-        on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
-        following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
-        if not on_page or not following or CLOSINGS[statement].search(on_page):
-            return None
-        return following[0]
 
     # -- FLAM and trees
     def tree_chunks(self, q: Question, doc_ids: list[str]) -> set[str]:
@@ -551,11 +351,3 @@ def company_pages(plan: QueryPlan, entity_of: dict[str, str | None], evidence: l
         lines.append(f"{e.name}: best page {evidence[at - 1].doc_id} page {evidence[at - 1].page}, rank {at}"
                      if at else f"{e.name}: no page among the evidence (no indexed filing matched)")
     return lines
-
-
-def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:
-    """The best document of each company, companies in rank order."""
-    best: dict[str | None, DocInfo] = {}
-    for d in docs:
-        best.setdefault(d.doc.entity, d.doc)
-    return list(best.values())

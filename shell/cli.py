@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
+    p = sub.add_parser("runs", help="what the stages did since a time (one line each), the live release, questions "
+                       "to try")
+    _add_common(p)
+    p.add_argument("--since", default="", metavar="STAMP", help="run-report stamp (20261127T043207Z); default: all")
+
     p = sub.add_parser("query", help="hierarchical retrieval over the published indexes")
     _add_common(p)
     p.add_argument("question")
@@ -247,10 +252,20 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 
 def cmd_list_versions(args: argparse.Namespace) -> int:
-    from indexing.listing import listing, render
+    from indexing.publish.listing import listing, render
 
     found = listing(_resources(args).backend)
     print(json.dumps(found.as_json(), indent=1) if args.json else "\n".join(render(found)))
+    return 0
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from shell.run_summary import release_lines, stage_lines
+
+    resources = _resources(args)
+    lines = stage_lines(resources.lake, args.since)
+    print("\n".join(lines or [f"no stage left a run report in {resources.lake.uri('runs/')} since {args.since or 'ever'}"]))
+    print("\n".join(release_lines(resources.backend, resources.settings.universe_if_any())))
     return 0
 
 
@@ -414,7 +429,7 @@ def cmd_mirror(args: argparse.Namespace) -> int:
 
 COMMANDS = {"train-ranker": cmd_train_ranker, "config": cmd_config, "crawl": cmd_crawl, "convert": cmd_convert, "segment": cmd_segment,
             "index": cmd_index, "publish": cmd_publish, "rollback": cmd_rollback,
-            "list-versions": cmd_list_versions, "query": cmd_query, "facts": cmd_facts, "eval": cmd_eval, "serve": cmd_serve,
+            "list-versions": cmd_list_versions, "runs": cmd_runs, "query": cmd_query, "facts": cmd_facts, "eval": cmd_eval, "serve": cmd_serve,
             "run": cmd_run, "mirror": cmd_mirror}
 
 

@@ -7,8 +7,9 @@ task functions run stages only through :func:`run_stage` (and :func:`run_nightly
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,28 +21,57 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Stage:
-    """A stage: its module, its options type (built ``from_settings``), its ``run(lake, options, **clients)``
-    and the clients it takes (``Resources`` attributes). Imported when it runs, so that parsing a DAG or
-    starting the CLI loads no stage's libraries."""
+    """A stage: ``load`` imports it when it runs (so parsing a DAG or starting the CLI loads no stage's
+    libraries) and gives its options type (built ``from_settings``) and its ``run(lake, options, **clients)``;
+    ``clients``: what it takes besides (``Resources`` attributes, or ``retriever``: the live release's)."""
 
-    module: str
-    options: str
-    run: str = "run"
-    clients: tuple[str, ...] = ()  # Resources attributes; "resources": all of them (the retriever's needs)
+    load: Callable[[], tuple[type, Callable[..., StageReport]]]
+    clients: tuple[str, ...] = ()
 
-    def resolve(self) -> tuple[Any, Any]:
-        module = importlib.import_module(self.module)
-        return getattr(module, self.options), getattr(module, self.run)
+
+def _crawl():
+    from etl.crawl import CrawlOptions, run
+    return CrawlOptions, run
+
+
+def _crawl_check():
+    from etl.crawl import CrawlOptions, crawl_work
+    return CrawlOptions, crawl_work
+
+
+def _convert():
+    from etl.convert import ConvertOptions, run
+    return ConvertOptions, run
+
+
+def _segment():
+    from etl.segment import SegmentOptions, run
+    return SegmentOptions, run
+
+
+def _index():
+    from indexing.index import IndexOptions, run
+    return IndexOptions, run
+
+
+def _publish():
+    from indexing.publish import PublishOptions, run
+    return PublishOptions, run
+
+
+def _train():
+    from query.train import TrainOptions, run
+    return TrainOptions, run
 
 
 STAGES: dict[str, Stage] = {
-    "crawl": Stage("etl.crawl", "CrawlOptions"),
-    "crawl-check": Stage("etl.crawl", "CrawlOptions", "crawl_work"),
-    "convert": Stage("etl.convert", "ConvertOptions", clients=("llm",)),
-    "segment": Stage("etl.segment", "SegmentOptions"),
-    "index": Stage("indexing.jobs", "IndexOptions"),
-    "publish": Stage("indexing.publish", "PublishOptions", clients=("backend",)),
-    "train": Stage("query.training", "TrainOptions", clients=("resources",)),
+    "crawl": Stage(_crawl),
+    "crawl-check": Stage(_crawl_check),
+    "convert": Stage(_convert, clients=("llm",)),
+    "segment": Stage(_segment),
+    "index": Stage(_index),
+    "publish": Stage(_publish, clients=("backend",)),
+    "train": Stage(_train, clients=("retriever",)),
 }
 NIGHTLY = ("crawl", "convert", "segment", "index", "publish", "train")
 
@@ -51,19 +81,28 @@ def run_stage(name: str, resources: Resources, **options: Any) -> StageReport:
     ``pdf_dirs``, ``rebuild``, ``limit``, ``progress``). The run report lands under ``runs/<stage>/`` unless the run
     changed nothing (a dry run, an index with no work)."""
     stage = STAGES[name]
-    options_type, run = stage.resolve()
+    options_type, run = stage.load()
     lake = resources.lake
-    clients = {client: resources if client == "resources" else getattr(resources, client)
-               for client in stage.clients}
+    clients = {client: _client(resources, client) for client in stage.clients}
     stage_options = options_type.from_settings(resources.settings, **options)  # a bad setting: no lake touched
+    started = time.perf_counter()
     try:
         report = run(lake, stage_options, **clients)
     except Exception as exc:
         record_failure(lake, name, exc)
         raise
     if report.recorded:
-        write_run_report(lake, report)
+        write_run_report(lake, report, wall_seconds=round(time.perf_counter() - started, 1))
     return report
+
+
+def _client(resources: Resources, name: str):
+    """A client a stage declares: the retriever of the live release, else the ``Resources`` attribute."""
+    if name == "retriever":
+        from query.retrieve import Retriever
+
+        return Retriever(resources)
+    return getattr(resources, name)
 
 
 def record_failure(lake, name: str, exc: Exception) -> None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from domain import rules
 from etl.crawl.membership import backfill, joined_in, read_membership, universe_symbols
 from kernel import run_policy
+from kernel.clock import utc_now
 from kernel.resources import Resources
 from kernel.settings import ConfigError, Settings, load_settings
 from shell.runner import run_stage
@@ -108,7 +109,7 @@ def plan_run(params: dict, interval_start: dt.datetime | None, interval_end: dt.
             dry_run=bool(params.get("dry_run")),
         )
         if not plan.tickers:  # ALL: each period's universe for a backfill window, else today's list
-            today = dt.datetime.now(dt.UTC).date()
+            today = utc_now().date()
             symbols = universe_symbols(settings.universe_source(), settings.membership_source(), plan.filed_from,
                                        plan.filed_to, today)
             joined = _joined(settings, plan, today)
@@ -186,8 +187,8 @@ def stage_batches(plan: dict) -> list[list[int]]:
     a company's documents fall in one batch (``kernel.run_policy.batch_of``), so batches run at once on any
     workers. Runs after the crawl: the mapped crawl tasks each rewrote the manifest and the company directory;
     both are rebuilt here once (a task that finished while another wrote is counted)."""
-    from etl.crawl.crawler import write_manifest
     from kernel.company_directory import rebuild_directory
+    from kernel.filing_records import write_manifest
 
     settings = RunPlan.model_validate(plan).settings()
     lake = Resources(settings).lake
@@ -205,7 +206,7 @@ def convert_new(plan: dict, batch: list[int] | None = None) -> dict:
     quarantined with the reason). Retry-safe: every output is written whole, then renamed."""
     resources = Resources(RunPlan.model_validate(plan).settings())
     if batch is None:  # called alone, without stage_batches before it
-        from etl.crawl.crawler import write_manifest
+        from kernel.filing_records import write_manifest
 
         write_manifest(resources.lake)
     return _stage_result(run_stage("convert", resources, batch=_batch(batch)))

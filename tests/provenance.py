@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from etl.convert.html_tables import CELL_SEP, table_rows
-from etl.segment.chunking import _norm
+from domain.text import compact as _norm
+from schemas.table_text import CELL_SEP, table_rows
 
 _FOOTNOTE_RE = re.compile(r"\s*\((?:[A-Za-z]|\d{1,2})\)|\*+")  # "(1)" superscripts land elsewhere in PDF text
 _LABEL_NOTE_RE = re.compile(r"(?<=[A-Za-z)])\s\d(?:,\d)*$")

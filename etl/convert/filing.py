@@ -24,8 +24,8 @@ from etl.convert.html_prepare import HtmlError, decode_html, prepare_html
 from etl.convert.options import ConvertOptions
 from etl.convert.records import Converted
 from etl.convert.rendering import html_warnings, render_paged, with_llm_summary
-from etl.crawl.crawler import utc_now
-from etl.crawl.filing_index import unwrap
+from kernel.clock import utc_now
+from kernel.filing_records import unwrap
 from kernel.layout import (
     filing_part,
     pdf_key,

@@ -10,7 +10,7 @@ are folded into the neighbouring value. Layout tables (one row, or one column wi
 A table that spans a page break is split there, and its header is repeated on the next page.
 
 A table is written as text, one row per line and cells separated by `` | ``; the first line is the header
-(the leading rows without figures, joined by `` / ``). :func:`table_rows` reads it back.
+(the leading rows without figures, joined by `` / ``): the format ``schemas.table_text`` owns.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 
 from etl.convert.page_markers import paged_elements
+from schemas.table_text import CELL_SEP, HEADER_ROW_SEP, render_table
 
-CELL_SEP = " | "
-HEADER_ROW_SEP = " / "
 _WS_RE = re.compile(r"\s+")
 _FIGURE_RE = re.compile(r"^[\s$€£(]*-?[\d,.]*\d[\d,.]*\s*[)%]*$")
 _YEAR_RE = re.compile(r"^(19|20)\d{2}$")
@@ -61,13 +60,6 @@ def _fold(cells: list[str]) -> list[str]:
 
 def is_figure(cell: str) -> bool:
     return bool(_FIGURE_RE.match(cell)) and not _YEAR_RE.match(cell.strip()) or cell.strip() in _DASHES
-
-
-def render_table(header: list[str], rows: list[list[str]]) -> str:
-    """The one text form of a table: header line, then one line per row, cells joined by CELL_SEP."""
-    lines = [CELL_SEP.join(header)] if header else []
-    lines += [CELL_SEP.join(r) for r in rows]
-    return "\n".join(lines)
 
 
 def _table_rows(table, page_of: dict) -> list[_Row]:
@@ -123,9 +115,3 @@ def tables_by_page(root) -> dict[int, list[str]]:
         for p, cells in by_page.items():
             out.setdefault(p, []).append(render_table(header, cells))
     return out
-
-
-def table_rows(table_text: str) -> tuple[str, list[str]]:
-    """(header line, row lines) of a table written by :func:`tables_by_page`."""
-    lines = table_text.split("\n")
-    return lines[0], lines[1:]

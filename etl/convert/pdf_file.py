@@ -18,7 +18,7 @@ from etl.convert.options import ConvertOptions
 from etl.convert.pdf_pages import PdfError, page_pdf
 from etl.convert.records import Converted, Held
 from etl.convert.rendering import with_llm_summary
-from etl.crawl.crawler import utc_now
+from kernel.clock import utc_now
 from kernel.layout import (
     external_part,
     part_name,

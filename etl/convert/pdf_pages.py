@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
-from etl.convert.html_tables import render_table
 from etl.convert.page_markers import MARKER_PREFIX, MARKER_RE, strip_markers
+from schemas.table_text import render_table
 
 BLANK_HEIGHT = 842.0  # an empty EDGAR page becomes a blank A4 page
 EPS = 0.5

@@ -26,7 +26,7 @@ from etl.convert.records import (
     write_outputs,
 )
 from etl.convert.report import ConvertReport
-from etl.crawl.crawler import read_records
+from kernel.filing_records import read_records
 from kernel.layout import (
     dataset_parts,
     exhibit_part,

@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from etl.crawl.edgar_http import BlockBoard
+from kernel.clock import utc_now
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ class ClientState:
         return BlockBoard(until, reason, on_block=self._record)
 
     def _record(self, until: float, reason: str, url: str) -> None:
-        now = dt.datetime.now(dt.UTC)
+        now = utc_now()
         body = {"until": until, "until_utc": dt.datetime.fromtimestamp(until, dt.UTC).isoformat(timespec="seconds"),
                 "reason": reason, "url": url, "posted_utc": now.isoformat(timespec="seconds")}
         tmp = self.block_file.with_name(f".{self.block_file.name}.{os.getpid()}")

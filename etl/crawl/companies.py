@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 from etl.crawl.universe import Company
+from kernel.clock import utc_now
 from kernel.company_directory import read_company, rebuild_directory, write_company
 from kernel.storage import Lake
 from schemas.companies import CompanyRecord, FormerName, MembershipSpan
@@ -34,7 +35,7 @@ def merged(old: CompanyRecord | None, company: Company, names: dict | None, toda
 def record_names(lake: Lake, companies: list[Company], filers: dict[int, dict]) -> int:
     """Write the run's companies' records (those that changed) and rebuild the directory; returns how many
     companies it holds."""
-    today = dt.datetime.now(dt.UTC).date()
+    today = utc_now().date()
     for company in companies:
         old = read_company(lake, company.cik)
         record = merged(old, company, filers.get(company.cik), today)

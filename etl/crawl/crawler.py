@@ -21,7 +21,6 @@ filing stays ``ok``. A record made with other ``EXHIBIT_TYPES`` gets its exhibit
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import logging
@@ -52,17 +51,15 @@ from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.report import CrawlReport
 from etl.crawl.universe import Company
+from kernel.clock import utc_now
+from kernel.filing_records import load_record, write_manifest, write_record
 from kernel.layout import (
-    MANIFEST_KEY,
-    RAW_PREFIX,
     filing_index_key,
     index_page_name,
     primary_document_key,
-    record_key,
 )
 from kernel.run_policy import historical_window
-from kernel.storage import Lake, StorageError, write_parquet
-from schemas.base import to_table
+from kernel.storage import Lake, StorageError
 from schemas.filings import ExhibitFile, FilingRecord
 
 log = logging.getLogger(__name__)
@@ -86,16 +83,6 @@ def build_http(options: CrawlOptions, limiter: RateLimiter | None = None) -> Edg
     )
 
 
-def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
-    try:
-        return FilingRecord.model_validate_json(lake.read_bytes(record_key(cik, accession)))
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        log.warning("unreadable record for %s; it will be fetched again", accession)
-        return None
-
-
 def complete_record(lake: Lake, ref: FilingRef) -> FilingRecord | None:
     """The filing's ``ok`` record when the lake holds it complete (then a crawl skips it), else None."""
     existing = load_record(lake, ref.cik, ref.accession)
@@ -117,7 +104,7 @@ class Crawler:
         self.http = http or build_http(options)
         self._progress = progress or (lambda it, desc, total: it)
         self._lock = threading.Lock()
-        self.today = dt.datetime.now(dt.UTC).date()  # the full index is history only a week after the fact
+        self.today = utc_now().date()  # the full index is history only a week after the fact
         self.filers: dict[int, dict] = {}  # CIK -> the names its submissions gave (discovery.filer_names)
         self.resumed = Resumed()  # files of interrupted filings read back from the lake, not asked again
 
@@ -193,7 +180,7 @@ class Crawler:
                 return "skipped", existing
             files = FilingFiles(self.lake, self.http, ref.cik, ref.accession, base_url, self.resumed)
             rec = existing.model_copy(update=self._exhibits(files, ref, self._stored_listing(existing)))
-            self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+            write_record(self.lake, rec)
             files.finish()
             return "skipped", rec
         record = dict(
@@ -203,7 +190,7 @@ class Crawler:
         )
         if not ref.primary_document:
             rec, outcome = self._from_submission(base_url, ref, record)
-            self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+            write_record(self.lake, rec)
             return outcome, rec
         files = FilingFiles(self.lake, self.http, ref.cik, ref.accession, base_url, self.resumed)
         index_key = None
@@ -231,7 +218,7 @@ class Crawler:
         except FetchError as exc:
             rec = FilingRecord(**record, fetched_at=utc_now(), status="failed", error=str(exc))
             outcome = "failed"
-        self.lake.write_bytes(record_key(ref.cik, ref.accession), rec.model_dump_json().encode())
+        write_record(self.lake, rec)
         if rec.status == "ok":  # a failed or missing filing is asked again: what it finished stays noted
             files.finish()
         return outcome, rec
@@ -385,26 +372,3 @@ class Crawler:
         report.resumed = self.resumed.count
         write_manifest(self.lake)
         return report
-
-
-def read_records(lake: Lake) -> list[FilingRecord]:
-    """Every filing record in the lake (the source of truth the Parquet manifest is built from)."""
-    records = []
-    for key in lake.list(RAW_PREFIX):
-        if key.endswith("/filing.json"):
-            try:
-                records.append(FilingRecord.model_validate_json(lake.read_bytes(key)))
-            except (ValueError, FileNotFoundError) as exc:
-                log.warning("skipping unreadable record %s: %s", key, exc)
-    records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
-    return records
-
-
-def write_manifest(lake: Lake) -> int:
-    records = read_records(lake)
-    write_parquet(lake, MANIFEST_KEY, to_table(FilingRecord, records))
-    return len(records)
-
-
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)

@@ -25,7 +25,6 @@ from kernel.layout import index_page_name
 _DOC_RE = re.compile(rb"<DOCUMENT>\r?\n.*?</DOCUMENT>\r?\n?", re.S)
 _FIELD_RE = {name: re.compile(rb"^<" + name.encode() + rb">([^\r\n<]*)", re.M)
              for name in ("TYPE", "SEQUENCE", "FILENAME", "DESCRIPTION")}
-_TEXT_RE = re.compile(rb"<TEXT>\r?\n?(.*?)</TEXT>", re.S)
 _RENDERING_RE = re.compile(r"^R\d+\.(htm|xml)$")  # EDGAR's XBRL viewer pages
 
 
@@ -133,15 +132,6 @@ def complete_submission(text: bytes) -> None:
     if not (tail.endswith(b"</SEC-DOCUMENT>") or tail.endswith(b"-----END PRIVACY-ENHANCED MESSAGE-----")
             or tail.endswith(b"</SUBMISSION>")):
         raise ValueError("incomplete full submission (no </SEC-DOCUMENT> at its end)")
-
-
-def unwrap(served: bytes) -> bytes:
-    """A document without its SGML wrapper: the content of ``<TEXT>``, or the bytes as they are when
-    unwrapped already (inline XBRL documents are served bare)."""
-    if not served.lstrip().startswith(b"<DOCUMENT>"):
-        return served
-    m = _TEXT_RE.search(served)
-    return m.group(1) if m else served
 
 
 def _field(pattern: re.Pattern, block: bytes) -> str:

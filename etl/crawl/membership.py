@@ -33,9 +33,17 @@ from domain.membership import (
 )
 from domain.rules import normalize_ticker
 from etl.crawl.discovery import FilingRef
-from etl.crawl.universe import Company, SecTickerMap, UniverseProblem, read_constituents, row_cik
+from etl.crawl.universe import (
+    Company,
+    SecTickerMap,
+    UniverseProblem,
+    build_universe,
+    read_constituents,
+    row_cik,
+)
+from kernel.clock import utc_now
 from kernel.run_policy import HISTORY_LAG
-from kernel.settings import ConfigError
+from kernel.settings import NO_UNIVERSE, ConfigError
 
 
 def backfill(filed_from: dt.date | None, today: dt.date) -> bool:
@@ -179,6 +187,22 @@ def kept_by_membership(pairs: list[tuple[Company, FilingRef]], companies: list[C
 
 
 def _member_days(periods: Iterable[MemberPeriod], first: dt.date | None, last: dt.date | None) -> int:
-    today = dt.datetime.now(dt.UTC).date()
+    today = utc_now().date()
     lo_w, hi_w = first or dt.date.min, (last or today) + dt.timedelta(days=1)
     return sum(max(0, ((min(p.end or hi_w, hi_w)) - max(p.start, lo_w)).days) for p in periods)
+
+
+def resolve_universe(options, http) -> tuple[list[Company], list[UniverseProblem]]:
+    """The configured universe (``CrawlOptions``), joined with company_tickers.json fetched from the
+    configured www host: with a membership file, the index as it was for a backfill window
+    (``etl.crawl.membership``), else today's constituents (with their membership periods where known)."""
+    if options.universe_source is None:
+        raise ConfigError(NO_UNIVERSE)
+    rows = read_constituents(options.universe_source)
+    periods = read_membership(options.membership_source) if options.membership_source else None
+    sec = SecTickerMap.from_json(http.get_json(f"{options.edgar_www_url}/files/company_tickers.json"))
+    tickers = list(options.universe_tickers) if options.universe_tickers is not None else None
+    if periods is not None and applies(options, utc_now().date()):
+        return window_universe(rows, sec, periods, options.filed_from, options.filed_to, tickers)
+    companies, problems = build_universe(rows, sec, tickers)
+    return (with_periods(companies, periods) if periods is not None else companies), problems

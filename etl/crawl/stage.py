@@ -13,9 +13,10 @@ from pathlib import Path
 
 from etl.crawl.companies import record_names
 from etl.crawl.crawler import Crawler, build_http, complete_record
+from etl.crawl.membership import resolve_universe
 from etl.crawl.options import CrawlOptions
 from etl.crawl.report import CrawlReport, CrawlWork
-from etl.crawl.universe import Company, UniverseProblem, resolve_universe
+from etl.crawl.universe import Company, UniverseProblem
 from kernel.storage import Lake
 
 log = logging.getLogger(__name__)

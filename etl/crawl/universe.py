@@ -10,14 +10,13 @@ A ticker that cannot be resolved becomes a :class:`UniverseProblem`, never an ex
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain.membership import MemberPeriod
 from domain.rules import normalize_ticker
-from kernel.settings import NO_UNIVERSE, ConfigError
+from kernel.settings import ConfigError
 
 
 @dataclass(frozen=True)
@@ -136,21 +135,3 @@ def build_universe(
                                  sec.title_by_cik.get(cik)))
     companies.sort(key=lambda c: c.ticker)
     return companies, problems
-
-
-def resolve_universe(options, http) -> tuple[list[Company], list[UniverseProblem]]:
-    """The configured universe (``CrawlOptions``), joined with company_tickers.json fetched from the
-    configured www host: with a membership file, the index as it was for a backfill window
-    (``etl.crawl.membership``), else today's constituents (with their membership periods where known)."""
-    from etl.crawl import membership
-
-    if options.universe_source is None:
-        raise ConfigError(NO_UNIVERSE)
-    rows = read_constituents(options.universe_source)
-    periods = membership.read_membership(options.membership_source) if options.membership_source else None
-    sec = SecTickerMap.from_json(http.get_json(f"{options.edgar_www_url}/files/company_tickers.json"))
-    tickers = list(options.universe_tickers) if options.universe_tickers is not None else None
-    if periods is not None and membership.applies(options, dt.datetime.now(dt.UTC).date()):
-        return membership.window_universe(rows, sec, periods, options.filed_from, options.filed_to, tickers)
-    companies, problems = build_universe(rows, sec, tickers)
-    return (membership.with_periods(companies, periods) if periods is not None else companies), problems

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from etl.convert.html_tables import table_rows
+from domain.text import compact, compact_map
 from etl.segment.items import Position, Segmentation
 from kernel.models import TokenCounter
 from schemas.chunks import ChunkRecord
+from schemas.table_text import table_rows
 
 PAGE_JOIN = "\n"  # how a chunk's text joins the pieces of consecutive pages
 _SENTENCE_END = re.compile(r"[.;:!?)\]]\s*$")
@@ -56,31 +57,18 @@ class _Table:
     text: str
 
 
-def _norm_map(text: str) -> tuple[str, list[int]]:
-    chars, offsets = [], []
-    for i, ch in enumerate(text):
-        if ch.isalnum():
-            chars.append(ch.lower())
-            offsets.append(i)
-    return "".join(chars), offsets
-
-
-def _norm(text: str) -> str:
-    return "".join(ch.lower() for ch in text if ch.isalnum())
-
-
 def locate_table(page_text: str, table: str) -> tuple[int, int]:
     """Where a table's cells sit in the page text, as (start, end) line-aligned offsets; (-1, -1) if not."""
     header, rows = table_rows(table)
-    hay, offsets = _norm_map(page_text)
-    body = _norm("".join(rows))
+    hay, offsets = compact_map(page_text)
+    body = compact("".join(rows))
     if not body:
         return -1, -1
     at = hay.find(body)
     if at < 0:
         return -1, -1
     start, end = offsets[at], offsets[at + len(body) - 1] + 1
-    head = _norm(header)
+    head = compact(header)
     if head and at >= len(head) and hay[at - len(head):at] == head:
         start = offsets[at - len(head)]
     start = page_text.rfind("\n", 0, start) + 1

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from domain.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
 from domain.statements import statements
+from domain.text import compact
 from etl.segment.cross_reference import page_owners, page_ranges, page_runs, uncovered
 
 _ABSENT_RE = re.compile(r"(?:are\s+|is\s+)?(?:not\s+applicable|omitted|none)\b", re.I)
@@ -37,11 +38,6 @@ _BARE_PAGE_RE = re.compile(
 _PART_RE = re.compile(r"^part\s+(i{1,3}|iv)\b", re.I)
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
           "xii": 12, "xiii": 13, "xiv": 14, "xv": 15, "xvi": 16}
-_NORM_RE = re.compile(r"[^a-z0-9]")
-
-
-def _norm(text: str) -> str:
-    return _NORM_RE.sub("", text.lower().replace("\u2019", "'"))
 
 
 @dataclass(frozen=True)
@@ -149,11 +145,11 @@ def _candidates(lines: list[tuple[int, int, str]]) -> list[_Candidate]:
 
 
 def _title_matches(defn: ItemDef, text: str) -> bool:
-    have = _norm(text)
+    have = compact(text)
     if not have:
         return False
     for title in [defn.title, *ALIASES.get(defn.key, [])]:
-        want = _norm(title.replace("[", "").replace("]", ""))
+        want = compact(title.replace("[", "").replace("]", ""))
         n = min(len(want), 12)
         if have[:n] == want[:n] or (len(have) >= 6 and want.startswith(have[: len(want)])):
             return True
@@ -276,8 +272,8 @@ def _title_headings(lines, toc: set[int], chain: list, defs: list[ItemDef]) -> l
 
 def _opens_title(defn: ItemDef, line: str) -> bool:
     """A line that opens with the Item's title (its first 20 letters and digits: not a lone "Financial")."""
-    want = _norm(defn.title.replace("[", "").replace("]", ""))
-    return _norm(line).startswith(want[:TITLE_CHARS])
+    want = compact(defn.title.replace("[", "").replace("]", ""))
+    return compact(line).startswith(want[:TITLE_CHARS])
 
 
 def _opens_block(lines, k: int) -> bool:

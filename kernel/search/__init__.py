@@ -12,13 +12,15 @@ from kernel.search.base import (
     Filters,
     Hit,
     SearchBackend,
+    SearchReader,
     VersionInfo,
     fuse_minmax,
     fuse_rrf,
+    serve_version,
 )
 
-__all__ = ["BackendError", "Filters", "Hit", "SearchBackend", "VersionInfo", "fuse_minmax", "fuse_rrf",
-           "open_backend"]
+__all__ = ["BackendError", "Filters", "Hit", "SearchBackend", "SearchReader", "VersionInfo", "fuse_minmax",
+           "fuse_rrf", "open_backend", "serve_version"]
 
 
 def open_backend(settings) -> SearchBackend:

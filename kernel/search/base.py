@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from kernel.clock import utc_now
 from kernel.storage import pid_alive
 from schemas.index import IndexSpec
 
@@ -47,7 +48,7 @@ class PublisherBusy(BackendError):
 
 def lock_owner() -> dict:
     """Who takes a lock: host, process, since when (what a second caller is told)."""
-    return {"host": socket.gethostname(), "pid": os.getpid(), "since": dt.datetime.now(dt.UTC).isoformat()}
+    return {"host": socket.gethostname(), "pid": os.getpid(), "since": utc_now().isoformat()}
 
 
 def holder_dead(owner: dict) -> bool:
@@ -106,7 +107,7 @@ def _stamp(when: dt.datetime) -> str:
 
 def release_id(when: dt.datetime | None = None) -> str:
     """``r<UTC stamp to the millisecond>``: sortable by creation, lower case, never repeated by a process."""
-    when = when or dt.datetime.now(dt.UTC)
+    when = when or utc_now()
     while True:
         rid = f"r{_stamp(when)}"
         if rid > _LAST_RELEASE[0]:
@@ -132,7 +133,7 @@ class VersionInfo:
 
 def version_name(prefix: str, index: str, when: dt.datetime | None = None) -> str:
     """``<prefix>-<index>-v<UTC stamp to the millisecond>``: sortable, lower case (Elasticsearch's rule)."""
-    when = when or dt.datetime.now(dt.UTC)
+    when = when or utc_now()
     return f"{alias_name(prefix, index)}-v{_stamp(when)}"
 
 
@@ -198,17 +199,74 @@ def check_filters(spec: IndexSpec, filters: Filters | None) -> dict[str, list[Sc
     return out
 
 
-class SearchBackend(ABC):
-    """One search engine. ``target`` arguments take an alias or a physical version name."""
+class SearchReader(ABC):
+    """What a reader of one search engine needs: follow the releases and search what they serve. The query
+    side is typed against this part only. ``target`` arguments take an alias or a physical version name."""
 
     kind: str = "abstract"
     prefix: str = "secplat"
 
-    # -- releases
     @abstractmethod
     def live_release(self) -> Release | None:
         """The release readers are served now (None: nothing published). Cheap: a reader asks once per query."""
 
+    @abstractmethod
+    def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
+        """Every physical version of an index, oldest first."""
+
+    @abstractmethod
+    def count(self, target: str) -> int:
+        """Rows visible in the index."""
+
+    @abstractmethod
+    def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
+        """Some fields of every row (small indexes only: the document catalog, the lexicon)."""
+
+    def changes(self, before: str, after: str, spec: IndexSpec,
+                fields: Sequence[str]) -> tuple[list[str], list[dict]] | None:
+        """What ``after`` changed from ``before``: (ids of the rows it no longer holds, its new rows' ``fields``),
+        or None where the engine cannot tell without reading both (callers then :meth:`scan` ``after``)."""
+        return None
+
+    @abstractmethod
+    def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
+        """Rows by id (without vectors)."""
+
+    @abstractmethod
+    def bm25(self, target: str, spec: IndexSpec, text: str, filters: Filters | None = None, k: int = 10,
+             fields: Sequence[str] | None = None) -> list[Hit]:
+        """Full-text (BM25) search over the spec's text fields; ``text`` is matched, never parsed."""
+
+    @abstractmethod
+    def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
+            k: int = 10) -> list[Hit]:
+        """Nearest neighbours by cosine similarity (higher is closer)."""
+
+    def hybrid(self, target: str, spec: IndexSpec, text: str, vector: Sequence[float],
+               filters: Filters | None = None, k: int = 10, fusion: str = "rrf", dense_weight: float = 0.5,
+               window: int | None = None) -> list[Hit]:
+        """BM25 and kNN lists of ``window`` hits each, fused client-side (``rrf`` or ``minmax``, both weighted:
+        ``dense_weight`` for the kNN list, the rest for BM25; 0.5 is plain RRF)."""
+        window = window or max(50, 2 * k)
+        lexical = self.bm25(target, spec, text, filters, window) if text.strip() else []
+        dense = self.knn(target, spec, vector, filters, window)
+        return fuse(lexical, dense, fusion, dense_weight)[:k]
+
+    def warm(self, target: str, spec: IndexSpec) -> None:  # noqa: B027 - optional hook
+        """Load what searches of ``target`` keep in memory before the first query (a server engine: nothing)."""
+
+    def retain(self, targets: set[str]) -> None:  # noqa: B027 - optional hook
+        """Free what reads of targets outside ``targets`` keep in memory (a reader moved to a new release)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+
+class SearchBackend(SearchReader):
+    """One search engine whole: the reader's part and what the publisher needs besides (versions, writes,
+    releases, the publish lock). Each engine implements this; only the publish stage writes."""
+
+    # -- releases
     @abstractmethod
     def releases(self) -> list[Release]:
         """Every kept release, oldest first."""
@@ -236,9 +294,6 @@ class SearchBackend(ABC):
         entries) and name it; a server engine's half-loaded versions are retention's (``drop``)."""
         return []
 
-    def retain(self, targets: set[str]) -> None:  # noqa: B027 - optional hook
-        """Free what reads of targets outside ``targets`` keep in memory (a reader moved to a new release)."""
-
     def prune(self, keep: set[str]) -> None:  # noqa: B027 - optional hook
         """Free storage older than every kept target (the embedded engine's old table versions)."""
 
@@ -248,24 +303,10 @@ class SearchBackend(ABC):
         index = alias[len(self.prefix) + 1:] if alias.startswith(self.prefix + "-") else alias
         return release.physical(index) if release else None
 
-    def swap_alias(self, alias: str, physical: str) -> str | None:
-        """A release like the live one with one index served from ``physical``; returns what it served."""
-        release = self.live_release()
-        index = alias[len(self.prefix) + 1:]
-        before = release.physical(index) if release else None
-        targets = {**(release.targets if release else {}), index: self.pin(physical)}
-        self.commit_release(Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets,
-                                    release.id if release else None, {index: "swap"}))
-        return before
-
     # -- versions
     @abstractmethod
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         """A new, empty physical index for ``spec``; returns its name. Not served until a release names it."""
-
-    @abstractmethod
-    def versions(self, spec: IndexSpec, counts: bool = True) -> list[VersionInfo]:
-        """Every physical version of an index, oldest first."""
 
     @abstractmethod
     def drop(self, physical: str) -> None:
@@ -286,54 +327,21 @@ class SearchBackend(ABC):
         """Delete rows by id and/or every row of some documents; returns how many were deleted."""
 
     @abstractmethod
-    def count(self, target: str) -> int:
-        """Rows visible in the index."""
-
-    @abstractmethod
-    def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
-        """Some fields of every row (small indexes only: the document catalog, the lexicon)."""
-
-    def changes(self, before: str, after: str, spec: IndexSpec,
-                fields: Sequence[str]) -> tuple[list[str], list[dict]] | None:
-        """What ``after`` changed from ``before``: (ids of the rows it no longer holds, its new rows' ``fields``),
-        or None where the engine cannot tell without reading both (callers then :meth:`scan` ``after``)."""
-        return None
-
-    @abstractmethod
-    def get(self, target: str, spec: IndexSpec, ids: Sequence[str]) -> list[dict]:
-        """Rows by id (without vectors)."""
-
-    # -- search
-    @abstractmethod
-    def bm25(self, target: str, spec: IndexSpec, text: str, filters: Filters | None = None, k: int = 10,
-             fields: Sequence[str] | None = None) -> list[Hit]:
-        """Full-text (BM25) search over the spec's text fields; ``text`` is matched, never parsed."""
-
-    @abstractmethod
-    def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
-            k: int = 10) -> list[Hit]:
-        """Nearest neighbours by cosine similarity (higher is closer)."""
-
-    def hybrid(self, target: str, spec: IndexSpec, text: str, vector: Sequence[float],
-               filters: Filters | None = None, k: int = 10, fusion: str = "rrf", dense_weight: float = 0.5,
-               window: int | None = None) -> list[Hit]:
-        """BM25 and kNN lists of ``window`` hits each, fused client-side (``rrf`` or ``minmax``, both weighted:
-        ``dense_weight`` for the kNN list, the rest for BM25; 0.5 is plain RRF)."""
-        window = window or max(50, 2 * k)
-        lexical = self.bm25(target, spec, text, filters, window) if text.strip() else []
-        dense = self.knn(target, spec, vector, filters, window)
-        return fuse(lexical, dense, fusion, dense_weight)[:k]
-
-    @abstractmethod
     def publish_lock(self):
         """A context manager: one publisher at a time (loads, upserts, alias swaps, retention). A second
         caller gets :class:`PublisherBusy` at once; a lock whose holder died is taken over."""
 
-    def warm(self, target: str, spec: IndexSpec) -> None:  # noqa: B027 - optional hook
-        """Load what searches of ``target`` keep in memory before the first query (a server engine: nothing)."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release connections."""
+def serve_version(backend: SearchBackend, index: str, physical: str) -> str | None:
+    """Make live a release like the live one with ``index`` served from ``physical`` (pinned as it is now);
+    returns what it served before. A publish serves every index at once; this serves one (benchmarks
+    that load a version of their own, and tests)."""
+    release = backend.live_release()
+    before = release.physical(index) if release else None
+    targets = {**(release.targets if release else {}), index: backend.pin(physical)}
+    backend.commit_release(Release(release_id(), utc_now().isoformat(), targets,
+                                   release.id if release else None, {index: "swap"}))
+    return before
 
 
 def fuse(lexical: Sequence[Hit], dense: Sequence[Hit], fusion: str, dense_weight: float) -> list[Hit]:

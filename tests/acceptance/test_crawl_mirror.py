@@ -12,11 +12,12 @@ from collections import Counter
 
 import pytest
 
-from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.crawler import Crawler, build_http
 from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
+from etl.crawl.membership import resolve_universe
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
-from etl.crawl.universe import resolve_universe
+from kernel.filing_records import read_records
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import ROOT, make_settings

@@ -12,7 +12,8 @@ from etl.segment import SegmentOptions
 from etl.segment import run as run_segment
 from etl.segment.chunking import ChunkOptions
 from indexing.embed_job import run_embeddings
-from indexing.spark import IndexOptions, spark_session
+from indexing.index.options import IndexOptions
+from indexing.spark import spark_session
 from indexing.tree_job import run_trees
 from kernel.embedder import embed_texts
 from kernel.models import token_counter

@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from etl.crawl.crawler import read_records
+from kernel.filing_records import read_records
 from kernel.layout import dataset_key, exhibit_part, filing_part, part_name
 from kernel.storage import LocalLake, read_parquet
 

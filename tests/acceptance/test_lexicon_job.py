@@ -6,8 +6,9 @@ import os
 
 import pytest
 
+from indexing.index.options import IndexOptions
 from indexing.lexicon_job import concept_term, run_lexicon
-from indexing.spark import IndexOptions, spark_session
+from indexing.spark import spark_session
 from kernel.settings import load_settings
 from kernel.storage import LocalLake, read_parquet
 from schemas.index import LexiconRecord

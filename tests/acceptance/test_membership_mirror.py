@@ -60,7 +60,7 @@ def test_a_backfill_of_the_mirror_crawls_the_index_as_it_was(edgar_mirror, unive
     import sys
     from pathlib import Path
 
-    from etl.crawl.crawler import read_records
+    from kernel.filing_records import read_records
     from kernel.storage import open_lake
 
     membership = tmp_path / "members.csv"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from indexing.listing import listing
+from indexing.publish.listing import listing
 from kernel.resources import Resources
 from kernel.search.elastic import ElasticBackend
 from kernel.settings import load_settings

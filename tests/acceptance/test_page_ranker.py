@@ -12,7 +12,7 @@ from kernel.resources import Resources
 from kernel.storage import dataset_partitions
 from query import Retriever
 from query.ranker import PageRanker
-from query.training import load_pairs, train
+from query.train import load_pairs, train
 
 pytestmark = pytest.mark.shared
 QUESTION = "What were Coca-Cola's net operating revenues in 2023?"

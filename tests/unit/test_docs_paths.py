@@ -1,10 +1,11 @@
-"""What a newcomer reads names things that exist: every module path, module function and command in
-README.md and docs/*.md."""
+"""What a newcomer reads names things that exist: every module path, module function and command in every
+Markdown file of the tree (README.md, docs/, infra/, bench/data/, ...)."""
 
 from __future__ import annotations
 
 import importlib
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,9 +18,24 @@ _MODULE_RE = re.compile(r"^python -m ([\w.]+)(?!<)")
 GENERATED = ("bench/results/",)  # written by benchmarks, not kept in the tree
 
 
+def markdown_files() -> list[Path]:
+    """Every Markdown file the repository tracks (git's list; without git, every one outside hidden, build
+    and virtualenv directories)."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True, check=True)
+        return [ROOT / line for line in listed.stdout.split()]
+    except (OSError, subprocess.CalledProcessError):
+        return sorted(p for p in ROOT.rglob("*.md") if not any(
+            part.startswith(".") or part in ("build", "node_modules") for part in p.relative_to(ROOT).parts))
+
+
 def _texts() -> list[tuple[str, str]]:
-    return [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
-            for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]]
+    return [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")) for p in markdown_files()]
+
+
+def test_the_path_test_reads_every_markdown_file():
+    names = {p.relative_to(ROOT).as_posix() for p in markdown_files()}
+    assert {"README.md", "docs/architecture.md", "infra/README.md"} <= names
 
 
 def _missing_path(token: str) -> str | None:

@@ -94,8 +94,8 @@ CLIENT_CALLS = re.compile(r"\b(open_backend|open_lake|lancedb\.connect|boto3\.cl
                           r"Elasticsearch|OpenSearch|OpenAICompatible|EmbeddedBackend|ElasticBackend|Embedder|llm\.from_settings)"
                           r"\(")
 CLIENT_FACTORIES = {"kernel/resources.py", "kernel/settings.py", "kernel/storage.py", "kernel/llm.py",
-                    "kernel/search/__init__.py", "kernel/search/embedded.py", "kernel/search/elastic.py",
-                    "kernel/search/es_dialects.py",
+                    "kernel/search/__init__.py", "kernel/search/embedded/backend.py", "kernel/search/elastic/backend.py",
+                    "kernel/search/elastic/dialects.py",
                     "kernel/embedder.py"}
 EXECUTOR_SIDE = {"indexing/spark.py"}  # _LakeRef.open: the lake an executor process opens for itself
 
@@ -118,3 +118,24 @@ def test_the_client_pattern_finds_a_client():
     assert CLIENT_CALLS.search("backend = open_backend(settings)")
     assert CLIENT_CALLS.search("lake = settings.open_lake()")
     assert not CLIENT_CALLS.search("lake = resources.lake")
+
+
+def stage_imports(package: str) -> dict[str, set[str]]:
+    """Each stage package under ``package`` (``etl/crawl``, ...) -> the other stages of it that it imports."""
+    stages = {p.name for p in (ROOT / package).iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    graph: dict[str, set[str]] = {s: set() for s in stages}
+    for stage in stages:
+        for path in (ROOT / package / stage).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+                graph[stage] |= {n.split(".")[1] for n in names if n.startswith(package + ".") and "." in n} - {stage}
+    return graph
+
+
+def test_stages_meet_only_through_the_lakes_contracts():
+    """No ETL stage imports another: what one writes and the next reads (filing records, the table-text
+    format, page text, company records) has one owner in the kernel or schemas/."""
+    graph = stage_imports("etl")
+    assert set(graph) >= {"crawl", "convert", "segment"}
+    assert all(not other for other in graph.values()), graph

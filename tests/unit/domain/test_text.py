@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from domain.text import clean_question, first_word, lower_words, phrase_text, plain_term, surface_words, words
+from domain.text import (
+    clean_question,
+    compact,
+    compact_map,
+    lower_words,
+    phrase_text,
+    plain_term,
+    surface_words,
+    words,
+)
 from indexing.lexicon_job import concept_term, curated_terms
 from indexing.tree_job import _top_terms
 from query.concepts import concept_map
@@ -17,7 +26,9 @@ def test_punctuation_splits_words_the_same_everywhere():
     assert words("The company's cashflow & liabilities") == ("the", "compani", "cash", "flow", "and", "liabil")
     assert words("Operating Incomes") == words("operating income")
     assert surface_words("Apple's AT&T") == [("Apple's", 0), ("AT&T", 8)]
-    assert first_word(" Coca-Cola  Co") == "Coca-Cola" and first_word("") == first_word(None) == ""
+    assert compact("Item 7A. Quantitative and Qualitative") == "item7aquantitativeandqualitative"
+    assert compact("Nestlé’s R&D") == "nestlesrd" and compact(None) == ""
+    assert compact_map("a-B é") == ("abe", [0, 2, 4])  # where each kept character stands in the text
     assert clean_question("  a\x00 b \n c ") == "a b c"
 
 

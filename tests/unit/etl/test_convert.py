@@ -15,7 +15,6 @@ from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
 from etl.convert.cover import facts_from_text
 from etl.convert.html_prepare import HtmlError, prepare_html
-from etl.convert.html_tables import table_rows
 from etl.convert.pdf_file import facts_from_source_name
 from etl.convert.pdf_pages import PdfError, page_pdf
 from etl.convert.pdf_render import render_pdf
@@ -24,6 +23,7 @@ from kernel.layout import record_key
 from kernel.settings import load_settings
 from kernel.storage import LocalLake, read_parquet
 from schemas.filings import FilingRecord
+from schemas.table_text import table_rows
 
 
 @pytest.fixture()

@@ -8,8 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from etl.crawl.crawler import read_records
 from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
+from kernel.filing_records import read_records
 from kernel.storage import open_lake
 
 ACC = "0001000001-24-000030"  # ACME's 8-K in the fixture mirror

@@ -9,13 +9,15 @@ import time
 
 import pytest
 
-from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.crawler import Crawler, build_http
 from etl.crawl.discovery import DiscoveryError, discover_filings
 from etl.crawl.edgar_http import EdgarHttp, HostUnreachable
 from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
+from etl.crawl.membership import resolve_universe
 from etl.crawl.options import CrawlOptions
 from etl.crawl.ratelimit import RateLimiter
-from etl.crawl.universe import SecTickerMap, build_universe, read_constituents, resolve_universe
+from etl.crawl.universe import SecTickerMap, build_universe, read_constituents
+from kernel.filing_records import read_records
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import free_port, make_settings

@@ -17,8 +17,8 @@ from etl.crawl.filing_index import (
     parse_index_page,
     parse_submission,
     split_submission,
-    unwrap,
 )
+from kernel.filing_records import unwrap
 
 PAGE = b"""<html><body><table class="tableFile" summary="Document Format Files">
 <tr><th>Seq</th><th>Description</th><th>Document</th><th>Type</th><th>Size</th></tr>

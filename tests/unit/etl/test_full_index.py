@@ -8,11 +8,12 @@ import datetime as dt
 import pytest
 
 from etl.crawl import crawler as crawler_module
-from etl.crawl.crawler import Crawler, build_http, read_records
+from etl.crawl.crawler import Crawler, build_http
 from etl.crawl.edgar_mirror import MirrorServer
 from etl.crawl.full_index import FullIndexError, is_final, parse, quarter_end, quarters, render
+from etl.crawl.membership import resolve_universe
 from etl.crawl.options import CrawlOptions
-from etl.crawl.universe import resolve_universe
+from kernel.filing_records import read_records
 from kernel.layout import full_index_key
 from kernel.run_policy import historical_window
 from kernel.storage import LocalLake

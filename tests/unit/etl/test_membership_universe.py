@@ -7,10 +7,10 @@ import datetime as dt
 import json
 
 from domain.membership import Filer, parse_membership
-from etl.crawl.crawler import read_records
 from etl.crawl.edgar_mirror import MirrorServer
 from etl.crawl.membership import window_universe
 from etl.crawl.universe import SecTickerMap
+from kernel.filing_records import read_records
 from kernel.storage import open_lake
 
 D = dt.date.fromisoformat

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from etl.convert.html_tables import render_table, table_rows
 from etl.segment.chunking import PAGE_JOIN, ChunkConfigError, Chunker, ChunkOptions
 from etl.segment.items import segment
 from kernel.models import token_counter
 from kernel.resources import Resources
 from kernel.settings import ConfigError, load_settings
+from schemas.table_text import render_table, table_rows
 from shell.runner import run_stage
 from tests.provenance import cell_share
 

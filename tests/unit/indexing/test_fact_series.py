@@ -9,7 +9,8 @@ import datetime as dt
 import pytest
 
 from indexing.facts_job import _series
-from indexing.spark import IndexOptions, spark_session
+from indexing.index.options import IndexOptions
+from indexing.spark import spark_session
 from kernel.storage import LocalLake, read_parquet
 from schemas.base import spark_schema
 from schemas.facts import FactIndexRecord

@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from indexing.facts_job import series_rows
-from indexing.publish import publish_mode
+from indexing.publish.stage import publish_mode
 
 D = dt.date
 

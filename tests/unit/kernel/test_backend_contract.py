@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from indexing.publish import retain_releases, rollback
-from kernel.search import BackendError, SearchBackend
+from kernel.search import BackendError, SearchBackend, serve_version
 from kernel.search.base import FilterError, alias_name
 from kernel.settings import load_settings
 from schemas.base import to_table
@@ -76,7 +76,7 @@ def _write(backend: SearchBackend, name: str, fn):
     work = backend.writable(backend.live_release().targets[name], spec,
                             {"model": "test-model", "dims": DIMS if spec.has_vector else None})
     out = fn(work)
-    backend.swap_alias(alias_name(backend.prefix, name), work)
+    serve_version(backend, name, work)
     return out
 
 
@@ -84,7 +84,7 @@ def _publish(backend: SearchBackend, name: str, rows) -> str:
     spec = INDEXES[name]
     version = backend.create_version(spec, DIMS if spec.has_vector else None, {"model": "test-model"})
     assert backend.load(version, spec, _table(name, rows).to_batches(max_chunksize=5)) == len(rows)
-    backend.swap_alias(alias_name(backend.prefix, name), version)
+    serve_version(backend, name, version)
     return version
 
 
@@ -209,11 +209,11 @@ def test_alias_swap_rollback_and_retention(backend):
     left, live = rollback(backend)
     assert left.targets["documents"] == backend.pin(v3) and live.physical("documents") == v2
     assert {h.source["source_name"] for h in backend.bm25(alias, spec, "annual report", k=5)} == {"v2"}
-    assert backend.swap_alias(alias, v3) == v2
+    assert serve_version(backend, "documents", v3) == v2
     assert retain_releases(backend, keep=1) == [v1]
     assert [v.name for v in backend.versions(spec)] == [v2, v3]
     with pytest.raises(BackendError):
-        backend.swap_alias(alias, f"{alias}-vnothere")
+        serve_version(backend, "documents", f"{alias}-vnothere")
 
 
 def test_queries_during_a_swap_never_see_an_empty_partial_or_mixed_index(backend):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from domain.text import analyzer
-from kernel.search import views
+from kernel.search import serve_version
 from kernel.search.base import alias_name
-from kernel.search.embedded import EmbeddedBackend
-from kernel.search.pieces import piece_arrays
+from kernel.search.embedded import EmbeddedBackend, version_cache
+from kernel.search.embedded.fragment_arrays import fragment_arrays
 from schemas.base import to_table
 from schemas.index import INDEXES
 from tests.index_records import DIMS, passages, vector
@@ -31,7 +31,7 @@ def engine(tmp_path):
     spec = INDEXES["passages"]
     version = be.create_version(spec, DIMS, {"model": "test-model"})
     be.load(version, spec, to_table(spec.model, rows).to_batches(max_chunksize=7))
-    be.swap_alias(alias_name("t", "passages"), version)
+    serve_version(be, "passages", version)
     return be, alias_name("t", "passages"), spec, rows
 
 
@@ -75,14 +75,14 @@ def test_an_upsert_maps_in_only_its_new_fragment_and_scores_over_the_new_version
     one new fragment, replaced rows are masked, and BM25's statistics are the new version's."""
     be, alias, spec, rows = engine
     be.warm(alias, spec)
-    before = be.views.view(be._table(alias), spec)
+    before = be.versions_cache.view(be.table(alias), spec)
     row = {**rows[0], "text": "A zeppelin hangar lease was signed."}
     be.upsert(alias, spec, to_table(spec.model, [row]).to_batches())
-    be.swap_alias(alias, be.alias_target(alias))  # a release serving the upserted table version
+    serve_version(be, "passages", be.alias_target(alias))  # a release serving the upserted table version
     read = []
-    monkeypatch.setattr(views, "piece_arrays", lambda data, *a: read.append(data.num_rows) or
-                        piece_arrays(data, *a))
-    after = be.views.view(be._table(alias), spec)
+    monkeypatch.setattr(version_cache, "fragment_arrays", lambda data, *a: read.append(data.num_rows) or
+                        fragment_arrays(data, *a))
+    after = be.versions_cache.view(be.table(alias), spec)
     assert read == [1] and after.pieces[:-1] == before.pieces and len(after.deleted[0]) == 1
     hits = be.bm25(alias, spec, "zeppelin hangar", {"doc_id": row["doc_id"]}, k=3)
     assert [h.id for h in hits] == [row["chunk_id"]]

@@ -3,9 +3,9 @@ its new documents, not the corpus), and it is the same catalog a fresh reader re
 
 from __future__ import annotations
 
-from kernel.search import embedded
-from kernel.search.base import alias_name
+from kernel.search import serve_version
 from kernel.search.embedded import EmbeddedBackend
+from kernel.search.embedded import backend as embedded
 from query.catalog import Catalog
 from schemas.base import to_table
 from schemas.index import INDEXES
@@ -19,11 +19,11 @@ def _catalog_state(catalog: Catalog) -> dict:
 def test_a_new_release_catalog_is_the_old_one_changed_and_equals_a_fresh_read(tmp_path, monkeypatch):
     monkeypatch.setattr(embedded, "CHANGES_MAX_SHARE", 10.0)  # most of the few documents change here
     be = EmbeddedBackend(tmp_path / "search", prefix="t")
-    spec, alias = INDEXES["documents"], alias_name("t", "documents")
+    spec = INDEXES["documents"]
     version = be.create_version(spec, DIMS, {"model": "test-model"})
     rows = records("v1")["documents"]
     be.load(version, spec, to_table(spec.model, rows).to_batches())
-    be.swap_alias(alias, version)
+    serve_version(be, "documents", version)
     before = Catalog(be, None, be.live_release().targets["documents"])
     changed = {**rows[0], "page_count": 999}
     new = {**rows[1], "doc_id": "NEW_2024_10K", "source_name": "NEW_2024_10K", "company": "New Corp",
@@ -31,7 +31,7 @@ def test_a_new_release_catalog_is_the_old_one_changed_and_equals_a_fresh_read(tm
     work = be.writable(be.live_release().targets["documents"], spec, {})
     be.upsert(work, spec, to_table(spec.model, [changed, new]).to_batches(), replace_docs=[rows[0]["doc_id"]])
     be.delete(work, spec, doc_ids=[rows[-1]["doc_id"]])
-    be.swap_alias(alias, work)
+    serve_version(be, "documents", work)
     target = be.live_release().targets["documents"]
     scanned = []
     monkeypatch.setattr(be, "scan", lambda *a, **k: scanned.append(a) or EmbeddedBackend.scan(be, *a, **k))

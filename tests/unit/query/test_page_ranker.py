@@ -9,9 +9,9 @@ import pytest
 
 from indexing.ranker_pairs import document_pairs, driver_labels, headings, row_labels
 from kernel.search.base import Release
-from query import retrieve
+from query import snapshot
 from query.ranker import FEATURES, PageRanker, fit, page_features, training_rows
-from query.retrieve import Snapshot
+from query.snapshot import Snapshot
 
 BALANCE_SHEET = """CONSOLIDATED BALANCE SHEETS
 (in millions)
@@ -141,7 +141,7 @@ def test_a_snapshot_reads_the_model_of_its_own_release_and_looks_again_until_the
     asked = []
     models = {"r1": "model of r1"}
     clock = [1000.0]
-    monkeypatch.setattr(retrieve.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(snapshot.time, "monotonic", lambda: clock[0])
 
     def load(release, first):
         asked.append((release, first))
@@ -151,10 +151,10 @@ def test_a_snapshot_reads_the_model_of_its_own_release_and_looks_again_until_the
     two = Snapshot(_NoEngine(), Release("r2", "2026-11-26T00:01:00", {}), None, load)
     assert one.ranker() == "model of r1" and two.ranker() is None and one.ranker() == "model of r1"
     assert asked == [("r1", True), ("r2", True)]  # read once per release; a model is kept
-    clock[0] += retrieve.RANKER_RECHECK_S / 2
+    clock[0] += snapshot.RANKER_RECHECK_S / 2
     assert two.ranker() is None and len(asked) == 2  # not looked for again yet
     models["r2"] = "model of r2"  # the train stage wrote it
-    clock[0] += retrieve.RANKER_RECHECK_S
+    clock[0] += snapshot.RANKER_RECHECK_S
     assert two.ranker() == "model of r2" and asked[-1] == ("r2", False)  # found; the warning was said once
     assert two.ranker() == "model of r2" and len(asked) == 3
 

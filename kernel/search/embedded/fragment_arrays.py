@@ -3,9 +3,9 @@ postings and row-term postings, every one a flat array indexed by the row's offs
 
 No Python object per row: ids are fixed-width bytes (sorted beside them for lookups by id), a filter column
 is (its distinct values -> a run of offsets), vectors a float32 matrix. Everything is written once per
-fragment (``kernel.search.piece_store``) and mapped back read-only, so a serving process holds in memory
+fragment (``kernel.search.embedded.fragment_cache``) and mapped back read-only, so a serving process holds in memory
 only the pages its queries touch. A row the fragment had deleted when it was read holds an empty id, a zero
-vector and no terms; versions mask deleted rows themselves (``kernel.search.table_view``).
+vector and no terms; versions mask deleted rows themselves (``kernel.search.embedded.table_version``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from kernel.search.piece_terms import FIELD_ARRAYS, FieldTerms, Vocabulary, field_arrays
+from kernel.search.embedded.fragment_bm25 import FIELD_ARRAYS, FieldTerms, Vocabulary, field_arrays
 
 ROW_ADDRESS = "_rowaddr"
 
@@ -58,8 +58,8 @@ def posting_arrays(column: pa.ChunkedArray | pa.Array, offsets: np.ndarray) -> t
     return {"order": np.asarray(owners, dtype=np.int64)[order].astype(np.int32)}, {"runs": runs}
 
 
-class Piece:
-    """A fragment's arrays (``piece_arrays``), and its filter postings, read on first use through ``column``
+class FragmentArrays:
+    """A fragment's arrays (``fragment_arrays``), and its filter postings, read on first use through ``column``
     (fragment id, column name) -> (arrays, meta) of :func:`posting_arrays`."""
 
     def __init__(self, fragment: int, arrays: dict[str, np.ndarray], meta: dict,
@@ -92,7 +92,7 @@ class Piece:
         return found, self.id_order[at[found]].astype(np.int64)
 
 
-def piece_arrays(data: pa.Table, rows: int, id_field: str, vector: bool, text_fields: Sequence[str],
+def fragment_arrays(data: pa.Table, rows: int, id_field: str, vector: bool, text_fields: Sequence[str],
                  postings: Sequence[str], vocabulary: Vocabulary) -> tuple[dict[str, np.ndarray], dict]:
     """A fragment's arrays from its live rows (``data``, with their row addresses), ``rows`` physical rows."""
     data = data.sort_by(ROW_ADDRESS)

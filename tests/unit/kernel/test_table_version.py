@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 from pydantic import BaseModel
 
-from kernel.search.piece_store import PieceStore
-from kernel.search.views import Views
+from kernel.search.embedded.fragment_cache import FragmentCache
+from kernel.search.embedded.version_cache import VersionCache
 from schemas.index import IndexSpec
 
 
@@ -42,7 +42,7 @@ SPEC = IndexSpec("t", _Row, "id", (), doc_field=None)
 
 
 def _view(table, tmp_path):
-    return Views(PieceStore(tmp_path)).view(table, SPEC)
+    return VersionCache(FragmentCache(tmp_path)).view(table, SPEC)
 
 
 def _lance(table, query, where, k):
@@ -79,7 +79,7 @@ def test_list_fields_match_any_element_and_empty_results(table, tmp_path):
 
 
 def test_a_new_version_shares_its_kept_pieces_and_masks_deleted_rows(table, tmp_path):
-    views = Views(PieceStore(tmp_path))
+    views = VersionCache(FragmentCache(tmp_path))
     before = views.view(table, SPEC)
     table.delete("id IN ('c00003', 'c01500')")
     rng = np.random.default_rng(3)
@@ -93,6 +93,6 @@ def test_a_new_version_shares_its_kept_pieces_and_masks_deleted_rows(table, tmp_
     got = [i for i, *_ in after.search(query, {}, 2_000)]
     assert got == _lance(table, query, None, 2_000) and "c00003" not in got and "n00001" in got
     assert after.rows_of(["c00003", "c00004", "n00001"]) == [4, 2 << 32]
-    fresh = Views(PieceStore(tmp_path)).view(table, SPEC)  # another process: the stored pieces, mapped
+    fresh = VersionCache(FragmentCache(tmp_path)).view(table, SPEC)  # another process: the stored pieces, mapped
     assert isinstance(fresh.pieces[0].matrix, np.memmap) and fresh.search(query, {"ticker": ["KO"]}, 5) == \
         after.search(query, {"ticker": ["KO"]}, 5)

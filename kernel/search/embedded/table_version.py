@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from kernel.search.piece_terms import idf
-from kernel.search.pieces import Piece
+from kernel.search.embedded.fragment_arrays import FragmentArrays
+from kernel.search.embedded.fragment_bm25 import idf
 
 
-class TableView:
-    def __init__(self, version: int, pieces: Sequence[Piece], deleted: Sequence[np.ndarray], id_field: str):
+class TableVersion:
+    def __init__(self, version: int, pieces: Sequence[FragmentArrays], deleted: Sequence[np.ndarray], id_field: str):
         """``deleted``: per piece, the offsets this version deleted (sorted)."""
         self.version, self.pieces, self.id_field = version, list(pieces), id_field
         self.deleted = [np.asarray(d, dtype=np.int64) for d in deleted]

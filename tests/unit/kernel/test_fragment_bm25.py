@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernel.search.piece_terms import FieldTerms, Vocabulary, field_arrays, idf
+from kernel.search.embedded.fragment_bm25 import FieldTerms, Vocabulary, field_arrays, idf
 
 
 def test_rows_are_laid_out_by_offset_with_a_sorted_vocabulary():

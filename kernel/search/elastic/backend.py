@@ -1,6 +1,6 @@
 """The Elasticsearch-family backend: Elasticsearch 8.x/9.x and OpenSearch 2.x/3.x, one code path; what the two
 engines spell differently (client, vector field, k-NN query, server fusion, product check) is their
-:class:`~kernel.search.es_dialects.Dialect`.
+:class:`~kernel.search.elastic.dialects.Dialect`.
 
 Mappings come from schemas/ (``es_mapping``, adapted by the dialect): vectors with explicit dims and cosine
 similarity (Elasticsearch's ``dense_vector`` with ``int8_hnsw``, OpenSearch's ``knn_vector`` on the Lucene
@@ -22,7 +22,7 @@ record; the alias ``<prefix>-release`` names the live one. Making a release live
 request that moves every index alias whose target changed and the release alias together: one cluster
 state update, so readers see the old release or the new one whole. Readers resolve the release alias once
 per query and search the version aliases it names. A version is an alias over one index per filing year
-(``kernel.search.es_partitions``): an upsert never writes into a served index, and copies server-side
+(``kernel.search.elastic.partitions``): an upsert never writes into a served index, and copies server-side
 (``_reindex``) only the years it changes into indexes of the new version, which shares every other year.
 
 Visibility: version indices never refresh on a timer (``refresh_interval: -1``); a load, an upsert (its new
@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 import pyarrow as pa
 
 from kernel import faults
-from kernel.search import es_partitions as parts
+from kernel.clock import utc_now
 from kernel.search.base import (
     BackendError,
     Filters,
@@ -62,7 +62,8 @@ from kernel.search.base import (
     physical_of,
     version_name,
 )
-from kernel.search.es_dialects import Dialect, dialect_for, product_problem
+from kernel.search.elastic import partitions as parts
+from kernel.search.elastic.dialects import Dialect, dialect_for, product_problem
 from schemas.base import META_KEY, es_mapping
 from schemas.index import IndexSpec
 
@@ -128,7 +129,7 @@ class ElasticBackend(SearchBackend):
     # -- versions and aliases
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         alias = alias_name(self.prefix, spec.name)
-        meta = {k: v for k, v in {**meta, "index": spec.name, "created": dt.datetime.now(dt.UTC).isoformat()}.items()
+        meta = {k: v for k, v in {**meta, "index": spec.name, "created": utc_now().isoformat()}.items()
                 if v is not None}  # no nulls in _meta (the lexicon index has no vector width)
         mapping = self.mapping(spec, dims or 1, meta)
         try:
@@ -544,7 +545,7 @@ class ElasticBackend(SearchBackend):
         owner = lock_owner()
 
         def stamp() -> dict:
-            return {**owner, "heartbeat": dt.datetime.now(dt.UTC).isoformat()}
+            return {**owner, "heartbeat": utc_now().isoformat()}
 
         for _ in range(2):
             try:
@@ -556,7 +557,7 @@ class ElasticBackend(SearchBackend):
                 except not_found:
                     continue  # released meanwhile: try again
                 beat = dt.datetime.fromisoformat(held["_source"].get("heartbeat", "1970-01-01T00:00:00+00:00"))
-                fresh = (dt.datetime.now(dt.UTC) - beat).total_seconds() < self.LOCK_TTL_S
+                fresh = (utc_now() - beat).total_seconds() < self.LOCK_TTL_S
                 if fresh and not holder_dead(held["_source"]):
                     raise PublisherBusy(busy_message(held["_source"])) from None
                 log.warning("taking over the publish lock of %s (%s)", held["_source"],
@@ -631,6 +632,6 @@ def _item_reason(item: dict) -> str:
 
 def _elastic(client) -> Dialect:
     """A bare Elasticsearch client (tests, tools) as its dialect."""
-    from kernel.search.es_dialects import ElasticDialect
+    from kernel.search.elastic.dialects import ElasticDialect
 
     return ElasticDialect(client, "the Elasticsearch cluster")

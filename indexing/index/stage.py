@@ -9,51 +9,17 @@ change ledger (``indexing.ledger``) without Spark, so a night with nothing new n
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from indexing import embed_job, facts_job, lexicon_job, ranker_job, tree_job
-from indexing.embed_job import EmbedReport
-from indexing.facts_job import FactsReport
+from indexing.index.options import IndexOptions
+from indexing.index.report import IndexReport
 from indexing.ledger import Plan
-from indexing.lexicon_job import LexiconReport
-from indexing.ranker_job import RankerPairsReport
-from indexing.spark import IndexOptions
-from indexing.tree_job import TreeReport
 from kernel.layout import chunk_fingerprints
-from kernel.reports import StageReport
 from kernel.storage import Lake
 
 # The jobs in the order they run: trees read the passages the embeddings wrote.
 JOBS = (("embeddings", embed_job.run_embeddings), ("trees", tree_job.run_trees), ("lexicon", lexicon_job.run_lexicon),
         ("facts", facts_job.run_facts), ("ranker_pairs", ranker_job.run_ranker_pairs))
-
-
-@dataclass
-class IndexReport(StageReport):
-    stage = "index"
-    embeddings: EmbedReport = field(default_factory=EmbedReport)
-    trees: TreeReport = field(default_factory=TreeReport)
-    lexicon: LexiconReport = field(default_factory=LexiconReport)
-    facts: FactsReport = field(default_factory=FactsReport)
-    ranker_pairs: RankerPairsReport = field(default_factory=RankerPairsReport)
-    seconds: dict[str, float] = field(default_factory=dict)  # wall time per job
-    jobs: list[str] = field(default_factory=list)  # the jobs that had work when the stage started
-
-    @property
-    def changed(self) -> bool:
-        """Whether this run changed the index datasets (what a publish needs to hear about)."""
-        return bool(self.jobs)
-
-    @property
-    def recorded(self) -> bool:
-        return self.changed  # nothing to do: no run report
-
-    def summary(self) -> str:
-        if not self.jobs:
-            return "index up to date: no new or changed documents"
-        took = ", ".join(f"{job} {s:.0f}s" for job, s in self.seconds.items())
-        return (f"{self.embeddings.summary()}; {self.trees.summary()}; {self.lexicon.summary()}; "
-                f"{self.facts.summary()}; {self.ranker_pairs.summary()} ({took})")
 
 
 def plans(lake: Lake, options: IndexOptions) -> dict[str, Plan]:

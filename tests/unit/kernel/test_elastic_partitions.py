@@ -3,7 +3,7 @@ version holds, what a write copies or creates, and the alias moves a switch send
 
 from __future__ import annotations
 
-from kernel.search import es_partitions as parts
+from kernel.search.elastic import partitions as parts
 
 V1, V2 = "p-passages-v20260101000000000", "p-passages-v20260102000000000"
 

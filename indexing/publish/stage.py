@@ -14,23 +14,22 @@ the versions only they read. ``rollback`` makes the live release's predecessor l
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from indexing.ledger import Ledger, changed_parts
+from indexing.publish.options import PublishOptions
+from indexing.publish.report import IndexOutcome, PublishError, PublishReport
 from kernel import faults
+from kernel.clock import utc_now
 from kernel.layout import INDEX_DATASETS, quarantine_prefix
 from kernel.quarantine import quarantine
-from kernel.reports import StageReport, write_run_report
+from kernel.reports import write_run_report
 from kernel.search import SearchBackend
 from kernel.search.base import LEGACY_RELEASE, Release, physical_of, release_id
-from kernel.settings import Settings
 from kernel.storage import Lake, UnreadableParquet, dataset_partitions, read_parquet, read_partition
 from quality.gates import GateReport, run_gates
 from schemas.base import arrow_schema
@@ -41,62 +40,6 @@ log = logging.getLogger(__name__)
 
 
 STAGE = "publish"
-
-
-class PublishError(RuntimeError):
-    """Nothing to publish, or a rollback without a previous version."""
-
-
-@dataclass
-class IndexOutcome:
-    index: str
-    mode: str  # rebuild | upsert | unchanged
-    version: str
-    rows: int = 0  # rows written (loaded or upserted)
-    deleted_documents: int = 0
-
-
-@dataclass
-class PublishOptions:
-    """How to publish: upsert into the live versions, or ``rebuild`` new ones; ``keep_versions`` previous
-    versions stay for rollback (where: the backend passed to :func:`run`)."""
-
-    rebuild: bool = False
-    keep_versions: int = 2
-    progress: Callable[[Iterable, str, int], Iterable] | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings, rebuild: bool = False, progress=None) -> PublishOptions:
-        return cls(rebuild, settings.search_keep_versions, progress)
-
-
-@dataclass
-class PublishReport(StageReport):
-    stage = "publish"
-    backend: str = ""
-    gate: GateReport | None = None
-    indexes: list[IndexOutcome] = field(default_factory=list)
-    release: str | None = None  # the release live after this publish
-    dropped: list[str] = field(default_factory=list)  # versions no kept release reads (a dead publisher's too)
-    swept: list[str] = field(default_factory=list)  # half-written cache entries of a killed publish, removed
-
-    @property
-    def blocked(self) -> bool:
-        return self.gate is not None and not self.gate.passed
-
-    def summary(self) -> str:
-        if self.blocked:
-            return f"publish BLOCKED by the quality gate; the previous release is still served\n{self.gate.summary()}"
-        parts = [f"{o.index}: {o.mode} {o.version} ({o.rows} rows written"
-                 + (f", {o.deleted_documents} documents removed" if o.deleted_documents else "") + ")"
-                 for o in self.indexes]
-        warnings = "".join(f"\nquality warning: {w}" for w in (self.gate.warnings if self.gate else []))
-        held = "".join(f"\nheld back (quarantine/publish/): {d}: {'; '.join(r)}"
-                       for d, r in (self.gate.held_back if self.gate else {}).items())
-        swept = (f"\nremoved {len(self.swept)} half-written cache entr{'y' if len(self.swept) == 1 else 'ies'} "
-                 f"left by a killed publish: {', '.join(self.swept)}") if self.swept else ""
-        return (f"published to {self.backend} as release {self.release}: " + "; ".join(parts) + warnings + held
-                + swept)
 
 
 def schema_version(spec: IndexSpec) -> str:
@@ -182,7 +125,7 @@ def _publish(lake: Lake, options: PublishOptions, backend: SearchBackend) -> Pub
     modes = {o.index: o.mode for o in report.indexes}
     release = live
     if live is None or targets != live.targets or live.id == LEGACY_RELEASE:  # else nothing changed
-        release = Release(release_id(), dt.datetime.now(dt.UTC).isoformat(), targets, live.id if live else None,
+        release = Release(release_id(), utc_now().isoformat(), targets, live.id if live else None,
                           modes)
         for name in ("documents", "passages"):  # what a reader maps, made before any reader can see the release
             if modes.get(name, "unchanged") != "unchanged":  # (the embedded engine stores it per fragment)

@@ -3,7 +3,7 @@ search for hierarchical retrieval, whose cost is the documents' rows and not the
 
 Lance's full-text search reads a query term's whole posting list before any filter applies, so a search
 inside one filing costs as much as a search of the corpus. Here each row's distinct terms and counts sit in
-flat arrays per fragment (``kernel.search.pieces``), so scoring some documents' rows is one gather per
+flat arrays per fragment (``kernel.search.embedded.fragment_arrays``), so scoring some documents' rows is one gather per
 fragment they live in. Statistics (document frequency, average length) are the whole table version's, per
 field, combined from per-fragment counts less the rows that version deleted: a row scores the same whichever
 documents are searched with it, and a new version recomputes nothing for the fragments it shares.

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from domain.text import MAX_TOKEN
 from kernel import faults
+from kernel.clock import utc_now
 from kernel.search.base import (
     LEGACY_RELEASE,
     BackendError,
@@ -45,14 +46,15 @@ from kernel.search.base import (
     physical_of,
     version_name,
 )
-from kernel.search.piece_store import PieceStore
-from kernel.search.views import Views
+from kernel.search.embedded.fragment_cache import FragmentCache
+from kernel.search.embedded.version_cache import VersionCache
 from kernel.storage import file_mode
-from schemas.base import arrow_schema
+from schemas.base import META_KEY, arrow_schema
 from schemas.index import IndexSpec
 
 log = logging.getLogger(__name__)
-META_KEY = b"secplat.meta"
+_META = META_KEY.encode()  # a Lance table's schema metadata entry: the same key as an Elasticsearch mapping's _meta
+_META_BEFORE = b"secplat.meta"  # the entry's key in tables written before it was that one (read only)
 FRAGMENT_ROWS = 1024 * 1024  # rows per fragment a load writes: Lance's compaction target, so compaction leaves them be
 # Upkeep after an upsert or delete, both bounded by what changed since the last: new rows are folded into the
 # indexes (Lance searches unindexed rows flat until then) once this many wait; small fragments (nightly
@@ -62,7 +64,7 @@ SMALL_FRAGMENTS = 16
 REWRITE_DELETED = 0.5
 EXACT_MAX_ROWS = 200_000  # a filtered kNN over at most this many rows is exact, from memory; beyond, the ANN
 ANN_NPROBES, ANN_REFINE = 300, 40  # IVF partitions searched, candidates re-ranked exactly: recall@50 1.0 at 936k rows (bench.query --scale)
-# A BM25 restricted to documents holding at most this many rows scores them from memory (piece_terms); beyond,
+# A BM25 restricted to documents holding at most this many rows scores them from memory (fragment_bm25); beyond,
 # Lance's full-text search with a prefilter
 TERM_MAX_ROWS = 100_000
 PRUNE_MARGIN = dt.timedelta(seconds=1)  # table versions this much older than the oldest kept one stay too
@@ -87,7 +89,7 @@ class EmbeddedBackend(SearchBackend):
         # Check for newer table versions on every read: a nightly upsert is visible at once.
         self._db = lancedb.connect(str(self.root), read_consistency_interval=dt.timedelta(0))
         self._tables: dict[str, object] = {}
-        self.views = Views(PieceStore(self.root))  # per-fragment pieces, shared by versions and processes
+        self.versions_cache = VersionCache(FragmentCache(self.root))  # per-fragment pieces, shared by versions and processes
         self._column_names: dict[str, list[str]] = {}  # <table>@<version> -> its columns but the vector
         self._live: tuple[tuple, Release | None] = ((), None)  # (stat of release.json, its release)
 
@@ -189,14 +191,14 @@ class EmbeddedBackend(SearchBackend):
         (self.root / "releases" / f"{release_id}.json").unlink(missing_ok=True)
 
     def pin(self, physical: str) -> str:
-        return f"{physical}@{self._table(physical).version}"
+        return f"{physical}@{self.table(physical).version}"
 
     def writable(self, target: str, spec: IndexSpec, meta: dict) -> str:
         """The target's own table, its latest version made the target's: a publish killed after writing,
         or a rollback, leaves newer table versions that no release serves; they are undone (a Lance restore,
         one commit) before the upsert builds on top."""
         physical, _, version = target.partition("@")
-        table = self._table(physical)
+        table = self.table(physical)
         if version and table.version != int(version):
             log.info("%s: table version %s is not the live release's %s: restored", physical, table.version, version)
             table.restore(int(version))
@@ -204,13 +206,13 @@ class EmbeddedBackend(SearchBackend):
         return physical
 
     def sweep(self) -> list[str]:
-        return self.views.store.sweep()
+        return self.versions_cache.store.sweep()
 
     def retain(self, targets: set[str]) -> None:
         for cache in (self._tables, self._column_names):
             for key in [k for k in cache if "@" in k and k not in targets]:
                 cache.pop(key, None)
-        self.views.retain(targets)
+        self.versions_cache.retain(targets)
 
     def prune(self, keep: set[str]) -> None:
         """Remove table versions older than the oldest one a kept release reads (the latest stays anyway)."""
@@ -220,7 +222,7 @@ class EmbeddedBackend(SearchBackend):
             if version:
                 oldest[physical] = min(oldest.get(physical, int(version)), int(version))
         for physical, version in oldest.items():
-            table = self._table(physical)
+            table = self.table(physical)
             stamps = {v["version"]: v["timestamp"] for v in table.list_versions()}
             if version not in stamps or min(stamps) >= version:
                 continue
@@ -234,12 +236,12 @@ class EmbeddedBackend(SearchBackend):
         tables: dict[str, set[int]] = {}
         for target in {*keep, *(physical_of(t) for t in keep)}:
             try:
-                fragments = self._table(target).to_lance().get_fragments()
+                fragments = self.table(target).to_lance().get_fragments()
             except BackendError:
                 continue
             tables.setdefault(physical_of(target), set()).update(f.fragment_id for f in fragments)
         for table, fragments in tables.items():
-            self.views.store.keep(table, fragments)
+            self.versions_cache.store.keep(table, fragments)
 
     # -- versions
     def _table_names(self) -> list[str]:
@@ -248,10 +250,10 @@ class EmbeddedBackend(SearchBackend):
     def create_version(self, spec: IndexSpec, dims: int | None, meta: dict) -> str:
         name = version_name(self.prefix, spec.name)
         while name in self._table_names():  # two versions in the same millisecond
-            name = version_name(self.prefix, spec.name, dt.datetime.now(dt.UTC) + dt.timedelta(milliseconds=1))
+            name = version_name(self.prefix, spec.name, utc_now() + dt.timedelta(milliseconds=1))
         schema = _lance_schema(spec, dims)
-        meta = {**meta, "index": spec.name, "dims": dims, "created": dt.datetime.now(dt.UTC).isoformat()}
-        schema = schema.with_metadata({META_KEY: json.dumps(meta).encode()})
+        meta = {**meta, "index": spec.name, "dims": dims, "created": utc_now().isoformat()}
+        schema = schema.with_metadata({_META: json.dumps(meta).encode()})
         self._db.create_table(name, schema=schema)
         return name
 
@@ -262,8 +264,8 @@ class EmbeddedBackend(SearchBackend):
         for name in sorted(self._table_names()):
             if not name.startswith(alias + "-v"):
                 continue
-            table = self._table(name)
-            meta = json.loads((table.schema.metadata or {}).get(META_KEY, b"{}"))
+            table = self.table(name)
+            meta = table_meta(table.schema)
             out.append(VersionInfo(name, spec.name, meta.get("created", ""), table.count_rows() if counts else None,
                                    name == live, meta))
         return out
@@ -273,7 +275,7 @@ class EmbeddedBackend(SearchBackend):
             for key in [k for k in cache if physical_of(k) == physical]:
                 cache.pop(key, None)
         self._db.drop_table(physical)
-        self.views.drop(physical)
+        self.versions_cache.drop(physical)
 
     def _resolve(self, target: str) -> str:
         """An alias as the live release's target for it; any other target as it is."""
@@ -287,11 +289,12 @@ class EmbeddedBackend(SearchBackend):
 
     def _writable_table(self, target: str):
         """The latest version of the table a target names (writes never go to a pinned table version)."""
-        return self._table(physical_of(self._resolve(target)))
+        return self.table(physical_of(self._resolve(target)))
 
-    def _table(self, target: str):
-        """A table to read: ``<table>@<n>`` that table version (read-only), a table name its latest
-        version, an alias what the live release serves."""
+    def table(self, target: str):
+        """The Lance table a target reads: ``<table>@<n>`` that table version (read-only), a table name its
+        latest version, an alias what the live release serves. Public for the tools that read a version whole
+        (the scale benchmark copies one; the query benchmark reads its row count)."""
         target = self._resolve(target)
         table = self._tables.get(target)
         if table is None:
@@ -330,7 +333,7 @@ class EmbeddedBackend(SearchBackend):
     def _build_indexes(self, table, spec: IndexSpec) -> None:
         for field in spec.text_fields:
             table.create_fts_index(field, replace=True, with_position=False, stem=True, remove_stop_words=True,
-                                   ascii_folding=True, max_token_length=MAX_TOKEN)  # as piece_terms tokenizes
+                                   ascii_folding=True, max_token_length=MAX_TOKEN)  # as fragment_bm25 tokenizes
         for field in {spec.id_field, spec.doc_field} - {None}:
             table.create_scalar_index(field, replace=True)
         rows = table.count_rows()
@@ -401,10 +404,10 @@ class EmbeddedBackend(SearchBackend):
         return before - table.count_rows()
 
     def count(self, target: str) -> int:
-        return self._table(target).count_rows()
+        return self.table(target).count_rows()
 
     def scan(self, target: str, spec: IndexSpec, fields: Sequence[str]) -> list[dict]:
-        table = self._table(target)  # a field an older version lacks is left out of its rows
+        table = self.table(target)  # a field an older version lacks is left out of its rows
         names = [f for f in fields if f in table.schema.names]
         return table.to_lance().to_table(columns=names).to_pylist()  # those columns only: never the vectors
 
@@ -416,7 +419,7 @@ class EmbeddedBackend(SearchBackend):
         if physical_of(before) != physical_of(after) or not spec.has_vector:
             return None
         (old_table, old_key), (table, key) = self._opened(before), self._opened(after)
-        old, new = self.views.view(old_table, spec, old_key), self.views.view(table, spec, key)
+        old, new = self.versions_cache.view(old_table, spec, old_key), self.versions_cache.view(table, spec, key)
         kept = {p.fragment: n for n, p in enumerate(old.pieces)}
         added, removed = [], []
         for n, piece in enumerate(new.pieces):
@@ -442,7 +445,7 @@ class EmbeddedBackend(SearchBackend):
             return []
         table, key = self._opened(target)
         if spec.has_vector:  # by row address: reads those rows only
-            rows = self._take(table, key, self.views.view(table, spec, key).rows_of(ids))
+            rows = self._take(table, key, self.versions_cache.view(table, spec, key).rows_of(ids))
         else:
             rows = (table.search().where(col(spec.id_field).isin([lit(i) for i in ids]))
                     .select(self._columns(table, key)).limit(len(ids)).to_arrow().to_pylist())
@@ -452,7 +455,7 @@ class EmbeddedBackend(SearchBackend):
     def _opened(self, target: str) -> tuple[object, str]:
         """The table a target reads and its ``<table>@<version>`` key (a release's pinned target is its own
         key: no Lance call to ask the version)."""
-        table = self._table(target)
+        table = self.table(target)
         resolved = self._resolve(target)
         return table, resolved if "@" in resolved else f"{table.name}@{table.version}"
 
@@ -509,11 +512,11 @@ class EmbeddedBackend(SearchBackend):
         search serves (no document filter, or more rows than ``TERM_MAX_ROWS``)."""
         if spec.doc_field not in checked or not spec.has_vector:
             return None
-        view = self.views.view(table, spec, key)
+        view = self.versions_cache.view(table, spec, key)
         rows = view.candidates(checked)
         if len(rows) > TERM_MAX_ROWS:
             return None
-        found = view.bm25(self.views.vocabulary.tokens(text), {f: spec.boost(f) for f in fields}, rows, k)
+        found = view.bm25(self.versions_cache.vocabulary.tokens(text), {f: spec.boost(f) for f in fields}, rows, k)
         positions = np.asarray([p for p, _ in found], dtype=np.int64)
         return [(i.decode(), score, int(a)) for i, (_, score), a in
                 zip(view.ids_at(positions), found, view.row_ids_at(positions), strict=True)]
@@ -522,7 +525,7 @@ class EmbeddedBackend(SearchBackend):
                        k: int) -> list[tuple[str, float, int]] | None:
         """(id, cosine, row address) of exact kNN from the view; None where the ANN index serves (a table
         past ``vector_index_min_rows``, searched over more than ``EXACT_MAX_ROWS`` rows)."""
-        view = self.views.view(table, spec, key)
+        view = self.versions_cache.view(table, spec, key)
         big = view.live_rows >= self.vector_index_min_rows  # the table has an ANN index
         return view.search(vector, checked, k, EXACT_MAX_ROWS if big else None)
 
@@ -550,7 +553,7 @@ class EmbeddedBackend(SearchBackend):
         before taking traffic, a benchmark before timing."""
         if spec.has_vector:
             table, key = self._opened(target)
-            self.views.view(table, spec, key)
+            self.versions_cache.view(table, spec, key)
 
     def knn(self, target: str, spec: IndexSpec, vector: Sequence[float], filters: Filters | None = None,
             k: int = 10) -> list[Hit]:
@@ -610,3 +613,8 @@ def _conform(batch: pa.RecordBatch | pa.Table, schema: pa.Schema) -> pa.Table:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise BackendError(f"rows do not fit the index schema: {exc}") from exc
 
+
+def table_meta(schema: pa.Schema) -> dict:
+    """What a version's table says of itself (index, model, dims, creation time): its schema metadata entry."""
+    found = schema.metadata or {}
+    return json.loads(found.get(_META) or found.get(_META_BEFORE) or b"{}")

@@ -1,11 +1,11 @@
-"""The embedded engine's table views, made of pieces shared across table versions.
+"""The table versions a process has opened (``table_version.TableVersion``), made of fragment arrays shared
+across versions.
 
-A view of a table version lists the version's fragments (Lance's manifest: no data read) and maps each
-fragment's piece: from memory when an earlier version already had it, from the piece store when another
-process computed it, else computed from the fragment's rows and stored. A version's deleted rows come from
-its fragments' deletion files, read once per deletion file. So the first query of a new release costs what
-the release changed: its new fragments (computed by the publisher before the release went live) and its
-new deletion files.
+A version lists its fragments (Lance's manifest: no data read) and maps each fragment's arrays: from memory
+when an earlier version already had them, from the fragment cache when another process computed them, else
+computed from the fragment's rows and stored. A version's deleted rows come from its fragments' deletion
+files, read once per deletion file. So the first query of a new release costs what the release changed: its
+new fragments (computed by the publisher before the release went live) and its new deletion files.
 """
 
 from __future__ import annotations
@@ -15,22 +15,27 @@ from functools import partial
 
 import numpy as np
 
-from kernel.search.piece_store import PieceStore
-from kernel.search.piece_terms import Vocabulary
-from kernel.search.pieces import ROW_ADDRESS, Piece, piece_arrays, posting_arrays
-from kernel.search.table_view import TableView
+from kernel.search.embedded.fragment_arrays import (
+    ROW_ADDRESS,
+    FragmentArrays,
+    fragment_arrays,
+    posting_arrays,
+)
+from kernel.search.embedded.fragment_bm25 import Vocabulary
+from kernel.search.embedded.fragment_cache import FragmentCache
+from kernel.search.embedded.table_version import TableVersion
 from schemas.index import IndexSpec
 
 
-class Views:
-    def __init__(self, store: PieceStore):
+class VersionCache:
+    def __init__(self, store: FragmentCache):
         self.store = store
         self.vocabulary = Vocabulary()
-        self._pieces: dict[tuple[str, int], Piece] = {}
-        self._views: dict[str, TableView] = {}  # <table>@<version>
+        self._pieces: dict[tuple[str, int], FragmentArrays] = {}
+        self._views: dict[str, TableVersion] = {}  # <table>@<version>
         self._lock = threading.RLock()
 
-    def view(self, table, spec: IndexSpec, key: str | None = None) -> TableView:
+    def view(self, table, spec: IndexSpec, key: str | None = None) -> TableVersion:
         """The view of the table's checked-out version (built once per version per process); ``key``: its
         ``<table>@<version>`` when the caller knows it (asking Lance costs a call)."""
         key = key or f"{table.name}@{table.version}"
@@ -43,16 +48,16 @@ class Views:
                 found = self._views[key] = self._build(table, spec)
         return found
 
-    def _build(self, table, spec: IndexSpec) -> TableView:
+    def _build(self, table, spec: IndexSpec) -> TableVersion:
         dataset = table.to_lance()
         pieces, deleted = [], []
         for fragment in dataset.get_fragments():
             piece = self._piece(table.name, fragment, spec)
             pieces.append(piece)
             deleted.append(self._deleted(table.name, fragment, piece.rows))
-        return TableView(dataset.version, pieces, deleted, spec.id_field)
+        return TableVersion(dataset.version, pieces, deleted, spec.id_field)
 
-    def _piece(self, table: str, fragment, spec: IndexSpec) -> Piece:
+    def _piece(self, table: str, fragment, spec: IndexSpec) -> FragmentArrays:
         key = (table, fragment.fragment_id)
         piece = self._pieces.get(key)
         if piece is not None:
@@ -65,12 +70,12 @@ class Views:
             columns = list(dict.fromkeys([spec.id_field, *(["vector"] if spec.has_vector else []), *texts,
                                           *postings]))
             data = fragment.to_table(columns=columns, with_row_address=True)
-            stored = piece_arrays(data, fragment.metadata.physical_rows, spec.id_field, spec.has_vector, texts,
+            stored = fragment_arrays(data, fragment.metadata.physical_rows, spec.id_field, spec.has_vector, texts,
                                   postings, self.vocabulary)
             del data
             self.store.save(table, name, *stored)
             stored = self.store.load(table, name) or stored  # mapped: a server holds the pages it reads
-        piece = self._pieces[key] = Piece(fragment.fragment_id, *stored, column=partial(self._column, table, fragment))
+        piece = self._pieces[key] = FragmentArrays(fragment.fragment_id, *stored, column=partial(self._column, table, fragment))
         return piece
 
     def _column(self, table: str, fragment, fragment_id: int, column: str) -> tuple[dict, dict]:

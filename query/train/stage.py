@@ -14,65 +14,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from kernel.layout import INDEX_DATASETS, ranker_key
-from kernel.reports import StageReport
-from kernel.resources import Resources
-from kernel.settings import Settings
 from kernel.storage import Lake, dataset_partitions, read_partition
 from query.ranker import CANDIDATES, PageRanker, TrainingError, fit, training_rows
 from query.retrieve import Retriever
+from query.train.options import TrainOptions
+from query.train.report import TrainReport
 
 
-@dataclass(frozen=True)
-class TrainOptions:
-    """``ranker``: the configured page ranker (nothing to train with the rules); ``limit``: most training
-    questions; ``force``: train even when the live release has a model."""
-
-    ranker: str = "learned"
-    limit: int | None = None
-    force: bool = False
-    progress: Callable[[Iterable, str, int], Iterable] | None = None
-
-    @classmethod
-    def from_settings(cls, settings: Settings, limit: int | None = None, force: bool = False,
-                      progress=None) -> TrainOptions:
-        return cls(settings.page_ranker, limit or settings.ranker_train_questions, force, progress)
-
-
-@dataclass
-class TrainReport(StageReport):
-    stage = "train"
-    release: str | None = None
-    outcome: str = ""  # trained | present | rules | failed
-    key: str | None = None
-    trained: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def summary(self) -> str:
-        if self.outcome == "trained":
-            t = self.trained
-            return (f"page ranker for release {self.release}: {t['used']} of {t['questions']} training questions "
-                    f"used ({t['not_in_candidates']} not among the rules' candidates), {t['rows']} candidate pages, "
-                    f"{self.seconds:.0f} s -> {self.key}")
-        if self.outcome == "present":
-            return f"page ranker for release {self.release} already trained ({self.key})"
-        if self.outcome == "rules":
-            return "PAGE_RANKER=rules: no page ranker to train"
-        return f"no page ranker for release {self.release}: the rules rank its pages ({'; '.join(self.problems)})"
-
-    @property
-    def recorded(self) -> bool:
-        return self.outcome in ("trained", "failed")
-
-
-def run(lake: Lake, options: TrainOptions, resources: Resources) -> TrainReport:
-    """The stage: the live release's model, unless it has one (or the rules are configured)."""
+def run(lake: Lake, options: TrainOptions, retriever: Retriever) -> TrainReport:
+    """The stage: the live release's model, unless it has one (or the rules are configured). ``retriever``:
+    the live release's, which asks the training questions."""
     if options.ranker == "rules":
         return TrainReport(outcome="rules")
-    retriever = Retriever(resources)
     release = retriever.snapshot().id
     report = TrainReport(release=release)
     if release is not None and not options.force and lake.exists(ranker_key(release)):

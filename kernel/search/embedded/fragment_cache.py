@@ -2,7 +2,7 @@
 
 A Lance fragment's rows never change once written (an upsert writes new fragments and marks replaced rows in
 a deletion file; fragment ids are never reused, a restore included), so what is computed from a fragment's
-rows (its ids, normalized vectors, filter postings, row-term postings: ``kernel.search.pieces``) is computed
+rows (its ids, normalized vectors, filter postings, row-term postings: ``kernel.search.embedded.fragment_arrays``) is computed
 once, by the publisher that wrote it, and every later table version that still holds the fragment shares it.
 What a version adds besides its new fragments is which rows of the old ones it deleted (an entry per
 deletion file).
@@ -46,7 +46,7 @@ def _writer_dead(name: str) -> bool:
     return len(parts) == 4 and holder_dead({"host": parts[1], "pid": parts[2]})
 
 
-class PieceStore:
+class FragmentCache:
     def __init__(self, root: Path):
         self.root = root / ".cache"
 

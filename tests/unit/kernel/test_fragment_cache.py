@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from kernel.resources import Resources
-from kernel.search import views
 from kernel.search.base import alias_name
-from kernel.search.embedded import EmbeddedBackend
+from kernel.search.embedded import EmbeddedBackend, version_cache
 from kernel.settings import load_settings
 from schemas.index import INDEXES
 from shell.runner import run_stage
@@ -42,10 +41,10 @@ def test_a_second_process_reads_what_the_first_computed(tmp_path, monkeypatch):
     def no_rebuild(*args, **kwargs):
         raise AssertionError("a piece rebuilt although the store holds it")
 
-    monkeypatch.setattr(views, "piece_arrays", no_rebuild)
+    monkeypatch.setattr(version_cache, "fragment_arrays", no_rebuild)
     second = EmbeddedBackend.from_settings(settings)
     assert _search(second) == first and first[0] and first[1]
-    view = second.views.view(second._table(alias_name(second.prefix, "passages")), INDEXES["passages"])
+    view = second.versions_cache.view(second.table(alias_name(second.prefix, "passages")), INDEXES["passages"])
     assert isinstance(view.pieces[0].matrix, np.memmap)  # mapped from the store, not read from Lance
 
 
@@ -59,3 +58,13 @@ def test_a_new_version_replaces_the_entry_and_a_dropped_table_leaves_none(tmp_pa
     left = {p.parent.name for p in cache.glob("*/*")}
     assert left and not left & first, (first, left)
     assert all(len(list((cache / t).glob("f*"))) >= 1 for t in left)
+
+
+def test_a_table_says_what_it_is_under_the_one_metadata_key_or_the_one_before():
+    import pyarrow as pa
+
+    from kernel.search.embedded.backend import table_meta
+
+    assert table_meta(pa.schema([], metadata={b"secplat": b'{"model": "m"}'})) == {"model": "m"}
+    assert table_meta(pa.schema([], metadata={b"secplat.meta": b'{"model": "old"}'})) == {"model": "old"}
+    assert table_meta(pa.schema([])) == {}

@@ -4,7 +4,7 @@ mapping and k-NN body, and the mapping-conflict rule an upsert is refused by."""
 from __future__ import annotations
 
 from kernel.search.elastic import mapping_conflicts
-from kernel.search.es_dialects import ElasticDialect, OpenSearchDialect, product_problem
+from kernel.search.elastic.dialects import ElasticDialect, OpenSearchDialect, product_problem
 from schemas.base import es_mapping
 from schemas.index import INDEXES
 

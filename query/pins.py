@@ -1,0 +1,149 @@
+"""Pinned pages: the pages a question's plan names in its best documents (statements, notes, MD&A sections,
+MD&A's discussion of results, the cover) and the pages printing the iXBRL facts it names, placed just above
+the best passage. Stage 4 of ``query.retrieve``'s pipeline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.sec_items import MDNA_ITEMS
+from domain.statements import Section
+from kernel import timing
+from kernel.search import Filters, Hit, SearchReader
+from query import scoring
+from query.catalog import DocInfo
+from query.concepts import concept_map
+from query.facts import describe, fact_pages, question_facts, synonym_concepts
+from query.question import Question
+from query.scoring import ScoredDoc
+from query.statements import CLOSINGS, QUERIES, best_heading_page, best_section_page, best_statement_page
+from schemas.index import INDEXES
+
+NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
+PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+
+
+class Pins:
+    """The pins of one engine: ``Pins(backend)(question, documents, passage hits)``."""
+
+    def __init__(self, backend: SearchReader):
+        self.backend = backend
+
+    def __call__(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
+        """Pinned pages, scored just above the best passage: the statements' and notes' (the plan's evidence),
+        then the facts' above those."""
+        pinned: list[Hit] = []
+        best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
+        if q.opts.statements:
+            with timing.stage("statements"):
+                pinned = self.statement_pins(q, best, hits[0].score)
+        if q.opts.facts:
+            with timing.stage("facts"):
+                pinned = self.fact_pins(q, best, (pinned or hits)[0].score) + pinned
+        return pinned
+
+    def statement_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+        """The pages the plan's evidence names in the best documents: each statement's first page outside MD&A
+        (found by its title over a table of figures), and its next page when the statement does not close on
+        the first; each note's heading page; the cover."""
+        plan = q.plan
+        pinned: list[Hit] = []
+
+        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
+            pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
+                              {**source, "_page": page, "_basis": basis, "_reason": reason}))
+
+        for d in best[:PINNED_DOCUMENTS]:
+            scope = {**(q.filters or {}), "doc_id": d.doc_id}
+            for statement in plan.statements:
+                found = best_statement_page(statement, [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)])
+                if found:
+                    page, source = found
+                    pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
+                    following = self._continuation(q, statement, scope, page)
+                    if following is not None:
+                        pin(following, following["chunk_id"], page + 1, "continuation", f"the {statement}, continued")
+            for name in plan.notes:
+                note = concept_map().notes[name]
+                found = best_heading_page(note.title, [h.source for h in self._bm25(q, note.query, scope, 50)])
+                if found:
+                    page, source = found
+                    pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
+            for name in plan.sections:
+                self._section_pins(q, concept_map().sections[name], scope, pin)
+            if plan.narrative:
+                self._narrative_pins(q, scope, pin)
+            if plan.cover:
+                hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
+                if hits:
+                    pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
+        return pinned
+
+    def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
+        """An MD&A section's opening page and the page after it (a section opened low on a page runs on)."""
+        scope = {**scope, "item": list(section.items)}
+        found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
+        if not found:
+            return
+        page, source = found
+        pin(source, source["chunk_id"], page, "section", f"the MD&A section {section.name}")
+        after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
+        if after:
+            pin(after[0].source, after[0].id, page + 1, "section", f"the MD&A section {section.name}, continued")
+
+    def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
+        """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
+        on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
+        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
+                                   {**scope, "item": sorted(MDNA_ITEMS)}, 20, q.opts.fusion,
+                                   dense_weight=q.opts.dense_weight)
+        pages: dict[int, Hit] = {}
+        for h in hits:
+            pages.setdefault(scoring.evidence_page(h.source), h)
+        texts = {page: h.source.get("text") or "" for page, h in pages.items()}
+        for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
+            h = pages[page]
+            pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+        """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
+        question names, with the facts as the reason (the companies' names are no concept words). Documents without facts (PDFs, filings before iXBRL) pin
+        nothing: the statements' pages and the search stand."""
+        plan = q.plan
+        metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
+        if not metric or not q.snap.has_facts:
+            return []
+        names = [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
+        pins: list[Hit] = []
+        for d in best[:PINNED_DOCUMENTS]:
+            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
+            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
+                scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
+                hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
+                        if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
+                if hits:
+                    pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
+                                    {**hits[0].source, "_page": page, "_basis": "fact",
+                                     "_reason": f"reports {describe(facts)}"}))
+        return pins
+
+    def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
+        return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
+
+    def _continuation(self, q: Question, statement: str, scope: Filters, page: int) -> dict | None:
+        """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
+        liabilities, a cash flow statement's financing activities), else None."""
+        hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
+        on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
+        following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
+        if not on_page or not following or CLOSINGS[statement].search(on_page):
+            return None
+        return following[0]
+
+
+def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:
+    """The best document of each company, companies in rank order."""
+    best: dict[str | None, DocInfo] = {}
+    for d in docs:
+        best.setdefault(d.doc.entity, d.doc)
+    return list(best.values())
