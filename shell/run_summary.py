@@ -67,15 +67,16 @@ def _took(reports: list[dict]) -> str:
 
 
 def example_questions(companies: list[tuple[str, int | None]]) -> list[str]:
-    """Two questions to try on what was published: (company, fiscal year of its newest annual report)."""
+    """Two questions to try on what was published: (company, fiscal year of its newest annual report). A
+    figure from the income statement and one from the balance sheet: what every 10-K answers."""
     if not companies:
         return []
     name, year = companies[0]
     other, other_year = companies[1] if len(companies) > 1 else companies[0]
     return [f"What were {_owner(name)} total revenues in fiscal {year}?" if year else
             f"What were {_owner(name)} total revenues?",
-            f"What drove {_owner(other)} revenue change in {other_year}?" if other_year else
-            f"What drove {_owner(other)} revenue change?"]
+            f"What were {_owner(other)} total assets at the end of fiscal {other_year}?" if other_year else
+            f"What were {_owner(other)} total assets?"]
 
 
 def _owner(name: str) -> str:

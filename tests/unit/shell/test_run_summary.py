@@ -34,7 +34,7 @@ def test_summaries_of_another_shape_or_with_names_digits_are_not_added():
 
 def test_two_questions_name_a_published_company_and_its_year():
     assert example_questions([("Abbott Laboratories", 2023), ("Apple Inc.", None)]) == [
-        "What were Abbott Laboratories' total revenues in fiscal 2023?", "What drove Apple's revenue change?"]
+        "What were Abbott Laboratories' total revenues in fiscal 2023?", "What were Apple's total assets?"]
     assert example_questions([("Coca-Cola Company (The)", 2023)])[0] == \
         "What were Coca-Cola's total revenues in fiscal 2023?"
     assert example_questions([]) == []
