@@ -176,9 +176,22 @@ def run_report_prefix(stage: str) -> str:
     return f"runs/{stage}/"
 
 
+RUN_STAMP = "%Y%m%dT%H%M%S%fZ"
+
+
 def run_stamp(when: dt.datetime | None = None) -> str:
     """A run report's name: its UTC time, sortable (``20261127T043207123456Z``)."""
-    return (when or utc_now()).strftime("%Y%m%dT%H%M%S%fZ")
+    return (when or utc_now()).strftime(RUN_STAMP)
+
+
+def run_stamp_of(key: str) -> str:
+    """The stamp a run report's key names (``runs/<stage>/<stamp>.json``)."""
+    return key.rsplit("/", 1)[-1].removesuffix(".json")
+
+
+def run_stamp_time(stamp: str) -> dt.datetime:
+    """The UTC time a run stamp says."""
+    return dt.datetime.strptime(stamp, RUN_STAMP).replace(tzinfo=dt.UTC)
 
 
 # --- fingerprints --------------------------------------------------------------------------------------

@@ -74,8 +74,7 @@ def read_run_reports(lake: Lake, stage: str, since: str = "") -> list[dict[str, 
     all), oldest first; one that does not read is left out (a report is what a run says, never an input)."""
     out = []
     for key in sorted(lake.list(layout.run_report_prefix(stage))):
-        stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
-        if stamp >= since:
+        if layout.run_stamp_of(key) >= since:
             try:
                 out.append(json.loads(lake.read_bytes(key)))
             except (ValueError, OSError):
@@ -85,6 +84,5 @@ def read_run_reports(lake: Lake, stage: str, since: str = "") -> list[dict[str, 
 
 def _write(lake: Lake, stage: str, body: dict[str, Any]) -> str:
     key = layout.run_report_key(stage)
-    stamp = key.rsplit("/", 1)[-1].removesuffix(".json")
-    lake.write_bytes(key, json.dumps({"finished_at": stamp, **body}, indent=2, default=str).encode())
+    lake.write_bytes(key, json.dumps({"finished_at": layout.run_stamp_of(key), **body}, indent=2, default=str).encode())
     return key

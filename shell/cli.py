@@ -99,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("runs", help="what the stages did since a time (one line each), the live release, questions "
                        "to try")
     _add_common(p)
-    p.add_argument("--since", default="", metavar="STAMP", help="run-report stamp (20261127T043207Z); default: all")
+    p.add_argument("--since", default="", metavar="STAMP",
+                   help="a UTC time as run reports are stamped, or its start (20261127T043207); default: all")
 
     p = sub.add_parser("query", help="hierarchical retrieval over the published indexes")
     _add_common(p)

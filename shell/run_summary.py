@@ -12,6 +12,7 @@ import datetime as dt
 import re
 
 from domain.companies import SUFFIXES
+from kernel.layout import run_stamp_time
 from kernel.reports import read_run_reports
 from kernel.storage import Lake
 
@@ -60,7 +61,7 @@ def _took(reports: list[dict]) -> str:
     """The stage's wall time: from the first task's start to the last one's end (tasks may overlap)."""
     spans = []
     for r in reports:
-        end = dt.datetime.strptime(r["finished_at"], "%Y%m%dT%H%M%S%fZ")
+        end = run_stamp_time(r["finished_at"])
         spans.append((end - dt.timedelta(seconds=float(r.get("wall_seconds") or 0)), end))
     seconds = (max(e for _, e in spans) - min(s for s, _ in spans)).total_seconds()
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"

@@ -173,7 +173,8 @@ class Index:
 class EsDouble:
     """The server: ``with EsDouble(spec_path) as es: ... es.url ...``; ``fail`` maps an operation
     ("POST /{index}/_search") to (status, error type, reason, times): that error is answered the next
-    ``times`` requests of the operation, for error-path tests."""
+    ``times`` requests of the operation, for error-path tests; ``partial`` maps a search operation to how many
+    of its next answers are partial (HTTP 200, one shard failed, its hits missing: a node lost mid-query)."""
 
     def __init__(self, spec_path: Path, major: int = 8):
         self.spec = Spec(spec_path)
@@ -181,6 +182,7 @@ class EsDouble:
         self.requests: list[Request] = []
         self.violations: list[tuple[str, str, str]] = []
         self.fail: dict[str, tuple[int, str, str, int]] = {}
+        self.partial: dict[str, int] = {}
         self.indices: dict[str, Index] = {}
         self.aliases: dict[str, set[str]] = {}  # alias -> indices
         self.templates: dict[str, dict] = dict(BUILTIN_TEMPLATES)
@@ -248,6 +250,9 @@ class EsDouble:
                     self.fail[req.operation or ""] = (status, kind, reason, times - 1)
                 return status, {"error": {"type": kind, "reason": reason, "root_cause": [
                     {"type": kind, "reason": reason}]}, "status": status}
+            if self.partial.get(req.operation or "", 0) > 0:
+                self.partial[req.operation or ""] -= 1
+                return 200, _partial()
             try:
                 return self._answer(req)
             except (KeyError, ValueError, TypeError, AttributeError) as exc:  # a request the spec check flagged
@@ -503,6 +508,13 @@ def _hits(rows: list[dict], scroll_id: str | None = None) -> dict:
            "hits": {"total": {"value": len(rows), "relation": "eq"}, "max_score": 1.0 if rows else None,
                     "hits": rows}}
     return {**out, "_scroll_id": scroll_id} if scroll_id else out
+
+
+def _partial() -> dict:
+    """A search answer one of two shards did not give (its node left between the query and fetch phases)."""
+    failure = {"shard": 0, "index": "lost", "node": "n1",
+               "reason": {"type": "node_disconnected_exception", "reason": "[n1] disconnected"}}
+    return {**_hits([]), "_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1, "failures": [failure]}}
 
 
 def _write(index: str, _id: str, result: str, seq: int) -> dict:

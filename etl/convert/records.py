@@ -57,12 +57,18 @@ def membership(lake: Lake) -> dict[int, list[MemberPeriod]] | None:
     return {cik: [MemberPeriod(s.ticker, s.start, s.end) for s in r.sp500_periods] for cik, r in directory.items()}
 
 
+def company_periods(periods: dict[int, list[MemberPeriod]] | None, cik: int | None) -> list[MemberPeriod] | None:
+    """The directory's S&P 500 periods of the company ``cik``; None when the directory does not decide its
+    documents' flags (no membership known, or a company it does not hold: a PDF that arrived as a PDF)."""
+    return periods.get(cik) if periods is not None and cik is not None else None
+
+
 def with_membership(doc: DocumentRecord, periods: dict[int, list[MemberPeriod]] | None) -> DocumentRecord:
-    """The document with its ``sp500_member`` (domain.membership.member_flag); a company the directory does
-    not hold (a PDF that arrived as a PDF) stays None."""
-    if periods is None or doc.cik is None or doc.cik not in periods:
+    """The document with its ``sp500_member`` (domain.membership.member_flag), where the directory decides."""
+    own = company_periods(periods, doc.cik)
+    if own is None:
         return doc
-    return doc.model_copy(update={"sp500_member": member_flag(periods[doc.cik], doc.period_end, doc.filing_date)})
+    return doc.model_copy(update={"sp500_member": member_flag(own, doc.period_end, doc.filing_date)})
 
 
 class Held(NamedTuple):
@@ -90,10 +96,10 @@ def reflag(lake: Lake, held: dict[str, Held], periods: dict[int, list[MemberPeri
     segment, index and publish redo it. One line per document; a directory with no membership changes none."""
     out = []
     for part, row in sorted((p, h.row) for p, h in held.items()):
-        cik = row.get("cik")
-        if periods is None or cik is None or cik not in periods:
+        own = company_periods(periods, row.get("cik"))
+        if own is None:
             continue
-        flag = member_flag(periods[cik], row.get("period_end"), row.get("filing_date"))
+        flag = member_flag(own, row.get("period_end"), row.get("filing_date"))
         if flag != row.get("sp500_member"):
             _set_columns(lake, "documents", part, sp500_member=flag, revision=(row.get("revision") or 0) + 1)
             out.append(f"{row['doc_id']}: sp500_member {row.get('sp500_member')} -> {flag} (membership corrected)")

@@ -253,6 +253,25 @@ def test_server_rrf_falls_back_only_when_unlicensed_or_unsupported(es):
     conforms(es)
 
 
+def test_a_partial_answer_is_asked_again_and_never_returned_as_whole(es, monkeypatch):
+    """A node lost mid-query: the engine answers 200 with a shard missing; the backend asks again and returns
+    the whole answer, or refuses in one line when every asking stays partial."""
+    monkeypatch.setattr(es_module, "PARTIAL_WAITS", (0.0, 0.0))
+    be = backend_for(es)
+    _publish(be, "passages", passages())
+    spec, alias = INDEXES["passages"], alias_name(be.prefix, "passages")
+    whole = be.bm25(alias, spec, "gross profit", k=50)
+    assert whole
+    es.partial["POST /{index}/_search"] = 2
+    assert be.bm25(alias, spec, "gross profit", k=50) == whole and not es.partial["POST /{index}/_search"]
+    es.partial["POST /{index}/_search"] = 3
+    with pytest.raises(BackendError) as err:
+        be.knn(alias, spec, vector("PEP_2023_10K:8:0006"), k=5)
+    assert "1 of 2 shards did not answer (node_disconnected_exception), asked 3 times" in str(err.value)
+    assert "\n" not in str(err.value)
+    conforms(es)
+
+
 def test_bulk_failures_are_backend_errors_without_document_contents(es):
     be = backend_for(es)
     spec = INDEXES["passages"]

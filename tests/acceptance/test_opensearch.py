@@ -149,9 +149,11 @@ def test_an_unreachable_cluster_is_exit_3_with_one_line_naming_it(tmp_path):
 
 
 def test_a_cluster_without_the_knn_plugin_is_refused_before_anything_is_written(tmp_path):
+    """Also: nodes started for a process stop when it ends without stopping them (a test session killed)."""
     from tests.opensearch_cluster import start_cluster
 
-    cluster = start_cluster(tmp_path / "noknn", knn=False)
+    owner = subprocess.Popen(["sleep", "600"])
+    cluster = start_cluster(tmp_path / "noknn", knn=False, owner=owner.pid)
     try:
         lake = tmp_path / "lake"
         write_index_lake(lake, records("v1"))
@@ -159,7 +161,15 @@ def test_a_cluster_without_the_knn_plugin_is_refused_before_anything_is_written(
         assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
         assert "has no k-NN plugin (opensearch-knn)" in done.stderr and cluster.url in done.stderr
         assert backend(cluster.url, "tnoknn").dialect.get_indices("tnoknn-*") == {}  # nothing written
+        assert cluster.alive(0)
+        owner.kill()
+        owner.wait()
+        deadline = time.monotonic() + 60
+        while cluster.alive(0) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not cluster.alive(0), "the node outlived the process that started it"
     finally:
+        owner.kill()
         cluster.stop()
 
 

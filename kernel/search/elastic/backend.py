@@ -30,6 +30,10 @@ rows and the deletion of the replaced documents' stale rows) and a delete become
 refresh at the end, so readers see the old rows until then and the new rows after. Only the instant of that
 refresh differs per shard: with several primary shards a query running during it can see some shards
 before and some after.
+
+Whole answers: a search some shard did not answer (a node lost between a query's phases: the engine returns
+the hits of the shards that answered, with HTTP 200) is asked again while the engine moves to the shard's
+other copy, and refused in one line if it stays partial; it is never returned as if whole.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ import datetime as dt
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterable, Sequence
 
 import pyarrow as pa
@@ -75,6 +80,26 @@ ID_BATCH = 1000  # document ids per terms query: far below index.max_terms_count
 TEMPLATE_PRIORITY = 500
 REQUEST_TIMEOUT_S = 60
 _VERSION = re.compile(r"-v\d{17}$")  # a version's name (base.version_name), not an index's alias
+# Seconds between askings of a partial answer: the engine skips a lost node's copies at the next asking; a
+# node lost for longer than these 3.7 s is the caller's one-line error.
+PARTIAL_WAITS = (0.2, 0.5, 1.0, 2.0)
+
+
+class PartialAnswer(Exception):
+    """A search some shard did not answer (``_shards.failed``), or that timed out on the server."""
+
+
+def partial_reason(resp: dict) -> str | None:
+    """Why ``resp`` is not whole (None when every shard answered): the count and the first shard's reason."""
+    shards = resp.get("_shards") or {}
+    failed = int(shards.get("failed") or 0)
+    if not failed and not resp.get("timed_out"):
+        return None
+    if not failed:
+        return "the search timed out on the server"
+    first = (shards.get("failures") or [{}])[0].get("reason") or {}
+    why = (first.get("type") or first.get("reason")) if isinstance(first, dict) else str(first)
+    return f"{failed} of {shards.get('total', '?')} shards did not answer ({why or 'no reason given'})"
 
 
 class ElasticBackend(SearchBackend):
@@ -462,8 +487,8 @@ class ElasticBackend(SearchBackend):
         try:
             for i in range(0, len(ids), ID_BATCH):
                 batch = list(ids[i:i + ID_BATCH])
-                resp = self.dialect.search(target, {"query": {"bool": {"filter": [{"ids": {"values": batch}}]}}},
-                                           len(batch))
+                resp = self._whole(target, {"query": {"bool": {"filter": [{"ids": {"values": batch}}]}}},
+                                   len(batch))
                 found.update({h["_id"]: h["_source"] for h in resp["hits"]["hits"]})
         except Exception as exc:
             raise self._error(f"get from {target}", exc) from exc
@@ -480,6 +505,21 @@ class ElasticBackend(SearchBackend):
     def _hits(self, resp, spec: IndexSpec) -> list[Hit]:
         return [Hit(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in resp["hits"]["hits"]]
 
+    def _whole(self, target: str, body: dict, size: int, global_stats: bool = False) -> dict:
+        """The engine's answer from every shard: a partial one is asked again (PARTIAL_WAITS), then raised
+        as PartialAnswer; the engine's own errors pass through to the caller's one line."""
+        waits = iter(PARTIAL_WAITS)
+        while True:
+            resp = self.dialect.search(target, body, size, global_stats)
+            reason = partial_reason(resp)
+            if reason is None:
+                return resp
+            wait = next(waits, None)
+            if wait is None:
+                raise PartialAnswer(f"{reason}, asked {len(PARTIAL_WAITS) + 1} times")
+            log.warning("%s: a partial answer from %s (%s); asking again", self.dialect.product, target, reason)
+            time.sleep(wait)
+
     def _match(self, spec: IndexSpec, text: str, fields: Sequence[str] | None) -> dict:
         # most_fields: the fields' scores summed, each times the spec's boost (as the embedded engine does)
         names = [f if spec.boost(f) == 1.0 else f"{f}^{spec.boost(f):g}" for f in (fields or spec.text_fields)]
@@ -491,7 +531,7 @@ class ElasticBackend(SearchBackend):
             return []
         query = {"bool": {"must": [self._match(spec, text, fields)], "filter": self._filter(spec, filters)}}
         try:
-            resp = self.dialect.search(target, {"query": query}, k, global_stats=True)
+            resp = self._whole(target, {"query": query}, k, global_stats=True)
         except Exception as exc:
             raise self._error(f"search {target}", exc) from exc
         return self._hits(resp, spec)
@@ -504,7 +544,7 @@ class ElasticBackend(SearchBackend):
             k: int = 10) -> list[Hit]:
         body = self._knn(spec, vector, filters, k)  # a bad filter is the caller's FilterError, not the engine's
         try:
-            resp = self.dialect.search(target, body, k)
+            resp = self._whole(target, body, k)
         except Exception as exc:
             raise self._error(f"knn search {target}", exc) from exc
         # Cosine similarity from the (1 + cos) / 2 score both engines give.
@@ -522,7 +562,7 @@ class ElasticBackend(SearchBackend):
                                              "filter": self._filter(spec, filters)}}}},
             {"knn": self._knn(spec, vector, filters, window)["knn"]}], "rank_window_size": window}}
         try:
-            resp = self.dialect.search(target, {"retriever": retriever}, k, global_stats=True)
+            resp = self._whole(target, {"retriever": retriever}, k, global_stats=True)
         except Exception as exc:
             if not _rrf_unavailable(exc):  # a timeout, 429 or 503 is an error like any other search's
                 raise self._error(f"hybrid search {target}", exc) from exc
