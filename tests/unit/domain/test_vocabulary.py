@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from domain import vocabulary
@@ -28,3 +30,12 @@ def test_a_list_that_does_not_read_is_one_line_naming_it(tmp_path, monkeypatch):
     with pytest.raises(vocabulary.VocabularyError, match=r"^broken.yaml: not valid YAML") as err:
         vocabulary.load("broken")
     assert "\n" not in str(err.value)
+
+
+def test_every_reviewed_filer_says_its_source_and_no_two_claim_one_day():
+    lines = [line for line in (vocabulary.DIR / "former_tickers.yaml").read_text().splitlines()
+             if line.lstrip().startswith("- {")]
+    assert len(lines) >= 100 and all("} " in line and line.split("}", 1)[1].strip().startswith("# ") for line in lines)
+    for ticker, filers in reviewed_filers().items():
+        spans = sorted((f.start or dt.date.min, f.end or dt.date.max) for f in filers)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), (ticker, spans)
