@@ -36,9 +36,10 @@ class QueryAnalysis:
                 "forms": self.forms}
 
 
-_FORMS = [(re.compile(r"\b10-?K\b|\bannual report\b", re.I), ANNUAL),
-          (re.compile(r"\b10-?Q\b|\bquarterly report\b", re.I), QUARTERLY),
-          (re.compile(r"\b8-?K\b|\bcurrent report\b", re.I), CURRENT)]
+# A form named, one or several ("their 10-Ks", "the quarterly reports").
+_FORMS = [(re.compile(r"\b10-?K'?s?\b|\bannual reports?\b", re.I), ANNUAL),
+          (re.compile(r"\b10-?Q'?s?\b|\bquarterly reports?\b", re.I), QUARTERLY),
+          (re.compile(r"\b8-?K'?s?\b|\bcurrent reports?\b", re.I), CURRENT)]
 
 
 def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis:

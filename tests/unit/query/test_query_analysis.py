@@ -71,6 +71,10 @@ def test_years_quarters_forms():
     a = analyze("Change in stores between Q2 of FY2024 and FY2023, per the quarterly report")
     assert a.years == [2024, 2023] and a.quarters == [2] and a.forms == ["10-Q"]
     assert analyze("in the third quarter of 2023").quarters == [3]
+    assert analyze("What do Apple and Alphabet each disclose in their 10-Ks?").forms == ["10-K"]  # several
+    assert analyze("across the 10-Qs and annual reports").forms == ["10-K", "10-Q"]
+    assert analyze("the company's 10-K's risk factors").forms == ["10-K"]
+    assert analyze("a 10-Kx filing or 10-KSB").forms == []  # another word, another form
 
 
 def test_metrics_follow_the_financebench_definitions():
