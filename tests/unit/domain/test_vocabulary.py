@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 import pytest
 
@@ -38,4 +39,4 @@ def test_every_reviewed_filer_says_its_source_and_no_two_claim_one_day():
     assert len(lines) >= 100 and all("} " in line and line.split("}", 1)[1].strip().startswith("# ") for line in lines)
     for ticker, filers in reviewed_filers().items():
         spans = sorted((f.start or dt.date.min, f.end or dt.date.max) for f in filers)
-        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), (ticker, spans)
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans)), (ticker, spans)
