@@ -266,7 +266,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     resources = _resources(args)
     lines = stage_lines(resources.lake, args.since)
     print("\n".join(lines or [f"no stage left a run report in {resources.lake.uri('runs/')} since {args.since or 'ever'}"]))
-    print("\n".join(release_lines(resources.backend, resources.settings.universe_if_any())))
+    print("\n".join(release_lines(resources.backend)))
     return 0
 
 

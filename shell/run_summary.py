@@ -81,27 +81,33 @@ def example_questions(companies: list[tuple[str, int | None]]) -> list[str]:
 
 
 def _owner(name: str) -> str:
-    """The possessive of a company's short name: "Apple's" for Apple Inc., "Abbott Laboratories'"."""
+    """The possessive of a company's short name: "Apple's" for Apple Inc., "Abbott Laboratories'", "Coca-Cola's"
+    for The Coca-Cola Company."""
     words = _REMARK.sub("", name).replace(",", " ").split()
     while len(words) > 1 and words[-1].lower().strip(".") in SUFFIXES:
         words.pop()
+    if len(words) > 1 and words[0].lower() == "the":  # "The Coca-Cola Company": Coca-Cola's
+        words.pop(0)
     short = " ".join(words)
     return f"{short}'" if short.endswith("s") else f"{short}'s"
 
 
-def release_lines(backend, universe_csv: str | None) -> list[str]:
-    """The live release (documents, companies) and two questions to ask it, as ``secplat query`` lines."""
-    from query.catalog import Catalog
+def release_lines(backend) -> list[str]:
+    """The live release (documents, companies) and two questions to ask it, as ``secplat query`` lines.
+    Reads four columns of the documents index, never its names or passages: what ``make run`` prints costs
+    the documents' count, not the corpus's text."""
+    from schemas.index import INDEXES
 
     release = backend.live_release()
-    if release is None:
+    target = release.targets.get("documents") if release is not None else None
+    if target is None:
         return ["release  nothing is published"]
-    catalog = Catalog(backend, universe_csv, release.targets.get("documents"))
+    rows = backend.scan(target, INDEXES["documents"], ["company", "cik", "form", "fiscal_year"])
     annual: dict[str, int | None] = {}
-    for d in catalog.docs.values():
-        if d.company and d.form == "10-K":
-            annual[d.company] = max(annual.get(d.company) or 0, d.fiscal_year or 0) or None
-    companies = {d.entity for d in catalog.docs.values() if d.entity}
-    out = [f"release  {release.id}: {len(catalog.docs)} documents of {len(companies)} companies"]
+    for r in rows:
+        if r.get("company") and r.get("form") == "10-K":
+            annual[r["company"]] = max(annual.get(r["company"]) or 0, r.get("fiscal_year") or 0) or None
+    companies = {r.get("cik") or r.get("company") for r in rows} - {None}
+    out = [f"release  {release.id}: {len(rows)} documents of {len(companies)} companies"]
     out += [f'try      secplat query "{q}"' for q in example_questions(sorted(annual.items()))]
     return out

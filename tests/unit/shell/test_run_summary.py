@@ -38,3 +38,21 @@ def test_two_questions_name_a_published_company_and_its_year():
     assert example_questions([("Coca-Cola Company (The)", 2023)])[0] == \
         "What were Coca-Cola's total revenues in fiscal 2023?"
     assert example_questions([]) == []
+
+
+def test_the_release_line_counts_published_documents_and_names_their_newest_annual_reports(tmp_path):
+    from kernel.resources import Resources
+    from kernel.settings import load_settings
+    from shell.run_summary import release_lines
+    from shell.runner import run_stage
+    from tests.index_records import records, write_index_lake
+
+    resources = Resources(load_settings(lake_root=str(tmp_path)))
+    assert release_lines(resources.backend) == ["release  nothing is published"]
+    write_index_lake(tmp_path, records("v1"))
+    run_stage("publish", resources)
+    release = resources.backend.live_release()
+    assert release_lines(resources.backend) == [
+        f"release  {release.id}: 2 documents of 2 companies",
+        'try      secplat query "What were PepsiCo\'s total revenues in fiscal 2023?"',
+        'try      secplat query "What were Coca-Cola\'s total assets at the end of fiscal 2023?"']
