@@ -60,6 +60,18 @@ def squash(text: str) -> str:
     return "".join(kept)
 
 
+def short_name(name: str) -> str:
+    """A company's name as a sentence says it, case kept: without remarks in parentheses, commas, a leading
+    "The" and trailing corporate words ("The Coca-Cola Company" and "Coca-Cola Company (The)": "Coca-Cola";
+    "Apple Inc.": "Apple")."""
+    words = _REMARK.sub("", name).replace(",", " ").split()
+    while len(words) > 1 and words[-1].lower().strip(".") in SUFFIXES:
+        words.pop()
+    if len(words) > 1 and words[0].lower() == "the":
+        words.pop(0)
+    return " ".join(words)
+
+
 _INVERTED = re.compile(r"^([A-Za-z]+)\s+((?:[A-Za-z]\.?\s+){1,3})(.*)$")  # EDGAR's "HUNT J B TRANSPORT ..."
 
 

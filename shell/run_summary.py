@@ -11,13 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from domain.companies import SUFFIXES
+from domain.companies import short_name
 from kernel.layout import run_stamp_time
 from kernel.reports import read_run_reports
 from kernel.storage import Lake
 
 STAGES = ("crawl", "convert", "segment", "index", "publish", "train")
-_REMARK = re.compile(r"\([^)]*\)")  # "Coca-Cola Company (The)"
 WIDTH = 200  # a line's characters at most (the whole summary is in the run report)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?= [a-z(])")  # a count of something ("18 fetched"), not a code ("(404)")
 
@@ -81,14 +80,9 @@ def example_questions(companies: list[tuple[str, int | None]]) -> list[str]:
 
 
 def _owner(name: str) -> str:
-    """The possessive of a company's short name: "Apple's" for Apple Inc., "Abbott Laboratories'", "Coca-Cola's"
-    for The Coca-Cola Company."""
-    words = _REMARK.sub("", name).replace(",", " ").split()
-    while len(words) > 1 and words[-1].lower().strip(".") in SUFFIXES:
-        words.pop()
-    if len(words) > 1 and words[0].lower() == "the":  # "The Coca-Cola Company": Coca-Cola's
-        words.pop(0)
-    short = " ".join(words)
+    """The possessive of a company's short name (``domain.companies.short_name``): "Apple's" for Apple Inc.,
+    "Abbott Laboratories'", "Coca-Cola's" for The Coca-Cola Company."""
+    short = short_name(name)
     return f"{short}'" if short.endswith("s") else f"{short}'s"
 
 

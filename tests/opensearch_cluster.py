@@ -94,9 +94,7 @@ class Cluster:
         if pid:
             os.kill(pid, signal.SIGKILL)
             for _ in range(100):
-                try:
-                    os.kill(pid, 0)
-                except ProcessLookupError:
+                if not self.alive(node):
                     break
                 time.sleep(0.1)
 

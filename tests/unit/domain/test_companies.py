@@ -182,3 +182,10 @@ def test_a_glued_corporate_word_and_a_hyphenated_compound_name_the_company():
     assert found("Bristol-Myers revenue in 2023") == ["Bristol Myers Squibb"]
     assert found("Which casinos operate in Las Vegas?") == []
     assert found("Las Vegas Sands revenue") == ["Las Vegas Sands"]
+
+
+def test_a_short_name_is_what_a_sentence_says():
+    from domain.companies import short_name
+
+    assert short_name("The Coca-Cola Company") == short_name("Coca-Cola Company (The)") == "Coca-Cola"
+    assert short_name("Apple Inc.") == "Apple" and short_name("Abbott Laboratories") == "Abbott Laboratories"
