@@ -132,8 +132,9 @@ def normalize_tickers(tickers: Iterable[str]) -> list[str] | None:
 # --- fiscal periods -------------------------------------------------------------------------------------
 def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None) -> tuple[int, str]:
     """(fiscal year, FY or Qn) of a period from the company's fiscal year end (MMDD), for filings whose
-    cover does not say (no iXBRL). The fiscal year is the calendar year its fiscal year ends in, as in
-    ``dei:DocumentFiscalYearFocus``; 52/53-week years may end up to two weeks off the nominal date."""
+    cover does not say (no iXBRL). The fiscal year is the calendar year its fiscal year ends in, as most
+    filers number theirs (``dei:DocumentFiscalYearFocus``; not all: ``filer_year_shift``); 52/53-week years
+    may end up to two weeks off the nominal date."""
     month, day = (int(fiscal_year_end[:2]), int(fiscal_year_end[2:])) if fiscal_year_end else (12, 31)
     day = min(day, calendar.monthrange(period_end.year, month)[1])
     end = dt.date(period_end.year, month, day)
@@ -161,6 +162,23 @@ def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None
     if (months, quarter) in ((6, "Q2"), (9, "Q3")):
         return year, "H1" if months == 6 else "9M"
     return year, f"{months}M"
+
+
+FISCAL_YEAR_FOCUS = "dei:DocumentFiscalYearFocus"  # the filer's own number for the document's fiscal year
+FILER_YEAR_RULE = "filer-year-1"  # names the rule below in the facts index's fingerprint (a change redoes it)
+
+
+def filer_year_shift(focus: str | None, ruled_year: int | None) -> int:
+    """What to add to ``fact_period``'s fiscal years so they number as the filer numbers its own: a retailer
+    whose year ends in January may call the year ending January 28, 2024 "fiscal 2023" (Home Depot, Lowe's)
+    or "fiscal 2024" (Walmart, NVIDIA), and no calendar rule tells which. ``focus``: the document's
+    ``dei:DocumentFiscalYearFocus`` text, ``ruled_year``: the year ``fact_period`` gave that fact. Only a
+    shift of one year is taken; anything else (a typo, no focus) leaves the years as ruled."""
+    focus = (focus or "").strip()
+    if ruled_year is None or not (len(focus) == 4 and focus.isdigit()):
+        return 0
+    shift = int(focus) - ruled_year
+    return shift if shift in (-1, 1) else 0
 
 
 # --- XBRL concept names ------------------------------------------------------------------------------------

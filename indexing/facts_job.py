@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from domain.rules import concept_words
+from domain.rules import FILER_YEAR_RULE, FISCAL_YEAR_FOCUS, concept_words, filer_year_shift
 from indexing.ledger import Ledger, Plan
 from indexing.spark import python_udf, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
@@ -69,7 +69,8 @@ def plan(lake: Lake, chunks: dict[str, str | None] | None = None) -> Plan:
     for part in dataset_parts(lake, "facts"):
         if chunks.get(part) is not None and read_parquet_footer(lake, dataset_key("facts", part)).num_rows:
             # segmented (its Items are known) and with facts (a PDF or pre-2019 filing has none)
-            now[part] = fingerprint(chunks[part], json.dumps(sorted(FactIndexRecord.model_fields)))
+            now[part] = fingerprint(chunks[part], json.dumps(sorted(FactIndexRecord.model_fields)),
+                                    FILER_YEAR_RULE)
     work = Ledger(lake).plan(JOB, now)
     work.forced = bool(work.removed)
     return work
@@ -101,8 +102,8 @@ def _index_facts(spark, lake: Lake, docs: list[str]) -> int:
 
     # A numeric fact whose display did not read stays in the dataset with its reason (and in the convert
     # report); it is not published: the index holds figures only.
-    facts = read_parts(spark, lake, "facts", docs, FactRecord).where(
-        (F.col("kind") != "numeric") | F.col("problem").isNull())
+    facts = _filer_years(read_parts(spark, lake, "facts", docs, FactRecord).where(
+        (F.col("kind") != "numeric") | F.col("problem").isNull()))
     meta = read_parts(spark, lake, "documents", docs, DocumentRecord).select(
         "doc_id", "ticker", "company", "form", "filing_date")
     items = (read_parts(spark, lake, "items", docs, ItemRecord)
@@ -124,6 +125,20 @@ def _index_facts(spark, lake: Lake, docs: list[str]) -> int:
     columns = [*arrow_schema(FactIndexRecord).names, "doc_part"]
     write_partitions(out.select(*columns), lake, FACTS, "doc_part")
     return facts.count()
+
+
+def _filer_years(facts):
+    """Facts with their fiscal years as their filer numbers them: each document's shift
+    (``filer_year_shift``) read from its own ``dei:DocumentFiscalYearFocus`` fact, so that Home Depot's
+    facts of the year ending January 28, 2024 are fiscal 2023, as its 10-K and its document are."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import IntegerType
+
+    shift = python_udf(filer_year_shift, IntegerType())
+    shifts = (facts.where(F.col("concept") == FISCAL_YEAR_FOCUS)
+              .groupBy("doc_id").agg(F.max(shift("display", "fiscal_year")).alias("_shift")))
+    return (facts.join(F.broadcast(shifts), "doc_id", "left")
+            .withColumn("fiscal_year", F.col("fiscal_year") + F.coalesce("_shift", F.lit(0))).drop("_shift"))
 
 
 def _concepts(facts, lake: Lake) -> int:

@@ -31,7 +31,8 @@ class FactRecord(BaseModel):
     period_type: str = Field(description="instant | duration | forever")
     period_start: dt.date | None = None
     period_end: dt.date | None = Field(None, description="The instant, or the duration's last day")
-    fiscal_year: int | None = Field(None, description="Fiscal year the period ends in (domain.rules.fact_period)")
+    fiscal_year: int | None = Field(None, description="Fiscal year the period ends in (domain.rules.fact_period); "
+                                        "index/facts numbers it as the filer does (filer_year_shift)")
     fiscal_period: str | None = Field(None, description="FY, Q1..Q4, H1, 9M, <n>M")
     dimensions: list[str] = Field(default_factory=list, description="'axis=member' (explicit or typed), sorted")
     hidden: bool = Field(False, description="In ix:hidden; page is where it is shown (-sec-ix-hidden) if anywhere")
@@ -83,7 +84,7 @@ class FactIndexRecord(BaseModel):
     period_type: str
     period_start: dt.date | None = None
     period_end: dt.date | None = None
-    fiscal_year: int | None = None
+    fiscal_year: int | None = Field(None, description="As the filer numbers it (dei:DocumentFiscalYearFocus)")
     fiscal_period: str | None = None
     dimensions: list[str] = Field(default_factory=list)
     dimensional: bool = Field(description="Whether the fact has dimensions (false: the consolidated figure)")

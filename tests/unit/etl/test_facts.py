@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from domain.rules import fact_period
+from domain.rules import fact_period, filer_year_shift
 from etl.convert.html_prepare import prepare_html
 from etl.convert.ixbrl import FactValueError, number, scaled
 
@@ -129,3 +129,14 @@ def test_scale_and_sign():
 ])
 def test_fact_period(start, end, fye, expected):
     assert fact_period(start, end, fye) == expected
+
+
+@pytest.mark.parametrize("focus, ruled, shift", [
+    ("2023", 2024, -1),  # Home Depot: the year ending 2024-01-28 is its fiscal 2023
+    ("2024", 2024, 0),  # Walmart: the same year is its fiscal 2024
+    (" 2025 ", 2024, 1),
+    ("2020", 2024, 0),  # a focus years off is a filer's typo, not a convention
+    ("FY23", 2024, 0), (None, 2024, 0), ("2023", None, 0),
+])
+def test_filer_year_shift(focus, ruled, shift):
+    assert filer_year_shift(focus, ruled) == shift

@@ -1,6 +1,6 @@
 """The facts time series (indexing.facts_job._series) on a real local Spark: the latest filing wins, a
 missing Q4 is derived as FY - 9M (or FY - Q1 - Q2 - Q3), a reported Q4 is never replaced, dimensional and
-instant facts stay out."""
+instant facts stay out; and facts numbered by their filer's own fiscal year (_filer_years)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from indexing.facts_job import _series
+from indexing.facts_job import _filer_years, _series
 from indexing.index.options import IndexOptions
 from indexing.spark import spark_session
 from kernel.storage import LocalLake, read_parquet
@@ -85,3 +85,25 @@ def test_a_documents_part_written_before_a_list_column_was_added_reads_it_empty(
     write_parquet(lake, "datasets/documents/a.parquet", pa.Table.from_pylist([row]))
     docs = read_parts(spark, lake, "documents", ["a"], DocumentRecord).collect()
     assert docs[0]["absent_items"] == [] and docs[0]["doc_part"] == "a"
+
+
+def test_facts_take_the_fiscal_year_their_filer_gives_its_document(spark):
+    """Home Depot's 10-K for the year ending 2024-01-28 says DocumentFiscalYearFocus 2023, where the calendar
+    rule says 2024: every fact of that document moves back a year (fiscal 2022's comparative to 2022);
+    a document whose focus agrees, or has none, keeps the rule's years."""
+    from schemas.facts import FactRecord
+
+    def fact(doc, seq, concept, year, display="1", kind="numeric"):
+        return FactRecord(doc_id=doc, seq=seq, concept=concept, kind=kind, display=display, context_id="c",
+                          period_type="duration", text_chars=1, fiscal_year=year, fiscal_period="FY", page=0,
+                          end_page=0
+                          ).model_dump()
+
+    rows = [fact("HD_2023_10K", 0, "dei:DocumentFiscalYearFocus", 2024, "2023", "text"),
+            fact("HD_2023_10K", 1, "us-gaap:Revenues", 2024), fact("HD_2023_10K", 2, "us-gaap:Revenues", 2023),
+            fact("WMT_2024_10K", 0, "dei:DocumentFiscalYearFocus", 2024, "2024", "text"),
+            fact("WMT_2024_10K", 1, "us-gaap:Revenues", 2024), fact("X_2024_10K", 1, "us-gaap:Revenues", 2024)]
+    df = spark.createDataFrame(rows, spark_schema(FactRecord))
+    got = {(r.doc_id, r.seq): r.fiscal_year for r in _filer_years(df).collect()}
+    assert got == {("HD_2023_10K", 0): 2023, ("HD_2023_10K", 1): 2023, ("HD_2023_10K", 2): 2022,
+                   ("WMT_2024_10K", 0): 2024, ("WMT_2024_10K", 1): 2024, ("X_2024_10K", 1): 2024}
