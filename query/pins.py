@@ -16,7 +16,15 @@ from query.concepts import concept_map
 from query.facts import describe, fact_pages, question_facts, synonym_concepts
 from query.question import Question
 from query.scoring import ScoredDoc
-from query.statements import CLOSINGS, QUERIES, best_heading_page, best_section_page, best_statement_page
+from query.statements import (
+    CLOSINGS,
+    QUERIES,
+    best_heading_page,
+    best_section_page,
+    best_statement_page,
+    titled_last,
+)
+from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
@@ -56,7 +64,9 @@ class Pins:
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             for statement in plan.statements:
-                found = best_statement_page(statement, [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)])
+                chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)]
+                found = best_statement_page(statement, chunks) or \
+                    best_statement_page(statement, chunks, self._following(q, statement, chunks))
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
@@ -126,6 +136,16 @@ class Pins:
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
         return pins
+
+    def _following(self, q: Question, statement: str, chunks: list[dict]) -> dict[str, dict]:
+        """chunk_id -> the chunk after it, for the chunks that name the statement near their end (an HTML
+        statement's title ends a text chunk, its table is the next one): one lookup by id."""
+        after = {nxt: c["chunk_id"] for c in chunks
+                 if titled_last(statement, c) and (nxt := next_chunk_id(c)) is not None}
+        if not after:
+            return {}
+        found = self.backend.get(q.snap.target("passages"), INDEXES["passages"], sorted(after))
+        return {after[f["chunk_id"]]: f for f in found if f.get("chunk_id") in after}
 
     def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
         return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)

@@ -13,7 +13,15 @@ from __future__ import annotations
 import re
 
 from domain.sec_items import STATEMENT_ITEMS
-from domain.statements import Section, line_at, note_heads, section_heads, statement_heads, statements
+from domain.statements import (
+    FIGURES_WINDOW,
+    Section,
+    line_at,
+    note_heads,
+    section_heads,
+    statement_heads,
+    statements,
+)
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -31,29 +39,44 @@ def page_position(chunk: dict, index: int) -> tuple[int, int]:
     return start, int(chunk.get("char_start") or 0) + index
 
 
-def statement_page(statement: str, chunk: dict) -> int | None:
+def statement_page(statement: str, chunk: dict, following: dict | None = None) -> int | None:
     """The page a chunk shows ``statement`` on, when it does (``domain.statements.statement_heads``: the
     title on a heading line near the top, no other statement's title beside it, figures after it; a chunk
     may start with the prose of the page before). Every mention of the title counts, so the index of
     statements at the head of a chunk does not hide the statement further down. Offsets are page-relative
-    (:func:`page_position`)."""
+    (:func:`page_position`). ``following``: the chunk after this one. A filing's HTML statement is chunked
+    as its title (a text chunk's last lines) and then its table (the next chunk): a table of the title's
+    page that comes next after text is the figures after it (a title inside a table is an index's); other text that comes next is read on for them."""
     text = chunk.get("text") or ""
+    probe = f"{text}\n{following.get('text') or ''}" if following else text
     for m in TITLES[statement].finditer(text):
         start, _ = line_at(text, m.start())
         page, offset = page_position(chunk, start)
-        if statement_heads(statement, text, m, offset):
+        table = bool(following) and chunk.get("kind") != "table" and following.get("kind") == "table" and \
+            int(following.get("page_start") or -1) == page and len(text) - m.start() < FIGURES_WINDOW
+        if statement_heads(statement, probe, m, offset, table_follows=table):
             return page
     return None
+
+
+def titled_last(statement: str, chunk: dict) -> bool:
+    """Whether the chunk names the statement where its own text cannot show the figures after the title:
+    within the figures' window of its end (the chunk to read on is worth fetching)."""
+    text = chunk.get("text") or ""
+    return any(len(text) - m.start() < FIGURES_WINDOW for m in TITLES[statement].finditer(text))
 
 
 # Items where a statement's title heads a table of MD&A, not the statement itself.
 NARRATIVE_ITEMS = frozenset({"7", "part1item2"})
 
 
-def best_statement_page(statement: str, chunks: list[dict]) -> tuple[int, dict] | None:
+def best_statement_page(statement: str, chunks: list[dict], following: dict[str, dict] | None = None
+                        ) -> tuple[int, dict] | None:
     """(page, chunk) of the statement among candidate chunks of one document: outside MD&A when any is,
-    then the first page."""
-    pages = [(p, c) for c in chunks if (p := statement_page(statement, c)) is not None]
+    then the first page. ``following``: chunk_id -> the chunk after it (:func:`statement_page`)."""
+    following = following or {}
+    pages = [(p, c) for c in chunks
+             if (p := statement_page(statement, c, following.get(c.get("chunk_id")))) is not None]
     if not pages:
         return None
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))

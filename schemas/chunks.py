@@ -21,6 +21,19 @@ class ItemRecord(BaseModel):
     method: str = Field(description="headings | cross-reference | none")
 
 
+def chunk_id(doc_id: str, item: str, seq: int) -> str:
+    """A chunk's id: its document, its Item and its place in the Item (stable across reruns)."""
+    return f"{doc_id}:{item}:{seq:04d}"
+
+
+def next_chunk_id(chunk: dict) -> str | None:
+    """The id of the chunk that follows ``chunk`` (a record with doc_id, item and seq) in its Item: what
+    its text runs on into (a statement's title in one chunk, its table in the next)."""
+    if chunk.get("seq") is None or not chunk.get("doc_id") or chunk.get("item") is None:
+        return None
+    return chunk_id(chunk["doc_id"], chunk["item"], int(chunk["seq"]) + 1)
+
+
 class ChunkRecord(BaseModel):
     """A retrieval unit inside one item, with its page provenance.
 

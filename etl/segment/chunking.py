@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from domain.text import compact, compact_map
 from etl.segment.items import Position, Segmentation
 from kernel.models import TokenCounter
-from schemas.chunks import ChunkRecord
+from schemas.chunks import ChunkRecord, chunk_id
 from schemas.table_text import table_rows
 
 PAGE_JOIN = "\n"  # how a chunk's text joins the pieces of consecutive pages
@@ -206,7 +206,7 @@ class Chunker:
 
     def _record(self, doc_id: str, span, kind: str, seq: int, text: str, tokens: int, start: Position,
                 end: Position) -> ChunkRecord:
-        return ChunkRecord(chunk_id=f"{doc_id}:{span.item}:{seq:04d}", doc_id=doc_id, item=span.item,
+        return ChunkRecord(chunk_id=chunk_id(doc_id, span.item, seq), doc_id=doc_id, item=span.item,
                            item_title=span.title, kind=kind, seq=seq, text=text, token_count=tokens,
                            page_start=start.page, page_end=end.page, char_start=start.offset, char_end=end.offset)
 

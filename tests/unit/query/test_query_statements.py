@@ -26,6 +26,8 @@ def test_questions_name_the_statements_they_need():
         "balance sheet", "cash flow statement"}
     assert statements_for("Using only the information within the balance sheet, how much total assets?") == [
         "balance sheet"]
+    # money spent on property is a purchase (investing cash flows), besides the balance of property it adds to
+    assert "cash flow statement" in statements_for("How much did Alphabet spend on property and equipment in 2024?")
     # narrative questions go to the prose, unless a statement is named outright
     assert statements_for("What drove operating margin change as of FY2022 for 3M?") == []
     assert statements_for("Is Boeing's business subject to cyclicality?") == []
@@ -63,6 +65,26 @@ def test_the_statement_below_an_index_in_the_same_chunk_with_layout_whitespace_i
     head = "Table of Contents\n3M Company and Subsidiaries\nConsolidated Balance Sheets\n(Millions)\n" + spaced
     chunk = _chunk(index + "\n" + head, 55, 56, 900, len(head))
     assert statement_page("balance sheet", chunk) == 56
+
+
+def test_an_html_statement_is_its_title_ending_a_text_chunk_and_its_table_the_next_chunk():
+    """A filing's HTML statement: the title ends a text chunk that starts on the page before (its footer, which
+    names another statement, is not beside the title), and the table is the next chunk, on the title's page."""
+    tail = "See accompanying notes.\nConsolidated Balance Sheets\n76\n"
+    head = "Table of Contents\nALPHABET INC.\nCONSOLIDATED STATEMENTS OF CASH FLOWS\n(in millions)"
+    title = {**_chunk(tail + "\n" + head, 76, 77, 2100, len(head)), "chunk_id": "A:8:0026"}
+    rows = "Year Ended December 31, / 2022 | 2023 | 2024 / Operating activities\n" + "\n".join(
+        f"Adjustments to reconcile net income to net cash provided by operating activities {i} | {i},104 | (2{i})"
+        for i in range(12))
+    table = _chunk(rows, 77, 77, 100, 2100, kind="table")
+    assert statement_page("cash flow statement", title) is None  # no figures after it in its own text
+    assert statement_page("cash flow statement", title, table) == 77
+    assert best_statement_page("cash flow statement", [title], {"A:8:0026": table}) == (77, title)
+    assert statement_page("cash flow statement", title, {**table, "page_start": 78}) is None  # another page's
+    # the index of the statements as a table, followed by another table: an index, not the statement
+    index = _chunk("Item 1. | Financial Statements | 1\nCondensed Consolidated Statements of Operations | 1", 1, 1,
+                   71, 170, kind="table")
+    assert statement_page("income statement", index, table | {"page_start": 1}) is None
 
 
 def test_the_statement_outside_mdna_wins_over_an_mdna_table_with_the_same_title():
