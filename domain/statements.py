@@ -46,16 +46,18 @@ def line_at(text: str, index: int) -> tuple[int, str]:
     return start, text[start: end if end >= 0 else len(text)]
 
 
-def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False) -> bool:
+def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False,
+                    header: bool = False) -> bool:
     """Whether the title ``match`` (of statement ``name`` in ``text``) heads a page of that statement: on
     a heading line (``line_offset``: where its line starts on the page), no other statement's title
     beside it on its page (a running footer of the page before, "Consolidated Balance Sheets 76", is not),
     figures after it (``table_follows``: a table of its page comes next, which a search index holds apart from
-    the title's text; its figures are taken as read)."""
+    the title's text; its figures are taken as read; ``header``: the title opens a table's header row, which
+    heads the table however long the row)."""
     line_start, line = line_at(text, match.start())
     page_start = max(0, line_start - line_offset)  # the page's own text: the page before's footer is not beside it
     window = text[max(page_start, match.start() - TITLE_GAP): match.end() + TITLE_GAP]
-    return (is_heading(line, line_offset)
+    return ((header or is_heading(line, line_offset))
             and not any(s.title.search(window) for other, s in statements().items() if other != name)
             and (table_follows or is_figures(text[match.start(): match.start() + FIGURES_WINDOW])))
 

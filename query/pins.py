@@ -17,11 +17,11 @@ from query.facts import describe, fact_pages, question_facts, synonym_concepts
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.statements import (
-    CLOSINGS,
     QUERIES,
     best_heading_page,
     best_section_page,
     best_statement_page,
+    continuation,
     titled_last,
 )
 from schemas.chunks import next_chunk_id
@@ -65,8 +65,7 @@ class Pins:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             for statement in plan.statements:
                 chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)]
-                found = best_statement_page(statement, chunks) or \
-                    best_statement_page(statement, chunks, self._following(q, statement, chunks))
+                found = best_statement_page(statement, chunks, self._following(q, statement, chunks))
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
@@ -151,14 +150,9 @@ class Pins:
         return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
 
     def _continuation(self, q: Question, statement: str, scope: Filters, page: int) -> dict | None:
-        """A chunk of the next page when the statement does not close on ``page`` (a balance sheet's
-        liabilities, a cash flow statement's financing activities), else None."""
+        """A chunk of the next page when the statement runs on to it (``query.statements.continuation``)."""
         hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
-        on_page = " ".join(h.source.get("text") or "" for h in hits if int(h.source["page_start"]) == page)
-        following = [h.source for h in hits if int(h.source["page_start"]) == page + 1]
-        if not on_page or not following or CLOSINGS[statement].search(on_page):
-            return None
-        return following[0]
+        return continuation(statement, page, [h.source for h in hits])
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

@@ -44,9 +44,13 @@ def statement_page(statement: str, chunk: dict, following: dict | None = None) -
     title on a heading line near the top, no other statement's title beside it, figures after it; a chunk
     may start with the prose of the page before). Every mention of the title counts, so the index of
     statements at the head of a chunk does not hide the statement further down. Offsets are page-relative
-    (:func:`page_position`). ``following``: the chunk after this one. A filing's HTML statement is chunked
-    as its title (a text chunk's last lines) and then its table (the next chunk): a table of the title's
-    page that comes next after text is the figures after it (a title inside a table is an index's); other text that comes next is read on for them."""
+    (:func:`page_position`).
+
+    A filing's HTML statement is chunked as its title (a text chunk's last lines), then its table (the next
+    chunk, ``following``), its header row repeated in each of its chunks. So a table of the title's page
+    that comes next after text is the figures after the title; a title that opens a table chunk's header
+    row heads it (a title elsewhere in a table is an index's); and other text that comes next is read on
+    for the figures when the chunk's own text does not show them."""
     text = chunk.get("text") or ""
     probe = f"{text}\n{following.get('text') or ''}" if following else text
     for m in TITLES[statement].finditer(text):
@@ -54,7 +58,9 @@ def statement_page(statement: str, chunk: dict, following: dict | None = None) -
         page, offset = page_position(chunk, start)
         table = bool(following) and chunk.get("kind") != "table" and following.get("kind") == "table" and \
             int(following.get("page_start") or -1) == page and len(text) - m.start() < FIGURES_WINDOW
-        if statement_heads(statement, probe, m, offset, table_follows=table):
+        header = start == 0 and chunk.get("kind") == "table"  # a table chunk's first row: its header
+        if statement_heads(statement, text, m, offset, header=header) or (following is not None and statement_heads(
+                statement, probe, m, offset, table_follows=table, header=header)):
             return page
     return None
 
@@ -68,6 +74,20 @@ def titled_last(statement: str, chunk: dict) -> bool:
 
 # Items where a statement's title heads a table of MD&A, not the statement itself.
 NARRATIVE_ITEMS = frozenset({"7", "part1item2"})
+
+
+def continuation(statement: str, page: int, chunks: list[dict]) -> dict | None:
+    """A chunk of the page after ``page`` when the statement on ``page`` runs on to it (a balance sheet's
+    liabilities, a cash flow statement's financing activities): the statement does not close on its page
+    (no closing line among its chunks there) and no other statement opens the next one; else None.
+    ``chunks``: candidate chunks of the two pages."""
+    on_page = " ".join(c.get("text") or "" for c in chunks if int(c["page_start"]) == page)
+    following = [c for c in chunks if int(c["page_start"]) == page + 1]
+    if not on_page or not following or CLOSINGS[statement].search(on_page):
+        return None
+    if any(statement_page(other, c) == page + 1 for other in TITLES if other != statement for c in chunks):
+        return None
+    return following[0]
 
 
 def best_statement_page(statement: str, chunks: list[dict], following: dict[str, dict] | None = None

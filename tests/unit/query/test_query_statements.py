@@ -6,7 +6,7 @@ from __future__ import annotations
 from query.analysis import QueryAnalysis
 from query.plan import make_plan
 from query.scoring import evidence_page
-from query.statements import best_statement_page, statement_page
+from query.statements import best_statement_page, continuation, statement_page
 
 
 def statements_for(question: str) -> list[str]:
@@ -85,6 +85,28 @@ def test_an_html_statement_is_its_title_ending_a_text_chunk_and_its_table_the_ne
     index = _chunk("Item 1. | Financial Statements | 1\nCondensed Consolidated Statements of Operations | 1", 1, 1,
                    71, 170, kind="table")
     assert statement_page("income statement", index, table | {"page_start": 1}) is None
+
+
+def test_a_table_chunk_whose_header_row_opens_with_the_title_is_the_statement():
+    """Texas Instruments' statements are tables whose header row starts with the title, a row longer than a
+    heading line; the row is repeated in each chunk of the table."""
+    header = "Consolidated Statements of Income | For Years Ended December 31, / (In millions, except per-share " \
+             "amounts) | 2023 | 2022 | 2021\n"
+    rows = "\n".join(f"Line item {i} | {1000 + 37 * i:,} | {900 + 41 * i:,} | {800 + 43 * i:,}" for i in range(12))
+    assert statement_page("income statement", _chunk(header + rows, 24, 24, 0, 1500, kind="table")) == 24
+    assert statement_page("income statement", _chunk(header + rows, 24, 24, 0, 1500)) is None  # a long prose line
+
+
+def test_a_statement_runs_on_to_the_next_page_unless_it_closes_or_another_opens_it():
+    assets = _chunk("CONSOLIDATED BALANCE SHEETS\n" + TABLE, 56, 56, 0, 900)
+    liabilities = _chunk("Accounts payable\n1,204\n" + TABLE, 57, 57, 0, 900)
+    assert continuation("balance sheet", 56, [assets, liabilities]) == liabilities
+    closed = _chunk("Total liabilities and stockholders' equity\n9,000\n", 56, 56, 900, 950)
+    assert continuation("balance sheet", 56, [assets, closed, liabilities]) is None
+    # the income statement opens page 57, from a chunk that starts at the foot of page 56
+    head = "MGM RESORTS\nCONSOLIDATED STATEMENTS OF OPERATIONS\n" + TABLE
+    income = _chunk("(in thousands)\n" + head, 56, 57, 940, len(head))
+    assert continuation("balance sheet", 56, [assets, liabilities, income]) is None
 
 
 def test_the_statement_outside_mdna_wins_over_an_mdna_table_with_the_same_title():
