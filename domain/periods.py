@@ -8,6 +8,7 @@ by the fourth quarter's); year-to-date spans (six / nine months ended: the secon
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -92,6 +93,36 @@ def _period(kind: str, m: re.Match) -> Period:
 
 _DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2}\b",
                    re.I)
+
+
+_MONTH = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"), start=1)}
+_ENDED = re.compile(r"\b(?:(three|six|nine|twelve|3|6|9|12)[\s-]+months?|(quarter|(?:fiscal\s+)?year))\s+"
+                    r"end(?:ed|ing)\s+(?:on\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                    r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
+_SPAN_MONTHS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "quarter": 3}
+PERIOD_END_SLACK = 15  # days a 52/53-week period's last day may stand off the day a question names
+
+
+def period_ended(text: str) -> tuple[int, dt.date] | None:
+    """(months, last day) of a span the text names by its end, as filings head their columns ("the three
+    months ended June 30, 2023", "the quarter ended July 1, 2023", "fiscal year ended January 28, 2024"):
+    the report whose period ends that day answers, whatever number its fiscal year carries. None when no
+    span is named so, or its day is not a date."""
+    m = _ENDED.search(text or "")
+    if not m:
+        return None
+    span = (m.group(1) or m.group(2) or "").lower()
+    months = int(span) if span.isdigit() else _SPAN_MONTHS.get(span.split()[-1], 12)
+    try:
+        return months, dt.date(int(m.group(5)), _MONTH[m.group(3).lower()[:3]], int(m.group(4)))
+    except ValueError:  # "June 31"
+        return None
+
+
+def ends_on(period_end: dt.date | None, day: dt.date) -> bool:
+    """Whether a report's period ends on the named day (within a 52/53-week year's slack)."""
+    return period_end is not None and abs((period_end - day).days) <= PERIOD_END_SLACK
 
 
 def names_a_date(text: str) -> bool:

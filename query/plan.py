@@ -26,16 +26,21 @@ about the document it needs (year, period, form) weighed against a candidate's m
   L  no period named: the company's newest periodic report (10-K or 10-Q) speaks for now (+1.0: it answers,
      whatever the text match of older ones); asked over years ("the last three years", "annually"), its
      newest annual report. The report before it stays a candidate (``scoring.with_previous``).
+  E  a span shorter than a year named by its last day ("the three months ended June 30, 2023", "the quarter
+     ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
+     fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
+     another quarter tier 2.
 A date alone is a year (a balance "as of December 31, 2022"); only an event's wording points at an 8-K.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from domain.periods import COMPARATIVE_YEARS, printed_periods
+from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from query.analysis import Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
@@ -133,6 +138,9 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
         if len(analysis.years) > 1:
             plan.rules.append(f"years {sorted(analysis.years)}: the latest filing reports the earlier ones")
     plan.doc_types = _doc_types(analysis, concepts, core, plan.rules)
+    if short_span(analysis):
+        plan.rules.append(f"E {analysis.ended[0]} months ended {analysis.ended[1]}: the report of the period "
+                          "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
     plan.narrative = bool(_NARRATIVE.search(core))
@@ -157,7 +165,7 @@ def follow_up_plan(parent: QueryPlan, entity: Entity | None, year: int | None) -
     parent's years), so its target year and document rules are the follow-up's own."""
     a = parent.analysis
     return make_plan(QueryAnalysis(a.question, [entity] if entity else [], [year] if year else a.years,
-                                   a.quarters, a.forms, a.dated))
+                                   a.quarters, a.forms, a.dated, a.ended))
 
 
 def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:
@@ -168,16 +176,25 @@ def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: 
     if worded:
         rules.append(f"wording points at: {', '.join(worded)}")
         return worded
-    if analysis.quarters:
+    if analysis.quarters or short_span(analysis):
         rules.append("a quarter: its 10-Q or earnings release (Q4: the annual report too)")
         return [QUARTERLY, EARNINGS] + ([ANNUAL] if 4 in analysis.quarters else [])
     return []
 
 
+def short_span(analysis: QueryAnalysis) -> bool:
+    """Whether the question names a span shorter than a year by its last day ("the three months ended June
+    30, 2023"): the quarter's report ending that day answers, whatever its fiscal year's number (E)."""
+    return analysis.ended is not None and analysis.ended[0] < 12
+
+
 def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
-                  company_has_target: bool) -> tuple[int, str]:
-    """(tier, why) of a document under the plan's rules R1-R3 (module docstring); lower is better.
+                  company_has_target: bool, period_end: dt.date | None = None) -> tuple[int, str]:
+    """(tier, why) of a document under the plan's rules R1-R3 and E (module docstring); lower is better.
     ``company_has_target``: the company has a document of the target year and an allowed type."""
+    if short_span(plan.analysis) and form == QUARTERLY and period_end is not None:
+        day = plan.analysis.ended[1]  # a 10-Q's period ends on its quarter's last day (a release's: its own)
+        return (0, f"E its period ends {day}") if ends_on(period_end, day) else (2, "")
     type_ok = not plan.doc_types or form in plan.doc_types
     quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
         (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
@@ -222,10 +239,10 @@ LATEST_POINTS = 1.0  # L
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
-                    company_has_target: bool, latest: bool = False) -> Choice:
+                    company_has_target: bool, latest: bool = False, period_end: dt.date | None = None) -> Choice:
     """The scored evidence for one candidate document (module docstring). ``company_has_target``: its company
     has a tier-0 document; ``latest``: it is its company's latest periodic report."""
-    tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target)
+    tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
             not plan.analysis.quarters:  # the year's annual report (or its R2 fallback), not any 10-K

@@ -79,10 +79,10 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     applies only when it has no document of the target year and type, and "latest" is per company."""
     docs = list(docs)
     has_target = {d.entity for d in docs
-                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True)[0] == 0}
+                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True, d.period_end)[0] == 0}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
     return {d.doc_id: document_choice(plan, document_year(d), d.form, d.fiscal_period, d.entity in has_target,
-                                      d.doc_id in latest_ids) for d in docs}
+                                      d.doc_id in latest_ids, d.period_end) for d in docs}
 
 
 def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:

@@ -56,6 +56,27 @@ def test_document_rules_r1_r2_r3():
     assert document_tier(q, 2021, "10-K", "FY", True)[0] == 2  # not the type asked for
 
 
+def test_a_span_named_by_its_last_day_is_the_quarter_report_ending_that_day():
+    """Rule E: "the three months ended December 30, 2023" is Apple's fiscal 2024 first quarter; the 10-Q
+    ending that day answers (within a 52/53-week year's slack), not fiscal 2023's 10-K or another 10-Q."""
+    import datetime as dt
+
+    from domain.periods import period_ended
+
+    assert period_ended("revenue for the three months ended December 30, 2023?") == (3, dt.date(2023, 12, 30))
+    assert period_ended("the quarter ending Sept. 30, 2021") == (3, dt.date(2021, 9, 30))
+    assert period_ended("fiscal year ended January 28, 2024") == (12, dt.date(2024, 1, 28))
+    assert period_ended("cash as of June 30, 2023") is None and period_ended("three months ended June 31, 2023") is None
+    p = plan_of("What were Apple's net sales for the three months ended December 30, 2023?")
+    assert p.doc_types == ["10-Q", "EARNINGS"]
+    assert document_tier(p, 2024, "10-Q", "Q1", True, dt.date(2023, 12, 30))[0] == 0  # E, fiscal 2024's Q1
+    assert document_tier(p, 2024, "10-Q", "Q1", True, dt.date(2024, 1, 2))[0] == 0  # a 52/53-week quarter
+    assert document_tier(p, 2023, "10-Q", "Q3", True, dt.date(2023, 7, 1))[0] == 2  # another quarter
+    assert document_tier(p, 2023, "10-K", "FY", True, dt.date(2023, 9, 30))[0] == 2  # not a quarter's report
+    year = plan_of("What were Apple's net sales for the fiscal year ended September 30, 2023?")
+    assert year.doc_types == [] and document_tier(year, 2023, "10-K", "FY", True, dt.date(2023, 9, 30))[0] == 0
+
+
 def test_concepts_route_judgements_to_their_evidence():
     p = plan_of("Does Acme have a reasonably healthy liquidity profile based on its quick ratio for FY 2022? If the "
                 "quick ratio is not relevant to measure liquidity, please state that and explain why.")
