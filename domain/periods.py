@@ -91,15 +91,15 @@ def _period(kind: str, m: re.Match) -> Period:
     return Period(*at, None, int(g[0]))
 
 
-_DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2}\b",
-                   re.I)
+# A day as questions and filings write it ("June 30, 2023", "Sept. 30 2021"): month, day, year.
+_DAY = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b"
+_DATE = re.compile(rf"\b{_DAY}", re.I)
 
 
 _MONTH = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), start=1)}
 _ENDED = re.compile(r"\b(?:(three|six|nine|twelve|3|6|9|12)[\s-]+months?|(quarter|(?:fiscal\s+)?year))\s+"
-                    r"end(?:ed|ing)\s+(?:on\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                    r"(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.I)
+                    rf"end(?:ed|ing)\s+(?:on\s+)?{_DAY}", re.I)
 _SPAN_MONTHS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "quarter": 3}
 PERIOD_END_SLACK = 15  # days a 52/53-week period's last day may stand off the day a question names
 
