@@ -20,7 +20,7 @@ RANKERS = ("rules", "learned", "learned-all")  # how the hierarchical mode order
 Basis = Literal["match", "statement", "continuation", "note", "section", "cover", "fact", "reranker"]
 BASIS_LABELS: dict[str, str] = {
     "match": "search match", "statement": "statement pin", "continuation": "statement pin (continued)",
-    "note": "note pin", "section": "MD&A section pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
+    "note": "note pin", "section": "section pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
 }
 SECTION_PINS = frozenset({"statement", "continuation", "note", "section", "cover"})  # pinned for the plan's evidence
 

@@ -31,6 +31,11 @@ class Concept:
     cues: tuple[Cue, ...]
     evidence: tuple[str, ...]  # "statement: X" | "note: X" | "section: X" | "item: X" | "cover"
     figure: bool
+    with_cues: tuple[Cue, ...] = ()  # when given, one of these must be in the question too
+    narrative: bool = False  # the question asks for an explanation in prose, whatever figures it names
+
+    def matches(self, stems: str) -> bool:
+        return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,7 @@ class ConceptMap:
 
     def matching(self, text: str) -> list[Concept]:
         stems = phrase_text(words(text))
-        return [c for c in self.concepts if _any_cue(stems, c.cues)]
+        return [c for c in self.concepts if c.matches(stems)]
 
     def doc_types_of(self, text: str) -> list[str]:
         stems = phrase_text(words(text))
@@ -78,7 +83,9 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
             raise ConceptMapError(f"{where}: needs cues and evidence")
         concepts.append(Concept(entry["name"], tuple(_cue(c, where) for c in entry["cues"]),
                                 tuple(_check_evidence(e, known, where) for e in entry["evidence"]),
-                                bool(entry.get("figure", False))))
+                                bool(entry.get("figure", False)),
+                                tuple(_cue(c, where) for c in entry.get("with") or ()),
+                                bool(entry.get("narrative", False))))
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     return ConceptMap(tuple(concepts), notes, mdna, doc_types)

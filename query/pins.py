@@ -89,16 +89,16 @@ class Pins:
         return pinned
 
     def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
-        """An MD&A section's opening page and the page after it (a section opened low on a page runs on)."""
+        """A section's (MD&A's, Item 1's human capital) opening page and the page after it (a section opened low on a page runs on)."""
         scope = {**scope, "item": list(section.items)}
         found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
         if not found:
             return
         page, source = found
-        pin(source, source["chunk_id"], page, "section", f"the MD&A section {section.name}")
+        pin(source, source["chunk_id"], page, "section", f"the section {section.name}")
         after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
         if after:
-            pin(after[0].source, after[0].id, page + 1, "section", f"the MD&A section {section.name}, continued")
+            pin(after[0].source, after[0].id, page + 1, "section", f"the section {section.name}, continued")
 
     def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank

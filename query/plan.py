@@ -143,7 +143,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                           "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
-    plan.narrative = bool(_NARRATIVE.search(core))
+    plan.narrative = bool(_NARRATIVE.search(core)) or any(c.narrative for c in matched)
     plan.over_years = bool(_OVER_YEARS.search(core))
     named = named_statements(question)
     evidence = [e for c in matched for e in c.evidence]

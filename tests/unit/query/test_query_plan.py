@@ -99,6 +99,29 @@ def test_concepts_route_judgements_to_their_evidence():
     assert plan_of("What is Acme's quick ratio for FY2022?").sections == []
 
 
+def test_a_cause_asked_of_a_change_in_other_words_is_a_drivers_question():
+    for q in ("What pushed Acme's revenue lower in 2023?", "Factors behind Acme's 2023 net sales increase?",
+              "Why were Acme's Q2 2023 revenues lower?", "Reasons behind Acme's lower revenue in 2023?"):
+        p = plan_of(q)
+        assert p.narrative and "7" in p.items and p.statements == [] and not p.figure, q
+    # a cause asked of no change is no drivers question; a change asked without a cause neither
+    assert "7" not in plan_of("Why is Acme subject to cyclicality?").items
+    assert not plan_of("What was Acme's revenue decline in 2023?").narrative
+
+
+def test_the_workforce_is_item_1s_human_capital_section():
+    for q in ("Acme headcount?", "How many employees does Acme have?"):
+        assert plan_of(q).sections == ["human capital"] and "1" in plan_of(q).items, q
+    assert plan_of("What are Acme's employee benefit plans?").sections == []
+
+
+def test_a_concept_with_a_second_list_needs_a_cue_of_each():
+    m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
+                             "narrative": True}]})
+    assert [c.name for c in m.matching("why were sales lower")] == ["x"] and m.concepts[0].narrative
+    assert m.matching("why were sales flat") == [] and m.matching("sales were lower") == []
+
+
 def test_the_concept_map_is_validated():
     assert len(concept_map().concepts) > 20 and "income taxes" in concept_map().notes
     with pytest.raises(ConceptMapError, match="unknown evidence"):
