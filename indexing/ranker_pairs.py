@@ -17,7 +17,6 @@ import hashlib
 import re
 
 from domain.statements import (
-    HEADING_WINDOW,
     driver_labels,
     is_figures,
     line_at,
@@ -67,22 +66,22 @@ def row_labels(text: str) -> list[str]:
 
 def headings(text: str) -> list[tuple[str, str]]:
     """(source, name) of the statements and notes whose title heads the page (``domain.statements``' page
-    rule, as the query's pins apply it: a heading line near the top; a statement's with figures after it)."""
+    rule, as the query's pins apply it: a statement's title near the top with figures after it; a note's heading
+    numbered anywhere, or near the top)."""
     found = [("statement", name) for name, s in statements().items()
              if any(statement_heads(name, text, m, line_at(text, m.start())[0]) for m in s.title.finditer(text))]
-    lines = _top_lines(text)
+    lines = _lines(text)
     return found + [("note", name) for name, n in notes().items()
-                    if any(note_heads(n.title, line, offset) for offset, line in lines)]
+                    if any(note_heads(n.title, line, offset, previous) for offset, line, previous in lines)]
 
 
-def _top_lines(text: str) -> list[tuple[int, str]]:
-    """(offset, line) of the lines of a page that start within its heading window."""
-    out, offset = [], 0
+def _lines(text: str) -> list[tuple[int, str, str]]:
+    """(offset, line, the line before) of each line of a page."""
+    out, offset, previous = [], 0, ""
     for line in text.splitlines(keepends=True):
-        if offset > HEADING_WINDOW:
-            break
-        out.append((offset, line.rstrip("\n")))
+        out.append((offset, line.rstrip("\n"), previous))
         offset += len(line)
+        previous = line.rstrip("\n")
     return out
 
 

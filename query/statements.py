@@ -104,12 +104,12 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
 
 def heading_page(title: re.Pattern, chunk: dict) -> int | None:
     """The page on which a chunk shows a note's ``title`` as a heading (``domain.statements.note_heads``:
-    a short line near the top of the page that the title opens, not a running sentence)."""
+    a short line the title opens, numbered or near the top of the page, not a running sentence)."""
     text = chunk.get("text") or ""
     for m in title.finditer(text):
         start, line = line_at(text, m.start())
         page, offset = page_position(chunk, start)
-        if note_heads(title, line, offset):
+        if note_heads(title, line, offset, line_at(text, start - 1)[1] if start else ""):
             return page
     return None
 

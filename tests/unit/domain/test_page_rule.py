@@ -37,12 +37,27 @@ def test_both_sides_agree_on_a_statement_page(lead):
     ("Income Taxes" + "." * (HEADING_LINE - 5), False),  # too long for a heading line
     ("Income Taxes 87", False),  # a table of contents' line
     ("Our effective tax rate was lower because of discrete items.", False),  # a running sentence
+    ("Income taxes have in the past and may in the future cause us to:", False),  # a sentence the title opens
+    ("Income taxes (continued)", True), ("Provision for income taxes", True),  # sentence case
 ])
 def test_both_sides_agree_on_a_note_heading(line, heads):
     title = notes()["income taxes"].title
     text = f"{line}\nThe year's provision reflects the items below.\n"
     labelled = ("note", "income taxes") in headings(text)
     pinned = heading_page(title, _chunk(text)) == 7
+    assert labelled == pinned == heads
+
+
+@pytest.mark.parametrize(("heading", "heads"), [
+    ("4.\nIncome Taxes", True),  # the number on its own line above the title (EDGAR HTML)
+    ("Note 4 \u2014 Income Taxes", True), ("NOTE 4. INCOME TAXES", True),
+    ("Income Taxes", False),  # unnumbered and low on the page: a sub-heading of something else
+])
+def test_a_numbered_note_heading_heads_its_note_anywhere_on_the_page(heading, heads):
+    """A filing's HTML runs its notes on: a note opens mid-page, after the end of the one before."""
+    text = "The end of the note before, in prose of the page.\n" * 20 + f"{heading}\nThe provision was lower.\n"
+    labelled = ("note", "income taxes") in headings(text)
+    pinned = heading_page(notes()["income taxes"].title, _chunk(text)) == 7
     assert labelled == pinned == heads
 
 
