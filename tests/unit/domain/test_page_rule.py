@@ -79,3 +79,21 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     assert section_page(section, {**_chunk(body, 43), "item": "8"}) is None
     contents = "Results of Operations\n37\nLiquidity and Capital Resources\n42\n"
     assert best_section_page(section, [{**_chunk(contents, 1), "item": "7"}, {**_chunk(body, 43), "item": "7"}])[0] == 43
+
+
+@pytest.mark.parametrize(("name", "line", "heads"), [
+    ("liquidity and capital resources", "FINANCIAL POSITION, LIQUIDITY AND CAPITAL RESOURCES", True),
+    ("liquidity and capital resources", "Capital Resources and Liquidity", True),
+    ("liquidity and capital resources", "Liquidity and Financial Condition", True),
+    ("liquidity and capital resources", "Financial Condition", True),
+    ("liquidity and capital resources", "Liquidity risk management", False),
+    ("critical accounting estimates", "APPLICATION OF CRITICAL ACCOUNTING POLICIES AND ESTIMATES", True),
+    ("critical accounting estimates", "Critical Accounting Policies and Use of Estimates", True),
+    ("critical accounting estimates", "Critical audit matters", False),
+    ("human capital", "Human Capital Management", True), ("human capital", "Culture and Workforce", True),
+    ("human capital", "Employee benefit plans", False),
+])
+def test_a_section_heading_as_filers_word_it(name, line, heads):
+    from domain.statements import section_heads, sections
+
+    assert section_heads(sections()[name].title, line, "The text of the section follows.") == heads
