@@ -95,6 +95,7 @@ class Vocabulary:
     common: frozenset[str]
     filing_words: frozenset[str]
     abbreviations: frozenset[str] = frozenset()  # what a capitalized word means besides a ticker (COO, EPS)
+    places: frozenset[str] = frozenset()  # two leading words that are a place or a phrase first ("Las Vegas")
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
@@ -102,13 +103,14 @@ def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabula
     if not isinstance(names, dict) or not all(isinstance(v, list) and v for v in names.values()):
         raise VocabularyError(f"{source}: 'names' must map each ticker to a list of names")
     lists = {}
-    for key in ("generic_words", "common_words", "filing_words", "abbreviations"):
+    for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
     return Vocabulary({str(t).upper(): tuple(str(n) for n in v) for t, v in names.items()},
-                      lists["generic_words"], lists["common_words"], lists["filing_words"], lists["abbreviations"])
+                      lists["generic_words"], lists["common_words"], lists["filing_words"], lists["abbreviations"],
+                      frozenset(squash(p) for p in lists["place_leads"]))
 
 
 @functools.lru_cache(maxsize=1)
@@ -241,8 +243,9 @@ class EntityIndex:
     def _leading_words(self) -> dict[str, str]:
         """Squashed leading words (two or more, short of the whole) of a company's names -> the company, where
         they lead no other company's name and are no name themselves: "Bank of New York" for The Bank of New
-        York Mellon, each of whose words alone is a place or a noun. Fewer than ``MIN_LEAD`` words name it only
-        hyphenated, as a compound ("Bristol-Myers"), never as two words ("Las Vegas")."""
+        York Mellon, each of whose words alone is a place or a noun. Fewer than ``MIN_LEAD`` words name it
+        hyphenated ("Bristol-Myers"), or as two capitalized words the vocabulary does not call a place or a
+        phrase (``_two_word_lead``: "Bristol Myers", "United Parcel", not "Las Vegas")."""
         holders: dict[str, set[str]] = {}
         for key, written in self._written.items():
             for name in written:
@@ -315,7 +318,7 @@ class EntityIndex:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
         if n > 1:
-            leads = (n >= MIN_LEAD or hyphenated) and squashed in self.leads
+            leads = (n >= MIN_LEAD or hyphenated or self._two_word_lead(written)) and squashed in self.leads
             return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
@@ -324,6 +327,14 @@ class EntityIndex:
             stem = squashed[:-1]
             keys = ({self.names[stem]} if stem in self.names else set()) | self.words.get(stem, set())
         return keys
+
+    def _two_word_lead(self, written: str) -> bool:
+        """Whether two leading words written apart name their company: two capitalized words, neither an
+        initial ("J P", "U S"), that the vocabulary does not know as a place or a phrase first ("Las Vegas",
+        "Palo Alto", "Public Service")."""
+        words = written.split()
+        return len(words) == 2 and all(w[:1].isupper() and len(w) > 2 and w.isalpha() for w in words) and \
+            squash(written) not in self.vocab.places
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then

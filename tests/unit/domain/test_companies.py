@@ -163,9 +163,10 @@ def test_a_companys_services_and_subsidiaries_name_it():
 def test_a_glued_corporate_word_and_a_hyphenated_compound_name_the_company():
     """Issue 54's name classes: a brand said without the corporate word its name glues to it ("Pepsi" for
     PepsiCo, read from the capital inside the word, so "Costco" is no "Cost"); the leading two words of a
-    name written as a compound ("Bristol-Myers"), never as two words of a place ("Las Vegas")."""
+    name written as a compound ("Bristol-Myers") or as two capitalized words ("Bristol Myers", "United Parcel"),
+    never as two words the vocabulary knows as a place ("Las Vegas"), nor as initials."""
     vocab = Vocabulary(names={}, generic=frozenset({"united", "bristol", "myers", "vegas"}), common=frozenset(),
-                       filing_words=frozenset())
+                       filing_words=frozenset(), places=frozenset({"lasvegas"}))
     idx = EntityIndex(vocab=vocab)
     for name, ticker in (("PepsiCo", "PEP"), ("PulteGroup", "PHM"), ("UnitedHealth Group", "UNH"),
                          ("United Parcel Service", "UPS"), ("United Rentals", "URI"), ("Costco", "COST"),
@@ -182,6 +183,9 @@ def test_a_glued_corporate_word_and_a_hyphenated_compound_name_the_company():
     assert found("Bristol-Myers revenue in 2023") == ["Bristol Myers Squibb"]
     assert found("Which casinos operate in Las Vegas?") == []
     assert found("Las Vegas Sands revenue") == ["Las Vegas Sands"]
+    assert found("Bristol Myers revenue in 2023") == ["Bristol Myers Squibb"]
+    assert found("What did United Parcel report?") == ["United Parcel Service"]
+    assert found("the bristol myers case") == []  # not written as a name
 
 
 def test_a_short_name_is_what_a_sentence_says():
