@@ -26,7 +26,7 @@ PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table'
 DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
 PAGE_RULE = (f"figures>={FIGURES_SHARE}/{FIGURES_WINDOW};heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};"
-             "notes:numbered-anywhere,heading-words")
+             "notes:numbered-anywhere,heading-words,contents")
 _NUMBERING = re.compile(r"^(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?\s*", re.I)  # "Note 5 -", "5."
 _NOTE_NUMBER = re.compile(r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?", re.I)  # a line holding only a note's number
 _CONNECTIVES = frozenset({"and", "of", "the", "for", "in", "on", "to", "or", "by", "with", "from", "&"})
@@ -77,17 +77,18 @@ def section_heads(title: re.Pattern, line: str, following: str) -> bool:
     return title.fullmatch(line.strip().rstrip(".:")) is not None and not is_contents_line(line, following)
 
 
-def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "") -> bool:
+def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "", following: str = "") -> bool:
     """Whether a note's ``title`` heads its note at ``line``: a short line the title opens (after the note's
     number), in a heading's words, not a sentence's ("Acquisitions have in the past ... cause us to:"),
-    without figures after the number (a table of contents' line: "Income Taxes 87"). A numbered heading
+    without figures after the number nor a page number on the next line (a contents line: "Income Taxes 87",
+    an index of the financial statements: "Note 21 - Legal Proceedings" then "112"). A numbered heading
     ("4. Acquisitions", or "Acquisitions" under a line holding only "4.") heads its note anywhere on the
     page, as a filing's HTML runs its notes on without page breaks; an unnumbered one near the top."""
     stripped = line.strip()
     rest = _NUMBERING.sub("", stripped, count=1)
     found = title.match(rest)
     if found is None or len(stripped) > HEADING_LINE or any(c.isdigit() for c in rest) or \
-            not _heading_words(rest[found.end():]):
+            not _heading_words(rest[found.end():]) or is_contents_line(line, following):
         return False
     numbered = rest != stripped or _NOTE_NUMBER.fullmatch(previous.strip()) is not None
     return numbered or line_offset <= HEADING_WINDOW

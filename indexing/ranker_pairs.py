@@ -72,16 +72,18 @@ def headings(text: str) -> list[tuple[str, str]]:
              if any(statement_heads(name, text, m, line_at(text, m.start())[0]) for m in s.title.finditer(text))]
     lines = _lines(text)
     return found + [("note", name) for name, n in notes().items()
-                    if any(note_heads(n.title, line, offset, previous) for offset, line, previous in lines)]
+                    if any(note_heads(n.title, line, offset, previous, following)
+                           for offset, line, previous, following in lines)]
 
 
-def _lines(text: str) -> list[tuple[int, str, str]]:
-    """(offset, line, the line before) of each line of a page."""
-    out, offset, previous = [], 0, ""
-    for line in text.splitlines(keepends=True):
-        out.append((offset, line.rstrip("\n"), previous))
+def _lines(text: str) -> list[tuple[int, str, str, str]]:
+    """(offset, line, the line before, the line after) of each line of a page."""
+    lines = text.splitlines(keepends=True)
+    out, offset = [], 0
+    for i, line in enumerate(lines):
+        out.append((offset, line.rstrip("\n"), lines[i - 1].rstrip("\n") if i else "",
+                    lines[i + 1].rstrip("\n") if i + 1 < len(lines) else ""))
         offset += len(line)
-        previous = line.rstrip("\n")
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.sec_items import MDNA_ITEMS
-from domain.statements import Section
+from domain.statements import HEADING_WINDOW, Section
 from kernel import timing
 from kernel.search import Filters, Hit, SearchReader
 from query import scoring
@@ -22,6 +22,7 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
+    heading_position,
     titled_last,
 )
 from schemas.chunks import next_chunk_id
@@ -78,6 +79,7 @@ class Pins:
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
+                    self._note_continued(q, note, scope, page, source, pin)
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin)
             if plan.narrative:
@@ -87,6 +89,17 @@ class Pins:
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
+
+    def _note_continued(self, q: Question, note: Section, scope: Filters, page: int, source: dict,
+                        pin: Callable) -> None:
+        """A note opened below the top of its page (a filing runs its notes on) goes on over the next page,
+        which holds what it says: pinned after its heading's page, as an MD&A section's is."""
+        position = heading_position(note.title, source)
+        if position is None or position[1] <= HEADING_WINDOW:
+            return
+        after = self._bm25(q, note.query, {**scope, "page_start": page + 1}, 1)
+        if after:
+            pin(after[0].source, after[0].id, page + 1, "note", f"the note on {note.name}, continued")
 
     def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
         """A section's (MD&A's, Item 1's human capital) opening page and the page after it (a section opened low on a page runs on)."""

@@ -105,12 +105,20 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
 def heading_page(title: re.Pattern, chunk: dict) -> int | None:
     """The page on which a chunk shows a note's ``title`` as a heading (``domain.statements.note_heads``:
     a short line the title opens, numbered or near the top of the page, not a running sentence)."""
+    found = heading_position(title, chunk)
+    return found[0] if found else None
+
+
+def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int] | None:
+    """(page, offset on the page) of the first heading of a note's ``title`` in a chunk."""
     text = chunk.get("text") or ""
     for m in title.finditer(text):
         start, line = line_at(text, m.start())
         page, offset = page_position(chunk, start)
-        if note_heads(title, line, offset, line_at(text, start - 1)[1] if start else ""):
-            return page
+        end = start + len(line)
+        if note_heads(title, line, offset, line_at(text, start - 1)[1] if start else "",
+                      line_at(text, end + 1)[1] if end < len(text) else ""):
+            return page, offset
     return None
 
 

@@ -52,6 +52,7 @@ def test_both_sides_agree_on_a_note_heading(line, heads):
     ("4.\nIncome Taxes", True),  # the number on its own line above the title (EDGAR HTML)
     ("Note 4 \u2014 Income Taxes", True), ("NOTE 4. INCOME TAXES", True),
     ("Income Taxes", False),  # unnumbered and low on the page: a sub-heading of something else
+    ("Note 4 - Income Taxes\n112", False),  # an index of the financial statements: its page on the next line
 ])
 def test_a_numbered_note_heading_heads_its_note_anywhere_on_the_page(heading, heads):
     """A filing's HTML runs its notes on: a note opens mid-page, after the end of the one before."""

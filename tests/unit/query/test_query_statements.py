@@ -141,3 +141,17 @@ def test_note_headings_are_found_on_their_page_not_in_sentences():
     assert heading_page(title, prose) is None  # a running sentence, not a heading
     md_and_a = {**chunk, "page_start": 30, "page_end": 31, "item": "7"}
     assert best_heading_page(title, [md_and_a, chunk])[0] == 41  # inside the financial statements first
+
+
+def test_a_note_opened_low_on_its_page_is_placed_there():
+    """Where its heading stands on the page decides whether the pins take the next page too."""
+    import re
+
+    from query.statements import heading_position
+
+    title = re.compile(r"legal proceedings", re.I)
+    text = "The end of the note before it, in prose.\n" * 20 + "Note 21 \u2013 Legal Proceedings\nVarious claims."
+    chunk = {"text": text, "page_start": 111, "page_end": 111, "char_start": 0, "char_end": len(text), "item": "8"}
+    assert heading_position(title, chunk) == (111, text.index("Note 21"))
+    top = {**chunk, "text": "Note 21 \u2013 Legal Proceedings\nVarious claims."}
+    assert heading_position(title, top) == (111, 0)
