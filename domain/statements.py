@@ -27,8 +27,9 @@ DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in pr
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
 PAGE_RULE = (f"figures>={FIGURES_SHARE}/{FIGURES_WINDOW};heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};"
              "notes:numbered-anywhere,heading-words,contents")
-_NUMBERING = re.compile(r"^(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?\s*", re.I)  # "Note 5 -", "5."
-_NOTE_NUMBER = re.compile(r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?", re.I)  # a line holding only a note's number
+_NOTE_NUMBER_TEXT = r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?"  # a note's number: "Note 5 -", "5."
+_NUMBERING = re.compile(rf"^{_NOTE_NUMBER_TEXT}\s*", re.I)  # ... opening a heading line
+_NOTE_NUMBER = re.compile(_NOTE_NUMBER_TEXT, re.I)  # ... a line of its own (fullmatch)
 _CONNECTIVES = frozenset({"and", "of", "the", "for", "in", "on", "to", "or", "by", "with", "from", "&"})
 
 

@@ -102,7 +102,8 @@ class Pins:
             pin(after[0].source, after[0].id, page + 1, "note", f"the note on {note.name}, continued")
 
     def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
-        """A section's (MD&A's, Item 1's human capital) opening page and the page after it (a section opened low on a page runs on)."""
+        """A section's opening page (MD&A's, or Item 1's human capital) and the page after it (a section
+        opened low on a page runs on)."""
         scope = {**scope, "item": list(section.items)}
         found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
         if not found:
