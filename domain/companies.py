@@ -318,7 +318,7 @@ class EntityIndex:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
         if n > 1:
-            leads = (n >= MIN_LEAD or hyphenated or self._two_word_lead(written)) and squashed in self.leads
+            leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or self._two_word_lead(written, squashed))
             return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
@@ -328,13 +328,13 @@ class EntityIndex:
             keys = ({self.names[stem]} if stem in self.names else set()) | self.words.get(stem, set())
         return keys
 
-    def _two_word_lead(self, written: str) -> bool:
+    def _two_word_lead(self, written: str, squashed: str) -> bool:
         """Whether two leading words written apart name their company: two capitalized words, neither an
         initial ("J P", "U S"), that the vocabulary does not know as a place or a phrase first ("Las Vegas",
         "Palo Alto", "Public Service")."""
         words = written.split()
         return len(words) == 2 and all(w[:1].isupper() and len(w) > 2 and w.isalpha() for w in words) and \
-            squash(written) not in self.vocab.places
+            squashed not in self.vocab.places
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then

@@ -50,6 +50,12 @@ def line_at(text: str, index: int) -> tuple[int, str]:
     return start, text[start: end if end >= 0 else len(text)]
 
 
+def neighbours(text: str, start: int, line: str) -> tuple[str, str]:
+    """(the line before, the line after) the line ``line`` starting at ``start`` in ``text`` ("" at an end)."""
+    end = start + len(line)
+    return (line_at(text, start - 1)[1] if start else ""), (line_at(text, end + 1)[1] if end < len(text) else "")
+
+
 def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False,
                     header: bool = False) -> bool:
     """Whether the title ``match`` (of statement ``name`` in ``text``) heads a page of that statement: on

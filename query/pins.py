@@ -22,7 +22,6 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
-    heading_position,
     titled_last,
 )
 from schemas.chunks import next_chunk_id
@@ -77,9 +76,10 @@ class Pins:
                 note = concept_map().notes[name]
                 found = best_heading_page(note.title, [h.source for h in self._bm25(q, note.query, scope, 50)])
                 if found:
-                    page, source = found
+                    page, source, offset = found
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
-                    self._note_continued(q, note, scope, page, source, pin)
+                    if offset > HEADING_WINDOW:
+                        self._note_continued(q, note, scope, page, pin)
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin)
             if plan.narrative:
@@ -90,13 +90,9 @@ class Pins:
                     pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
 
-    def _note_continued(self, q: Question, note: Section, scope: Filters, page: int, source: dict,
-                        pin: Callable) -> None:
+    def _note_continued(self, q: Question, note: Section, scope: Filters, page: int, pin: Callable) -> None:
         """A note opened below the top of its page (a filing runs its notes on) goes on over the next page,
         which holds what it says: pinned after its heading's page, as an MD&A section's is."""
-        position = heading_position(note.title, source)
-        if position is None or position[1] <= HEADING_WINDOW:
-            return
         after = self._bm25(q, note.query, {**scope, "page_start": page + 1}, 1)
         if after:
             pin(after[0].source, after[0].id, page + 1, "note", f"the note on {note.name}, continued")

@@ -17,6 +17,7 @@ from domain.statements import (
     FIGURES_WINDOW,
     Section,
     line_at,
+    neighbours,
     note_heads,
     section_heads,
     statement_heads,
@@ -115,17 +116,16 @@ def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int] | None:
     for m in title.finditer(text):
         start, line = line_at(text, m.start())
         page, offset = page_position(chunk, start)
-        end = start + len(line)
-        if note_heads(title, line, offset, line_at(text, start - 1)[1] if start else "",
-                      line_at(text, end + 1)[1] if end < len(text) else ""):
+        if note_heads(title, line, offset, *neighbours(text, start, line)):
             return page, offset
     return None
 
 
-def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict] | None:
-    """(page, chunk) of the first heading page among candidate chunks: within the financial statements'
-    Item when any is (a note begins at its first heading; later pages repeat it as a running head)."""
-    found = [(p, c) for c in chunks if (p := heading_page(title, c)) is not None]
+def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict, int] | None:
+    """(page, chunk, the heading's offset on its page) of the first heading page among candidate chunks:
+    within the financial statements' Item when any is (a note begins at its first heading; later pages
+    repeat it as a running head)."""
+    found = [(at[0], c, at[1]) for c in chunks if (at := heading_position(title, c)) is not None]
     if not found:
         return None
     return min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, t[0]))
@@ -139,8 +139,7 @@ def section_page(section: Section, chunk: dict) -> int | None:
         return None
     for m in section.title.finditer(text):
         start, line = line_at(text, m.start())
-        following = line_at(text, start + len(line) + 1)[1] if start + len(line) < len(text) else ""
-        if section_heads(section.title, line, following):
+        if section_heads(section.title, line, neighbours(text, start, line)[1]):
             return page_position(chunk, start)[0]
     return None
 
