@@ -55,6 +55,16 @@ def _stem(word: str) -> str:
     return tokens[0] if tokens else word
 
 
+@functools.lru_cache(maxsize=1)
+def _terms_analyzer():
+    return analyzer().analyze
+
+
+def terms(text: str | None) -> frozenset[str]:
+    """The text's distinct full-text terms (stemmed, stop words out): what BM25 matched a question on."""
+    return frozenset(_terms_analyzer()(text or ""))
+
+
 def words(text: str | None) -> tuple[str, ...]:
     """The text's words, normalized and stemmed, in order (see the module docstring)."""
     text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")

@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-from domain.text import clean_question
+from domain.text import clean_question, terms
 from kernel import timing
 from kernel.company_directory import read_directory
 from kernel.embedder import cross_encoder
@@ -162,6 +162,8 @@ class Retriever:
                 if opts.curate:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
+                scores = {d.doc.doc_id: d.score for d in docs}
+                result.evidence = scoring.second_document(result.evidence, scores)
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, entity_of, result.evidence)
                 newest = scoring.newest_reports((d.doc for d in docs), scoring.newest_forms(q.plan))
@@ -204,7 +206,7 @@ class Retriever:
         else:
             hits = self.backend.hybrid(alias, spec, q.plan.lexical, q.vector, q.filters, k, opts.fusion,
                                        dense_weight=opts.dense_weight, window=opts.passage_window)
-        return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode)
+        return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode, asked=terms(q.text))
 
     def _load_ranker(self, release: str, first: bool = True) -> PageRanker | None:
         return load_ranker(self.resources.lake, release, first)
@@ -248,7 +250,7 @@ class Retriever:
         if not hits:
             return []
         return scoring.pages(self.pins(q, docs, hits) + hits, q.snap.catalog, "hybrid match in a selected document",
-                             q.opts.page_coverage)
+                             q.opts.page_coverage, terms(q.text))
 
     def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence],
                    model: PageRanker) -> list[Evidence]:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.statements import driver_labels
-from domain.text import lower_words, phrase_text, words
+from domain.text import lower_words, phrase_text, terms, words
 from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
@@ -185,6 +185,36 @@ def company_turns(evidence: list[Evidence], entity_of: dict[str, str | None], co
     return head + [e for e in evidence if e not in head]
 
 
+FIRST_PAGES = 5  # the pages a reader reads first, and the benchmarks score: the same whatever k a caller asks
+SECOND_DOCUMENT = 0.5  # a document scoring this share of the first one's is worth a page among them
+
+
+def second_document(evidence: list[Evidence], doc_score: dict[str, float], first: int = FIRST_PAGES,
+                    share: float = SECOND_DOCUMENT) -> list[Evidence]:
+    """When the ``first`` pages all come from one document, the best page of the next-best document scoring at
+    least ``share`` of it takes the place of the first document's weakest match among them (never its first
+    page), at the end of them: a 10-K and its year's earnings release, or a report and the quarter or year
+    before it, score close, and the answer is often in the one just behind (the figures a release summarises,
+    the event a 10-Q reported). The order does not depend on k: k = 3 reads a prefix of k = 10's answer.
+    ``doc_score``: doc_id -> document score."""
+    head = evidence[:first]
+    if first < 2 or len(head) < first or len({e.doc_id for e in head}) > 1:
+        return evidence
+    top = doc_score.get(head[0].doc_id, 0.0)
+    others = sorted((d for d, s in doc_score.items() if d != head[0].doc_id and s >= share * top > 0),
+                    key=lambda d: (-doc_score[d], d))
+    for doc_id in others:
+        page = next((e for e in evidence[first:] if e.doc_id == doc_id), None)
+        if page is not None:
+            weakest = min(range(1, first), key=lambda i: (head[i].score, -i))
+            kept = head[:weakest] + head[weakest + 1:]
+            share_of = f"{doc_score[doc_id] / top:.0%}"
+            why = f"{page.reason}; the next document's best page ({share_of} of the first's score)"
+            rest = [e for e in evidence[first:] if e is not page]
+            return kept + [page.model_copy(update={"reason": why}), head[weakest]] + rest
+    return evidence
+
+
 _FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its"})
 
 
@@ -262,10 +292,16 @@ def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights
     return rescored
 
 
-def evidence_page(chunk: dict) -> int:
+ASKED_MARGIN = 2  # distinct words: one is often the company's name or the year, which every page repeats
+
+
+def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:
     """The page holding most of a chunk. A text chunk is verbatim page text: the tail of ``page_start`` from
     ``char_start``, a newline, ..., the head of ``page_end`` up to ``char_end``; a chunk that starts with the
-    last lines of one page and runs on into the next (a statement's title and table) belongs to the next."""
+    last lines of one page and runs on into the next (a statement's title and table) belongs to the next.
+    With ``asked`` (the question's terms, ``domain.text.terms``), a chunk over two pages belongs to the one
+    whose part holds ``ASKED_MARGIN`` more of them: the bullet at a page's foot naming the acquisition
+    asked about, whose chunk runs on into the next page's segment results, answers on its own page."""
     if chunk.get("_page") is not None:
         return int(chunk["_page"])
     start = int(chunk.get("page_start") or 0)
@@ -276,10 +312,16 @@ def evidence_page(chunk: dict) -> int:
     on_first = len(chunk.get("text") or "") - on_last - (end - start)
     if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
         return start + 1 if on_first < on_last else end - 1
+    if asked and on_first > 0 and on_last > 0:  # the page holding more of the question's words: the match's
+        text = chunk.get("text") or ""
+        first, last = len(asked & terms(text[:on_first])), len(asked & terms(text[-on_last:]))
+        if abs(first - last) >= ASKED_MARGIN:
+            return start if first > last else end
     return end if on_last > on_first else start
 
 
-def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0) -> list[Evidence]:
+def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0,
+          asked: frozenset[str] = frozenset()) -> list[Evidence]:
     """One evidence item per (document, page), represented by its best chunk. With ``coverage`` > 0 a page
     scores its best chunk plus ``coverage`` times its other chunks' scores (a page several chunks point to
     rises), and the pages are reordered by that; pinned pages (a ``_page`` set by the plan) stay first."""
@@ -287,7 +329,7 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0)
     total: dict[tuple[str, int], float] = {}
     order: list[tuple[str, int]] = []
     for h in hits:
-        key = (h.source["doc_id"], evidence_page(h.source))
+        key = (h.source["doc_id"], evidence_page(h.source, asked))
         if key not in best:
             best[key] = h
             order.append(key)

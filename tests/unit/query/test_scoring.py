@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.text import terms
 from kernel.search import Hit
 from query.analysis import Entity, QueryAnalysis
 from query.api import Evidence
@@ -23,6 +24,7 @@ from query.scoring import (
     previous_report,
     rescore_passages,
     score_documents,
+    second_document,
     with_previous,
 )
 
@@ -123,6 +125,16 @@ def test_a_chunk_counts_for_the_page_holding_most_of_it():
     assert evidence_page({"page_start": 3, "page_end": 4, "_page": 9}) == 9  # a pinned page is kept
 
 
+def test_a_chunk_over_two_pages_counts_for_the_page_holding_the_question_words():
+    tail = "Announced an agreement to acquire PDC Energy in an all-stock transaction."
+    head = "Upstream earnings decreased on lower realizations, partly offset by lower operating expenses and volumes."
+    chunk = {"page_start": 26, "page_end": 27, "char_end": len(head), "text": f"{tail}\n{head}"}
+    assert evidence_page(chunk) == 27  # most of it is on 27
+    assert evidence_page(chunk, terms("What did Chevron announce about acquiring PDC Energy?")) == 26
+    assert evidence_page(chunk, terms("Why did upstream earnings decrease?")) == 27
+    assert evidence_page(chunk, terms("What did Chevron acquire?")) == 27  # one word more: not enough to move it
+
+
 def test_pages_keep_one_item_per_page_pins_first(monkeypatch):
     class Docs:
         docs = {}
@@ -172,10 +184,26 @@ def test_documents_filter_on_sp500_membership():
     assert [d.doc_id for d in filter_docs([member, former, unknown], {"sp500_member": [False]})] == ["B"]
 
 
-def _ev(doc_id: str, page: int) -> Evidence:
+def _ev(doc_id: str, page: int, score: float = 1.0) -> Evidence:
     return Evidence(doc_id=doc_id, source_name=None, company=None, ticker=None, form=None, fiscal_year=None,
                     fiscal_period=None, item="", item_title="", page=page, chunk_id=f"{doc_id}:{page}", text="",
-                    score=1.0)
+                    score=score)
+
+
+def test_a_close_second_document_gets_a_page_among_the_first_five():
+    ranked = [_ev("KO_2023Q4_EX99", p, s) for p, s in ((9, 1.0), (2, 0.8), (0, 0.5), (7, 0.7), (19, 0.6))]
+    ranked += [_ev("KO_2023Q4_EX99", 4, 0.4), _ev("KO_2023_10K", 27, 0.9), _ev("KO_2022_10K", 30, 0.9)]
+    scores = {"KO_2023Q4_EX99": 1.7, "KO_2023_10K": 1.4, "KO_2022_10K": 0.8}
+    out = second_document(ranked, scores)
+    # the 10-K's best page fifth; the release's weakest match of the five (page 0) sixth, nothing lost
+    assert [(e.doc_id[-4:], e.page) for e in out[:6]] == [("EX99", 9), ("EX99", 2), ("EX99", 7), ("EX99", 19),
+                                                           ("_10K", 27), ("EX99", 0)]
+    assert sorted(e.chunk_id for e in out) == sorted(e.chunk_id for e in ranked)
+    assert "next document's best page" in out[4].reason
+    assert second_document(ranked, {**scores, "KO_2023_10K": 0.8}) == ranked  # under half the first: stands
+    mixed = ranked[:4] + ranked[6:]
+    assert second_document(mixed, scores) == mixed  # two documents among the first five already
+    assert second_document(ranked[:5], scores) == ranked[:5]  # no page of another document to give
 
 
 def test_several_companies_each_have_their_best_page_first():
