@@ -44,10 +44,16 @@ class ConceptMap:
     notes: dict[str, Section]
     sections: dict[str, Section]
     doc_types: dict[str, tuple[Cue, ...]]
+    narrative: tuple[Cue, ...] = ()  # words asking for an explanation in prose
 
     def matching(self, text: str) -> list[Concept]:
         stems = phrase_text(words(text))
         return [c for c in self.concepts if c.matches(stems)]
+
+    def asks_why(self, text: str, matched: list[Concept]) -> bool:
+        """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one
+        (``matched``: the question's concepts)."""
+        return _any_cue(phrase_text(words(text)), self.narrative) or any(c.narrative for c in matched)
 
     def doc_types_of(self, text: str) -> list[str]:
         stems = phrase_text(words(text))
@@ -88,7 +94,8 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 bool(entry.get("narrative", False))))
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
-    return ConceptMap(tuple(concepts), notes, mdna, doc_types)
+    narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())
+    return ConceptMap(tuple(concepts), notes, mdna, doc_types, narrative)
 
 
 @functools.lru_cache(maxsize=1)

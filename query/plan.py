@@ -60,7 +60,6 @@ _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|three|four|five|several|few|\d+)\s+)?"
                          r"(?:fiscal\s+)?years\b|\bover (?:the|recent) years\b|\bmulti-?year\b|\bannual(?:ly)?\b|"
                          r"\beach year\b|\byear[- ]over[- ]year\b", re.I)
-_NARRATIVE = re.compile(r"\b(what drove|drivers?|why|explain(s|ed)?|reasons?|driven by|caused)\b", re.I)
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
 
 
@@ -143,7 +142,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                           "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
-    plan.narrative = bool(_NARRATIVE.search(core)) or any(c.narrative for c in matched)
+    plan.narrative = concepts.asks_why(core, matched)
     plan.over_years = bool(_OVER_YEARS.search(core))
     named = named_statements(question)
     evidence = [e for c in matched for e in c.evidence]

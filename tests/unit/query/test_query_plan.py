@@ -109,6 +109,16 @@ def test_a_cause_asked_of_a_change_in_other_words_is_a_drivers_question():
     assert not plan_of("What was Acme's revenue decline in 2023?").narrative
 
 
+def test_narrative_words_are_the_concept_maps():
+    for q in ("What were the reasons for Acme's margin?", "Explain Acme's 2023 results.", "What drove Acme's EPS?",
+              "What caused Acme's charge?", "Acme's key growth drivers?"):
+        assert plan_of(q).narrative, q
+    # "reason" alone is no cue: its stem is also "reasonably"'s
+    assert not plan_of("Does Acme have a reasonably healthy quick ratio for FY 2022?").narrative
+    m = parse({"narrative": ["why"], "concepts": []})
+    assert m.asks_why("why did it fall", []) and not m.asks_why("what fell", [])
+
+
 def test_the_workforce_is_item_1s_human_capital_section():
     for q in ("Acme headcount?", "How many employees does Acme have?"):
         assert plan_of(q).sections == ["human capital"] and "1" in plan_of(q).items, q
