@@ -162,8 +162,7 @@ class Retriever:
                 if opts.curate:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
-                scores = {d.doc.doc_id: d.score for d in docs}
-                result.evidence = scoring.second_document(result.evidence, scores)
+                result.evidence = scoring.second_document(result.evidence, scoring.second_scores(docs, q.plan))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, entity_of, result.evidence)
                 newest = scoring.newest_reports((d.doc for d in docs), scoring.newest_forms(q.plan))
