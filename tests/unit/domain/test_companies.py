@@ -151,13 +151,18 @@ def test_a_companys_services_and_subsidiaries_name_it():
     """The reviewed vocabulary's service and subsidiary brands (each line with its 10-K source)."""
     idx = EntityIndex()
     for name, ticker in (("Alphabet Inc.", "GOOGL"), ("Amazon", "AMZN"), ("UnitedHealth Group", "UNH"),
-                         ("RTX Corp", "RTX")):
+                         ("RTX Corp", "RTX"), ("Intel", "INTC"), ("Cisco", "CSCO"), ("General Motors", "GM"),
+                         ("Comcast", "CMCSA")):
         idx.add(name, ticker)
     add_vocabulary_names(idx)
     idx.finish()
     for question, company in (("YouTube ad revenue in 2024", "Alphabet Inc."), ("AWS operating income", "Amazon"),
-                              ("Optum revenue growth", "UnitedHealth Group"), ("Pratt & Whitney charges", "RTX Corp")):
+                              ("Optum revenue growth", "UnitedHealth Group"), ("Pratt & Whitney charges", "RTX Corp"),
+                              ("Mobileye revenue in Q2 2023", "Intel"), ("Splunk acquisition costs", "Cisco"),
+                              ("Waymo's losses", "Alphabet Inc."), ("Chevrolet Bolt recall", "General Motors"),
+                              ("Peacock subscribers", "Comcast")):
         assert [e.name for e in idx.find(question)] == [company], question
+    assert idx.find("a peacock's feathers") == []  # the brand is capitalized
 
 
 def test_a_glued_corporate_word_and_a_hyphenated_compound_name_the_company():
