@@ -103,13 +103,6 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
 
 
-def heading_page(title: re.Pattern, chunk: dict) -> int | None:
-    """The page on which a chunk shows a note's ``title`` as a heading (``domain.statements.note_heads``:
-    a short line the title opens, numbered or near the top of the page, not a running sentence)."""
-    found = heading_position(title, chunk)
-    return found[0] if found else None
-
-
 def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int] | None:
     """(page, offset on the page) of the first heading of a note's ``title`` in a chunk."""
     text = chunk.get("text") or ""

@@ -8,13 +8,19 @@ import pytest
 
 from domain.statements import HEADING_LINE, HEADING_WINDOW, is_figures, is_heading, notes
 from indexing.ranker_pairs import headings
-from query.statements import heading_page, statement_page
+from query.statements import best_heading_page, statement_page
 
 FIGURES = "\n".join(f"Line item {i}\n{i * 1234:,}\n{i * 987:,}" for i in range(1, 30))
 
 
 def _chunk(text: str, page: int = 7) -> dict:
     return {"text": text, "page_start": page, "page_end": page, "char_start": 0, "char_end": len(text)}
+
+
+def _note_pinned_on(title, text: str) -> int | None:
+    """The page the note pins take for a chunk of ``text`` on page 7 (``query.statements.best_heading_page``)."""
+    found = best_heading_page(title, [_chunk(text)])
+    return found[0] if found else None
 
 
 def test_the_rule_on_literals():
@@ -44,7 +50,7 @@ def test_both_sides_agree_on_a_note_heading(line, heads):
     title = notes()["income taxes"].title
     text = f"{line}\nThe year's provision reflects the items below.\n"
     labelled = ("note", "income taxes") in headings(text)
-    pinned = heading_page(title, _chunk(text)) == 7
+    pinned = _note_pinned_on(title, text) == 7
     assert labelled == pinned == heads
 
 
@@ -58,7 +64,7 @@ def test_a_numbered_note_heading_heads_its_note_anywhere_on_the_page(heading, he
     """A filing's HTML runs its notes on: a note opens mid-page, after the end of the one before."""
     text = "The end of the note before, in prose of the page.\n" * 20 + f"{heading}\nThe provision was lower.\n"
     labelled = ("note", "income taxes") in headings(text)
-    pinned = heading_page(notes()["income taxes"].title, _chunk(text)) == 7
+    pinned = _note_pinned_on(notes()["income taxes"].title, text) == 7
     assert labelled == pinned == heads
 
 

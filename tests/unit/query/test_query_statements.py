@@ -128,17 +128,17 @@ def test_evidence_page_of_single_page_table_and_long_chunks():
 def test_note_headings_are_found_on_their_page_not_in_sentences():
     import re
 
-    from query.statements import best_heading_page, heading_page
+    from query.statements import best_heading_page
 
     title = re.compile(r"income taxes", re.I)
     tail = "the end of the previous note.\n"
     chunk = {"text": tail + "\nNOTE 12. INCOME TAXES\nThe provision for income taxes consists of ...",
              "page_start": 40, "page_end": 41, "char_start": 3000, "char_end": 70, "item": "8"}
-    assert heading_page(title, chunk) == 41  # the heading opens page 41
+    assert best_heading_page(title, [chunk])[0] == 41  # the heading opens page 41
     prose = {"text": "Our effective rate on income taxes rose because of the mix of earnings in many places across "
                      "the world, as discussed in the note on taxes below.", "page_start": 20, "page_end": 20,
              "char_start": 0, "char_end": 140, "item": "7"}
-    assert heading_page(title, prose) is None  # a running sentence, not a heading
+    assert best_heading_page(title, [prose]) is None  # a running sentence, not a heading
     md_and_a = {**chunk, "page_start": 30, "page_end": 31, "item": "7"}
     assert best_heading_page(title, [md_and_a, chunk])[0] == 41  # inside the financial statements first
 
