@@ -162,13 +162,14 @@ class Retriever:
                 if opts.curate:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
-                result.evidence = scoring.second_document(result.evidence, scoring.second_scores(docs, q.plan))
+                chosen = [d.doc for d in docs]
+                newest = scoring.newest_reports(chosen, scoring.newest_forms(q.plan))
+                before = {d.doc_id: scoring.previous_report(d, chosen) for d in newest}
+                result.evidence = scoring.second_document(result.evidence, scoring.second_scores(docs, q.plan, before))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, entity_of, result.evidence)
-                newest = scoring.newest_reports((d.doc for d in docs), scoring.newest_forms(q.plan))
-                result.period_taken = taken_notes(
-                    q.plan.target_year, q.plan.analysis.quarters, newest,
-                    {d.doc_id: scoring.previous_report(d, [t.doc for t in docs]) for d in newest}, result.evidence)
+                result.period_taken = taken_notes(q.plan.target_year, q.plan.analysis.quarters, newest, before,
+                                                  result.evidence)
         result.timings = timings
         result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
                                               snap.catalog.docs, [e.key for e in q.plan.analysis.entities])

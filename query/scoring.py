@@ -189,18 +189,17 @@ FIRST_PAGES = 5  # the pages a reader reads first, and the benchmarks score: the
 SECOND_DOCUMENT = 0.5  # a document scoring this share of the first one's is worth a page among them
 
 
-def second_scores(docs: list[ScoredDoc], plan: QueryPlan) -> dict[str, float]:
+def second_scores(docs: list[ScoredDoc], plan: QueryPlan, before: dict[str, DocInfo | None]) -> dict[str, float]:
     """The documents' scores as :func:`second_document` weighs them: with no period named, the report before
     each company's newest counts as scoring ``SECOND_DOCUMENT`` of the newest at least, so a question
-    written against it (rule L's other reading) finds it among the first pages."""
+    written against it (rule L's other reading) finds it among the first pages. ``before``: each newest
+    report's doc_id -> the report before it among ``docs`` (:func:`previous_report`)."""
     scores = {d.doc.doc_id: d.score for d in docs}
     if plan.target_year is not None or plan.analysis.quarters:
         return scores
-    chosen = [d.doc for d in docs]
-    for newest in newest_reports(chosen, newest_forms(plan)):
-        before = previous_report(newest, chosen)
-        if before is not None:
-            scores[before.doc_id] = max(scores[before.doc_id], SECOND_DOCUMENT * scores[newest.doc_id])
+    for newest, previous in before.items():
+        if previous is not None:
+            scores[previous.doc_id] = max(scores[previous.doc_id], SECOND_DOCUMENT * scores[newest])
     return scores
 
 

@@ -239,8 +239,9 @@ def test_with_no_period_named_the_report_before_the_newest_is_a_close_second():
     ko24 = DocInfo(doc_id="KO_2024_10K", form="10-K", fiscal_year=2024, period_end="2024-12-31", entity="cocacola")
     ko23 = DocInfo(doc_id="KO_2023_10K", form="10-K", fiscal_year=2023, period_end="2023-12-31", entity="cocacola")
     docs = [ScoredDoc(ko24, 1.8, ""), ScoredDoc(ko23, 0.4, "")]
-    assert second_scores(docs, plan_for("how many employees")) == {"KO_2024_10K": 1.8, "KO_2023_10K": 0.9}
-    assert second_scores(docs, plan_for("employees in 2024", years=[2024]))["KO_2023_10K"] == 0.4  # a year named
+    before = {"KO_2024_10K": previous_report(ko24, [ko24, ko23])}
+    assert second_scores(docs, plan_for("how many employees"), before) == {"KO_2024_10K": 1.8, "KO_2023_10K": 0.9}
+    assert second_scores(docs, plan_for("employees in 2024", years=[2024]), before)["KO_2023_10K"] == 0.4  # a year
 
 
 def test_over_years_with_no_year_named_the_newest_annual_report_answers():
