@@ -44,6 +44,7 @@ MIN_LEAD = 3  # leading words of a name, in words ("Bank of New York"), that nam
 MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
 GLUED = SUFFIXES | {"health", "bancorp"}  # corporate words a brand glues to its name: "PepsiCo", "PulteGroup"
 _CAMEL = re.compile(r"([A-Z]?[a-z]+)([A-Z][a-z]+)")
+_CAMEL_JOINED = re.compile(r"^[A-Z][a-z]+[A-Z][a-z]")  # two capitalized words written as one
 FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
@@ -72,14 +73,16 @@ def short_name(name: str) -> str:
     return " ".join(words)
 
 
+_JOINED_AMPERSAND = re.compile(r"(?<=[A-Za-z])&(?=[A-Za-z])")  # "AT&T", "P&G": written "ATT", "PG"
 _INVERTED = re.compile(r"^([A-Za-z]+)\s+((?:[A-Za-z]\.?\s+){1,3})(.*)$")  # EDGAR's "HUNT J B TRANSPORT ..."
 
 
 def variants(name: str) -> list[str]:
     """A name and its spellings as people type them: without the possessive's apostrophe ("Lowe's" ->
-    "Lowes", "McDonald's" -> "McDonalds"), and a conformed name's surname put back after its initials
-    ("HUNT J B TRANSPORT SERVICES INC" -> "J B HUNT TRANSPORT SERVICES INC", "SMUCKER J M CO")."""
-    out = [name, re.sub(r"['’]s\b", "s", name)]
+    "Lowes", "McDonald's" -> "McDonalds"), without an ampersand between letters ("AT&T" -> "ATT"), and a
+    conformed name's surname put back after its initials ("HUNT J B TRANSPORT SERVICES INC" -> "J B HUNT
+    TRANSPORT SERVICES INC", "SMUCKER J M CO")."""
+    out = [name, re.sub(r"['’]s\b", "s", name), _JOINED_AMPERSAND.sub("", name)]
     inverted = _INVERTED.match(name)
     if inverted:
         out.append(f"{inverted.group(2)}{inverted.group(1)} {inverted.group(3)}")
@@ -96,21 +99,26 @@ class Vocabulary:
     filing_words: frozenset[str]
     abbreviations: frozenset[str] = frozenset()  # what a capitalized word means besides a ticker (COO, EPS)
     places: frozenset[str] = frozenset()  # two leading words that are a place or a phrase first ("Las Vegas")
+    former: dict[str, tuple[str, ...]] = field(default_factory=dict)  # names of decades ago, whole names only
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
-    names = data.get("names") or {}
-    if not isinstance(names, dict) or not all(isinstance(v, list) and v for v in names.values()):
-        raise VocabularyError(f"{source}: 'names' must map each ticker to a list of names")
+    names, former = (_ticker_names(data, key, source) for key in ("names", "former_names"))
     lists = {}
     for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
-    return Vocabulary({str(t).upper(): tuple(str(n) for n in v) for t, v in names.items()},
-                      lists["generic_words"], lists["common_words"], lists["filing_words"], lists["abbreviations"],
-                      frozenset(squash(p) for p in lists["place_leads"]))
+    return Vocabulary(names, lists["generic_words"], lists["common_words"], lists["filing_words"],
+                      lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former)
+
+
+def _ticker_names(data: dict, key: str, source: str) -> dict[str, tuple[str, ...]]:
+    names = data.get(key) or {}
+    if not isinstance(names, dict) or not all(isinstance(v, list) and v for v in names.values()):
+        raise VocabularyError(f"{source}: '{key}' must map each ticker to a list of names")
+    return {str(t).upper(): tuple(str(n) for n in v) for t, v in names.items()}
 
 
 @functools.lru_cache(maxsize=1)
@@ -168,10 +176,15 @@ def add_directory_record(index: EntityIndex, record: dict) -> str | None:
 
 
 def add_vocabulary_names(index: EntityIndex) -> None:
-    """The reviewed names of the tickers the index knows (a brand of a company not in it names nothing)."""
+    """The reviewed names of the tickers the index knows (a brand of a company not in it names nothing);
+    former names of decades ago as whole names only, as EDGAR's (:func:`old_names`): "Bell Atlantic" names
+    Verizon, "Atlantic" alone nobody."""
     for ticker, names in index.vocab.names.items():
         if ticker in index.tickers:
             index.add(names[0], ticker, extra_names=names[1:])
+    for ticker, names in index.vocab.former.items():
+        if ticker in index.tickers:
+            index.add(index.entities[index.tickers[ticker]].name, ticker, extra_names=names, words=False)
 
 
 @dataclass(frozen=True)
@@ -301,7 +314,7 @@ class EntityIndex:
                 if i + n > len(tokens):
                     continue
                 written = " ".join(t for t, _ in tokens[i:i + n])
-                if tokens[i][0][0].islower() and squash(written) not in self.lower_names:  # a name is capitalized
+                if tokens[i][0].islower() and squash(written) not in self.lower_names:  # a name holds a capital
                     continue
                 keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
                 if keys and (n > 1 or self._stands(question, tokens, i)):
@@ -321,6 +334,8 @@ class EntityIndex:
             leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or self._two_word_lead(written, squashed))
             return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
+        if not keys and _CAMEL_JOINED.search(written) and squashed in self.leads:
+            return {self.leads[squashed]}  # leading words written as one: "ThermoFisher", "BristolMyers"
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
                 squashed[:-1] not in self.vocab.common:
             # a surname-company with a final "s" and no apostrophe: "Smuckers", "Hersheys" for Smucker, Hershey
@@ -332,7 +347,7 @@ class EntityIndex:
         """Whether two leading words written apart name their company: two capitalized words, neither an
         initial ("J P", "U S"), that the vocabulary does not know as a place or a phrase first ("Las Vegas",
         "Palo Alto", "Public Service")."""
-        words = written.split()
+        words = [_bare(w) for w in written.split()]  # "Bristol Myers's"
         return len(words) == 2 and all(w[:1].isupper() and len(w) > 2 and w.isalpha() for w in words) and \
             squashed not in self.vocab.places
 
@@ -372,7 +387,7 @@ class EntityIndex:
         if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)
                                                       or self._capital_ticker(question, tokens, i)):
             return None
-        if word.upper() in self.tickers:
+        if word[0].isupper() and word.upper() in self.tickers:  # "JnJ", "MRNA"; "mRNA" is no ticker
             return self.tickers[word.upper()]
         keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
         return keys[0] if len(keys) == 1 else None

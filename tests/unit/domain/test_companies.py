@@ -198,3 +198,42 @@ def test_a_short_name_is_what_a_sentence_says():
 
     assert short_name("The Coca-Cola Company") == short_name("Coca-Cola Company (The)") == "Coca-Cola"
     assert short_name("Apple Inc.") == "Apple" and short_name("Abbott Laboratories") == "Abbott Laboratories"
+
+
+def test_names_as_people_type_them_joined_mixed_case_and_without_an_ampersand():
+    """A name's ampersand between letters left out ("ATT", "AT and T"), a capital anywhere in the first word
+    ("nVidia"), leading words written as one ("BristolMyers"), a possessive after two leading words ("Bristol
+    Myers's"); a ticker starts with a capital ("JnJ"), so "mRNA" is no ticker."""
+    vocab = Vocabulary(names={}, generic=frozenset({"bristol", "myers"}), common=frozenset(),
+                       filing_words=frozenset())
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("AT&T", "T"), ("NVIDIA Corp", "NVDA"), ("Bristol Myers Squibb", "BMY"),
+                         ("Johnson & Johnson", "JNJ"), ("Moderna", "MRNA"), ("Pfizer", "PFE")):
+        idx.add(name, ticker)
+    idx.finish()
+
+    def found(question):
+        return [e.name for e in idx.find(question)]
+
+    assert found("What was ATT's revenue?") == found("What did AT and T report?") == ["AT&T"]
+    assert found("What was nVidia's revenue?") == ["NVIDIA Corp"]
+    assert found("What did BristolMyers report?") == found("Bristol Myers's margin") == ["Bristol Myers Squibb"]
+    assert found("What did JnJ report?") == ["Johnson & Johnson"]
+    assert found("What did Pfizer say about mRNA vaccines?") == ["Pfizer"]
+    assert found("the att table and bristolmyers") == []  # lower case names nothing
+
+
+def test_a_former_name_of_decades_ago_names_the_company_as_a_whole_name_only():
+    """The vocabulary's ``former_names`` (each line with its source) read as EDGAR's old names: the whole
+    name is the company; its words alone name nobody."""
+    vocab = Vocabulary(names={}, generic=frozenset(), common=frozenset(), filing_words=frozenset(),
+                       former={"VZ": ("Bell Atlantic",), "XYZ": ("Nobody Here",)})
+    idx = EntityIndex(vocab=vocab)
+    idx.add("Verizon", "VZ")
+    add_vocabulary_names(idx)
+    idx.finish()
+    assert [e.name for e in idx.find("What did Bell Atlantic report in 1998?")] == ["Verizon"]
+    assert idx.find("Atlantic hurricane losses") == [] and idx.find("What did Nobody Here report?") == []
+    assert parse_vocabulary({"former_names": {"vz": ["Bell Atlantic"]}}).former == {"VZ": ("Bell Atlantic",)}
+    with pytest.raises(VocabularyError, match="'former_names' must map"):
+        parse_vocabulary({"former_names": {"VZ": []}})
