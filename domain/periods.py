@@ -125,10 +125,16 @@ def ends_on(period_end: dt.date | None, day: dt.date) -> bool:
     return period_end is not None and abs((period_end - day).days) <= PERIOD_END_SLACK
 
 
-def names_a_date(text: str) -> bool:
-    """Whether the text names a day ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
-    or a span at that date, which may be a quarter's end as well as a year's."""
-    return bool(_DATE.search(text or ""))
+def named_day(text: str) -> dt.date | None:
+    """The first day the text names ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
+    or a span at that date, which may be a quarter's end as well as a year's. None when it names none (or
+    none that is a date: "June 31")."""
+    for m in _DATE.finditer(text or ""):
+        try:
+            return dt.date(int(m.group(3)), _MONTH[m.group(1).lower()[:3]], int(m.group(2)))
+        except ValueError:
+            continue
+    return None
 
 
 def periods(text: str) -> list[Period]:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import names_a_date, period_ended, periods
+from domain.periods import named_day, period_ended, periods
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
@@ -26,8 +26,12 @@ class QueryAnalysis:
     years: list[int] = field(default_factory=list)  # fiscal years mentioned, in order
     quarters: list[int] = field(default_factory=list)
     forms: list[str] = field(default_factory=list)
-    dated: bool = False  # names a day ("as of June 30, 2023"): a quarter's end may be meant
+    day: dt.date | None = None  # the day it names ("as of June 30, 2023"): a quarter's end may be meant
     ended: tuple[int, dt.date] | None = None  # a span named by its end: (months, day), "three months ended ..."
+
+    @property
+    def dated(self) -> bool:
+        return self.day is not None
 
     @property
     def comparative(self) -> bool:
@@ -50,4 +54,4 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
-                         list(dict.fromkeys(quarters)), forms, names_a_date(question), period_ended(question))
+                         list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question))

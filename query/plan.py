@@ -30,7 +30,11 @@ about the document it needs (year, period, form) weighed against a candidate's m
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
      another quarter tier 2.
-A date alone is a year (a balance "as of December 31, 2022"); only an event's wording points at an 8-K.
+  D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"): the reports whose period ends that
+     day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides); the annual report
+     gets A only if it is one of them (a quarter's end is no year's).
+A date alone is otherwise a year (a balance "as of December 31, 2022"); only an event's wording points at an
+8-K.
 """
 
 from __future__ import annotations
@@ -68,11 +72,18 @@ _UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|p
                          r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
 
 
+# A form named as where to look ("per its 2023 10-K", "in the annual report"): the plan's document types take
+# it; as words to match it finds the pages that print the form's name (the cover, the controls report, the
+# exhibit list), not the answer.
+_FORM_WORDS = re.compile(r"\b(?:form\s+)?(?:10-?k|10-?q|8-?k)(?:'?s)?\b|\b(?:annual|quarterly|current)\s+reports?\b",
+                         re.I)
+
+
 def lexical_query(core: str) -> str:
     """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
     H1 FY2023 -> six months 2023 (``domain.periods``), and no unit or instruction words (USD, millions,
-    round ...), which every page of figures shares."""
-    return " ".join(_UNIT_WORDS.sub(" ", printed_periods(core)).split()) or core
+    round ...), which every page of figures shares, nor a form's name (where to look, not what)."""
+    return " ".join(_FORM_WORDS.sub(" ", _UNIT_WORDS.sub(" ", printed_periods(core))).split()) or core
 
 
 def core_question(question: str, instructions: bool = False) -> str:
@@ -164,7 +175,7 @@ def follow_up_plan(parent: QueryPlan, entity: Entity | None, year: int | None) -
     parent's years), so its target year and document rules are the follow-up's own."""
     a = parent.analysis
     return make_plan(QueryAnalysis(a.question, [entity] if entity else [], [year] if year else a.years,
-                                   a.quarters, a.forms, a.dated, a.ended))
+                                   a.quarters, a.forms, a.day, a.ended))
 
 
 def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:
@@ -194,6 +205,8 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     if short_span(plan.analysis) and form == QUARTERLY and period_end is not None:
         day = plan.analysis.ended[1]  # a 10-Q's period ends on its quarter's last day (a release's: its own)
         return (0, f"E its period ends {day}") if ends_on(period_end, day) else (2, "")
+    if balance_day(plan.analysis, period_end):
+        return 0, f"D its period ends {plan.analysis.day}, the day asked"
     type_ok = not plan.doc_types or form in plan.doc_types
     quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
         (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
@@ -209,6 +222,12 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
             (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
         return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
     return 2, ""
+
+
+def balance_day(analysis: QueryAnalysis, period_end: dt.date | None) -> bool:
+    """Whether a report's period ends on the day a question names without a span ("cash at March 3, 2023",
+    "as of June 30, 2023"): its balance sheet is dated that day (D), whatever the fiscal year's number."""
+    return analysis.day is not None and analysis.ended is None and ends_on(period_end, analysis.day)
 
 
 def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
@@ -235,6 +254,7 @@ class Choice(NamedTuple):
 TIER_POINTS = (0.8, 0.4, 0.0)  # R1, R2, R3
 ANNUAL_POINTS = 0.2  # A
 LATEST_POINTS = 1.0  # L
+DAY_POINTS = 0.3  # D
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
@@ -243,9 +263,12 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     has a tier-0 document; ``latest``: it is its company's latest periodic report."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
+    on_day = balance_day(plan.analysis, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
-            not plan.analysis.quarters:  # the year's annual report (or its R2 fallback), not any 10-K
+            not plan.analysis.quarters and (on_day or not plan.analysis.dated):  # the year's annual report
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
+    if on_day:
+        points.append(("D the balance sheet of the day asked", DAY_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
         points.append(("L no period named: the newest " + ("annual report" if plan.over_years else "report"),
                        LATEST_POINTS))

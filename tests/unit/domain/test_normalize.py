@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
-from domain.periods import periods, printed_periods
+from domain.periods import named_day, periods, printed_periods
 from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
 
@@ -61,6 +63,13 @@ def test_year_to_date_spans_and_dates():
     assert [p.year for p in periods("FY2017 - FY2019 average")] == [2017, 2019]
     assert periods("3 year average of 10 stores") == []
     assert [(p.year, p.quarter) for p in periods("its fiscal 2024 first-quarter report")] == [(2024, None), (None, 1)]
+
+
+def test_the_day_a_question_names():
+    assert named_day("How much cash did Adobe hold at March 3, 2023?") == dt.date(2023, 3, 3)
+    assert named_day("as of Sept. 30 2021 and June 30, 2022") == dt.date(2021, 9, 30)  # the first
+    assert named_day("June 31, 2023, then July 1, 2023") == dt.date(2023, 7, 1)  # no such day: the next
+    assert named_day("revenue in fiscal 2023") is None
 
 
 def test_periods_are_printed_as_filings_print_them():

@@ -29,6 +29,10 @@ def test_core_question_drops_instructions_and_caveats():
 def test_lexical_query_speaks_the_filings_words():
     assert lexical_query("What is the FY2018 capex amount (in USD millions)?") == "What is the 2018 capex (in )?"
     assert lexical_query("revenues in Q22023 vs FY22") == "revenues in Q2 2023 vs 2022"
+    # a form named says where to look (the plan's document types), not what the page prints
+    assert lexical_query("How does Acme describe its franchise in its 2023 annual report?") == \
+        "How does Acme describe its franchise in its 2023 ?"
+    assert lexical_query("Acme's risk factors per its Form 10-K and 10-Qs") == "Acme's risk factors per its and"
 
 
 def test_years_and_document_types():

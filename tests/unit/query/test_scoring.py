@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from domain.text import terms
@@ -9,7 +11,7 @@ from kernel.search import Hit
 from query.analysis import Entity, QueryAnalysis
 from query.api import Evidence
 from query.catalog import DocInfo
-from query.plan import ANNUAL_POINTS, LATEST_POINTS, TIER_POINTS, make_plan
+from query.plan import ANNUAL_POINTS, DAY_POINTS, LATEST_POINTS, TIER_POINTS, make_plan
 from query.scoring import (
     ScoredDoc,
     company_turns,
@@ -52,7 +54,7 @@ def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     assert tiers["KO_2023Q3_10Q"][0] == 2  # Y: a year's figures are not a quarter's document's
     assert tiers["KO_2022_10K"][0] == 2  # R3: another year
     # a day named may be a quarter's end: the quarter's report is of the target year again
-    dated = make_plan(QueryAnalysis("cash as of September 30, 2023", [KO], [2023], dated=True))
+    dated = make_plan(QueryAnalysis("cash as of September 30, 2023", [KO], [2023], day=dt.date(2023, 9, 30)))
     assert document_tiers(DOCS, dated)["KO_2023Q3_10Q"][0] == 0
     # a quarter asked: its report, not the year's (Q4: the annual report too)
     assert document_tiers(DOCS, plan_for("Q3 2023 revenue", years=[2023], quarters=[3]))["KO_2023Q3_10Q"][0] == 0
@@ -61,6 +63,32 @@ def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     assert tiers["KO_2022_10K"][0] == 0
     tiers = document_tiers([KO23], plan_for("revenue in fiscal 2022 10-K", years=[2022], forms=["10-K"]))
     assert tiers["KO_2023_10K"].tier == 1 and "R2" in tiers["KO_2023_10K"].why
+
+
+def test_a_day_named_alone_is_the_balance_sheet_of_the_reports_ending_that_day():
+    """D: "cash at March 3, 2023" is the report whose period ends that day (a fiscal first quarter), tier 0
+    whatever its fiscal year's number, with D's points; the annual report ending another day gets no A."""
+    q1 = DocInfo(doc_id="ADBE_2023Q1_EARNINGS", form="EARNINGS", fiscal_year=2023, fiscal_period="Q1",
+                 period_end=dt.date(2023, 3, 3), entity="adobe")
+    fy = DocInfo(doc_id="ADBE_2023_10K", form="10-K", fiscal_year=2023, fiscal_period="FY",
+                 period_end=dt.date(2023, 12, 1), entity="adobe")
+    early = DocInfo(doc_id="AAPL_2024Q1_10Q", form="10-Q", fiscal_year=2024, fiscal_period="Q1",
+                    period_end=dt.date(2023, 12, 30), entity="adobe")
+    plan = make_plan(QueryAnalysis("cash at March 3, 2023", [KO], [2023], day=dt.date(2023, 3, 3)))
+    tiers = document_tiers([q1, fy], plan)
+    assert tiers["ADBE_2023Q1_EARNINGS"].tier == 0 and "D " in tiers["ADBE_2023Q1_EARNINGS"].why
+    assert tiers["ADBE_2023Q1_EARNINGS"].bonus == pytest.approx(TIER_POINTS[0] + DAY_POINTS)
+    assert tiers["ADBE_2023_10K"].bonus == pytest.approx(TIER_POINTS[0])  # R1, no A: March 3 is no year's end
+    year_end = make_plan(QueryAnalysis("cash at December 1, 2023", [KO], [2023], day=dt.date(2023, 12, 1)))
+    assert document_tiers([fy], year_end)["ADBE_2023_10K"].bonus == \
+        pytest.approx(TIER_POINTS[0] + ANNUAL_POINTS + DAY_POINTS)
+    # the day ends a quarter numbered in the next fiscal year (a 52/53-week year's slack): still that report
+    december = make_plan(QueryAnalysis("cash at December 31, 2023", [KO], [2023], day=dt.date(2023, 12, 31)))
+    assert document_tiers([early], december)["AAPL_2024Q1_10Q"].tier == 0
+    # a span named by its end is E's, not D's
+    ended = make_plan(QueryAnalysis("three months ended March 3, 2023", [KO], [2023], day=dt.date(2023, 3, 3),
+                                    ended=(3, dt.date(2023, 3, 3))))
+    assert "D " not in document_tiers([q1], ended)["ADBE_2023Q1_EARNINGS"].why
 
 
 def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
@@ -95,7 +123,7 @@ def test_diversify_takes_the_named_companies_in_turn():
 
 
 def test_document_weights_discount_a_companys_later_documents_within_a_tier():
-    plan = make_plan(QueryAnalysis("revenue as of September 30, 2023", [KO], [2023], dated=True))
+    plan = make_plan(QueryAnalysis("revenue as of September 30, 2023", [KO], [2023], day=dt.date(2023, 9, 30)))
     chosen = [ScoredDoc(KO23, 2.0, ""), ScoredDoc(KO23Q, 1.0, ""), ScoredDoc(KO22, 0.5, "")]
     assert document_weights(chosen, plan) == pytest.approx(
         {"KO_2023_10K": 1.0, "KO_2023Q3_10Q": 0.85, "KO_2022_10K": 0.5})
