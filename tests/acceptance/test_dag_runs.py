@@ -105,9 +105,10 @@ def test_nightly_then_publish_as_of_two_dates_answers_about_the_new_filing(edgar
 
     from query.retrieve import Retriever
 
-    settings = load_settings(lake_root=str(lake), universe_csv=universe_csv, embedding_backend="onnx-int8")
+    settings = load_settings(lake_root=str(lake), universe_csv=universe_csv, embedding_backend="onnx-int8",
+                             page_ranker="learned-all")
     result = Retriever(Resources(settings)).search("Apple net sales for the quarter ended March 29, 2025", k=5)
-    # the publish DAG trained the release's page ranker before its serving check: the answer used it
+    # the publish DAG trained the release's page ranker before its serving check: the answer (asked to) used it
     assert (lake / "index" / "ranker" / f"{result.release}.json").exists() and result.page_order == "learned"
     new_doc = next(d for d, row in docs.items() if row["filing_date"].isoformat() == "2025-05-02")
     assert result.evidence and result.evidence[0].doc_id == new_doc, [e.doc_id for e in result.evidence]

@@ -30,7 +30,7 @@ def test_retraining_gives_the_same_model_and_a_query_uses_its_release(published)
     assert key_again == key == ranker_key(model.release) and lake.read_bytes(key) == first
     assert model.trained["used"] > 0 and again == model
 
-    learned = dataclasses.replace(retriever.options, ranker="learned")
+    learned = dataclasses.replace(retriever.options, ranker="learned-all")
     snap = retriever.snapshot()
     result = retriever.search(QUESTION, 5, options=learned)
     assert result.release == snap.id == model.release

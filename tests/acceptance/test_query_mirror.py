@@ -4,6 +4,7 @@ embedded engine."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -240,15 +241,16 @@ def _cli_json(settings, question: str, capsys, monkeypatch):
 
 def test_an_item_over_several_page_ranges_is_searched_over_all_of_them(ibm):
     """Intel's index: "Item 7 ... Liquidity and capital resources: Pages 5-6, 42-44, 45-47" (printed pages;
-    the PDF's 0-based pages are one more: the cover is unnumbered). With the release's page ranker (the
-    default; the train stage follows publish) the MD&A's liquidity pages are among the first five, labelled
+    the PDF's 0-based pages are one more: the cover is unnumbered). With the release's page ranker (asked for
+    every kind here; the train stage follows publish) the MD&A's liquidity pages are among the first five, labelled
     Item 7: the question names MD&A's section, whose opening page (its heading low on printed page 42) and
     the page after it are pinned beside the balance sheet."""
     from shell.runner import run_stage
 
     assert run_stage("train", Resources(ibm)).outcome == "trained"
-    result = Retriever(Resources(ibm)).search("What did Intel report about its liquidity and capital resources "
-                                              "in 2023?", k=5)
+    retriever = Retriever(Resources(ibm))
+    result = retriever.search("What did Intel report about its liquidity and capital resources in 2023?", k=5,
+                              options=dataclasses.replace(retriever.options, ranker="learned-all"))
     assert result.page_order == "learned"
     intel = [e for e in result.evidence if e.doc_id == "INTC_2023_10K"]
     assert any(43 <= e.page <= 45 and e.item == "7" for e in intel), [(e.page, e.item) for e in intel]

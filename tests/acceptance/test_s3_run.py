@@ -58,8 +58,9 @@ def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, edgar_m
     # what was published from each lake answers alike
     answers = []
     for env in (remote, {**base, "LAKE_ROOT": str(tmp_path / "local")}):
-        q = subprocess.run([SECPLAT, "query", "Home Depot net sales in fiscal 2023", "--json"], env=env, cwd=tmp_path,
-                           capture_output=True, text=True, timeout=300)
+        q = subprocess.run([SECPLAT, "query", "Home Depot net sales in fiscal 2023", "--json"],
+                           env={**env, "PAGE_RANKER": "learned-all"}, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=300)
         assert q.returncode == 0, q.stderr[-2000:]
         answer = json.loads(q.stdout)
         answers.append((answer["page_order"], answer["evidence"]))  # the release ids are each lake's own
