@@ -30,9 +30,10 @@ about the document it needs (year, period, form) weighed against a candidate's m
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
      another quarter tier 2.
-  D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"): the reports whose period ends that
-     day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides); the annual report
-     gets A only if it is one of them (a quarter's end is no year's).
+  D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"): the reports of an allowed type whose
+     period ends that day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides);
+     the annual report gets A only if it is one of them (a quarter's end is no year's); not when a later year
+     is named too (the day is then a comparative column of that year's report).
 A date alone is otherwise a year (a balance "as of December 31, 2022"); only an event's wording points at an
 8-K.
 """
@@ -205,9 +206,9 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     if short_span(plan.analysis) and form == QUARTERLY and period_end is not None:
         day = plan.analysis.ended[1]  # a 10-Q's period ends on its quarter's last day (a release's: its own)
         return (0, f"E its period ends {day}") if ends_on(period_end, day) else (2, "")
-    if balance_day(plan.analysis, period_end):
-        return 0, f"D its period ends {plan.analysis.day}, the day asked"
     type_ok = not plan.doc_types or form in plan.doc_types
+    if type_ok and balance_day(plan, period_end):
+        return 0, f"D its period ends {plan.analysis.day}, the day asked"
     quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
         (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
     if not plan.analysis.quarters and not plan.analysis.dated and quarter_document(form, fiscal_period) and \
@@ -224,10 +225,14 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     return 2, ""
 
 
-def balance_day(analysis: QueryAnalysis, period_end: dt.date | None) -> bool:
+def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
     """Whether a report's period ends on the day a question names without a span ("cash at March 3, 2023",
-    "as of June 30, 2023"): its balance sheet is dated that day (D), whatever the fiscal year's number."""
-    return analysis.day is not None and analysis.ended is None and ends_on(period_end, analysis.day)
+    "as of June 30, 2023"): its balance sheet is dated that day (D), whatever the fiscal year's number. Not
+    when a later year is named too ("the 2023 10-K's debt as of December 31, 2022"): that day is then a
+    comparative column of the later year's report."""
+    day = plan.analysis.day
+    return day is not None and plan.analysis.ended is None and plan.target_year in (None, day.year) and \
+        ends_on(period_end, day)
 
 
 def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
@@ -263,7 +268,7 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     has a tier-0 document; ``latest``: it is its company's latest periodic report."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
-    on_day = balance_day(plan.analysis, period_end)
+    on_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
             not plan.analysis.quarters and (on_day or not plan.analysis.dated):  # the year's annual report
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))

@@ -85,6 +85,13 @@ def test_a_day_named_alone_is_the_balance_sheet_of_the_reports_ending_that_day()
     # the day ends a quarter numbered in the next fiscal year (a 52/53-week year's slack): still that report
     december = make_plan(QueryAnalysis("cash at December 31, 2023", [KO], [2023], day=dt.date(2023, 12, 31)))
     assert document_tiers([early], december)["AAPL_2024Q1_10Q"].tier == 0
+    # a later year named too: the day is a comparative column of that year's report, and a form named rules
+    later = make_plan(QueryAnalysis("the 2023 10-K's cash as of December 1, 2022", [KO], [2022, 2023],
+                                    forms=["10-K"], day=dt.date(2022, 12, 1)))
+    assert "D " not in document_tiers([fy], later)["ADBE_2023_10K"].why
+    named = make_plan(QueryAnalysis("cash at March 3, 2023 per the 10-K", [KO], [2023], forms=["10-K"],
+                                    day=dt.date(2023, 3, 3)))
+    assert "D " not in document_tiers([q1], named)["ADBE_2023Q1_EARNINGS"].why
     # a span named by its end is E's, not D's
     ended = make_plan(QueryAnalysis("three months ended March 3, 2023", [KO], [2023], day=dt.date(2023, 3, 3),
                                     ended=(3, dt.date(2023, 3, 3))))
