@@ -1,5 +1,5 @@
 """Pages drawn at random from a lake, to write held-out questions over: one page per company, from its 10-K,
-10-Q and earnings-release pages of at least ``MIN_CHARS`` characters, from the fourth page to 85% of the
+10-Q and release (EX-99) pages of at least ``MIN_CHARS`` characters, from the fourth page to 85% of the
 document (past the cover and contents, before the exhibit index), skipping pages already used as gold by the
 sets given with ``--exclude``. A question is then written per page after reading it; the page is its gold.
 
@@ -17,6 +17,7 @@ from collections import defaultdict
 
 import pyarrow.dataset as ds
 
+from domain.rules import PERIODIC
 from kernel.settings import load_settings
 from shell.client import open_retriever
 
@@ -35,10 +36,9 @@ def _used(paths: list[str]) -> set[tuple[str, int]]:
     return out
 
 
-def _kind(doc) -> str | None:
-    if doc.form in ("10-K", "10-Q"):
-        return doc.form
-    return "release" if doc.exhibit_type and doc.exhibit_type.startswith("EX-99") else None
+def _drawn_from(doc) -> bool:
+    """A 10-K, a 10-Q, or a release filed as an 8-K's EX-99 exhibit (an earnings release or another)."""
+    return doc.form in PERIODIC or (doc.exhibit_type or "").upper().startswith("EX-99")
 
 
 def draw(lake: str, seed: int, exclude: list[str]) -> list[tuple[str, int, str]]:
@@ -49,7 +49,7 @@ def draw(lake: str, seed: int, exclude: list[str]) -> list[tuple[str, int, str]]
     by_company: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
     for row in pages.to_table(columns=["doc_id", "page", "text", "char_count"]).to_pylist():
         doc = docs.get(row["doc_id"])
-        if doc is None or not _kind(doc) or row["char_count"] < MIN_CHARS:
+        if doc is None or not _drawn_from(doc) or row["char_count"] < MIN_CHARS:
             continue
         name = doc.doc_name or doc.doc_id
         if FIRST_PAGE <= row["page"] <= LAST_SHARE * doc.page_count and (name, row["page"]) not in used:

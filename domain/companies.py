@@ -44,7 +44,6 @@ MIN_LEAD = 3  # leading words of a name, in words ("Bank of New York"), that nam
 MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
 GLUED = SUFFIXES | {"health", "bancorp"}  # corporate words a brand glues to its name: "PepsiCo", "PulteGroup"
 _CAMEL = re.compile(r"([A-Z]?[a-z]+)([A-Z][a-z]+)")
-_CAMEL_JOINED = re.compile(r"^[A-Z][a-z]+[A-Z][a-z]")  # two capitalized words written as one
 FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
@@ -334,7 +333,7 @@ class EntityIndex:
             leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or self._two_word_lead(written, squashed))
             return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
-        if not keys and _CAMEL_JOINED.search(written) and squashed in self.leads:
+        if not keys and written[:1].isupper() and _CAMEL.match(written) and squashed in self.leads:
             return {self.leads[squashed]}  # leading words written as one: "ThermoFisher", "BristolMyers"
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
                 squashed[:-1] not in self.vocab.common:

@@ -114,9 +114,15 @@ def period_ended(text: str) -> tuple[int, dt.date] | None:
         return None
     span = (m.group(1) or m.group(2) or "").lower()
     months = int(span) if span.isdigit() else _SPAN_MONTHS.get(span.split()[-1], 12)
+    day = _day(*m.group(3, 4, 5))
+    return (months, day) if day else None
+
+
+def _day(month: str, day: str, year: str) -> dt.date | None:
+    """A day as ``_DAY`` matched it (month word, day, year); None when there is no such day ("June 31")."""
     try:
-        return months, dt.date(int(m.group(5)), _MONTH[m.group(3).lower()[:3]], int(m.group(4)))
-    except ValueError:  # "June 31"
+        return dt.date(int(year), _MONTH[month.lower()[:3]], int(day))
+    except ValueError:
         return None
 
 
@@ -129,12 +135,7 @@ def named_day(text: str) -> dt.date | None:
     """The first day the text names ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
     or a span at that date, which may be a quarter's end as well as a year's. None when it names none (or
     none that is a date: "June 31")."""
-    for m in _DATE.finditer(text or ""):
-        try:
-            return dt.date(int(m.group(3)), _MONTH[m.group(1).lower()[:3]], int(m.group(2)))
-        except ValueError:
-            continue
-    return None
+    return next(filter(None, (_day(*m.groups()) for m in _DATE.finditer(text or ""))), None)
 
 
 def periods(text: str) -> list[Period]:

@@ -42,10 +42,12 @@ class QueryAnalysis:
                 "forms": self.forms}
 
 
-# A form named, one or several ("their 10-Ks", "the quarterly reports").
+# A form named, one or several ("their 10-Ks", "the quarterly reports"); FORM_NAMED: any of them as written,
+# "Form 10-K" with its word (what the lexical query leaves out, query.plan.lexical_query).
 _FORMS = [(re.compile(r"\b10-?K'?s?\b|\bannual reports?\b", re.I), ANNUAL),
           (re.compile(r"\b10-?Q'?s?\b|\bquarterly reports?\b", re.I), QUARTERLY),
           (re.compile(r"\b8-?K'?s?\b|\bcurrent reports?\b", re.I), CURRENT)]
+FORM_NAMED = re.compile(r"(?:\bform\s+)?(?:" + "|".join(p.pattern for p, _ in _FORMS) + ")", re.I)
 
 
 def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis:

@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
-from query.analysis import Entity, QueryAnalysis
+from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
 
@@ -73,18 +73,13 @@ _UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|p
                          r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
 
 
-# A form named as where to look ("per its 2023 10-K", "in the annual report"): the plan's document types take
-# it; as words to match it finds the pages that print the form's name (the cover, the controls report, the
-# exhibit list), not the answer.
-_FORM_WORDS = re.compile(r"\b(?:form\s+)?(?:10-?k|10-?q|8-?k)(?:'?s)?\b|\b(?:annual|quarterly|current)\s+reports?\b",
-                         re.I)
-
-
 def lexical_query(core: str) -> str:
     """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
     H1 FY2023 -> six months 2023 (``domain.periods``), and no unit or instruction words (USD, millions,
-    round ...), which every page of figures shares, nor a form's name (where to look, not what)."""
-    return " ".join(_FORM_WORDS.sub(" ", _UNIT_WORDS.sub(" ", printed_periods(core))).split()) or core
+    round ...), which every page of figures shares, nor a form's name ("per its 2023 10-K", "in the annual
+    report": where to look, which the plan's document types take; as words it finds the pages that print
+    the form's name, the cover, the controls report, the exhibit list, not the answer)."""
+    return " ".join(FORM_NAMED.sub(" ", _UNIT_WORDS.sub(" ", printed_periods(core))).split()) or core
 
 
 def core_question(question: str, instructions: bool = False) -> str:
