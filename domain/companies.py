@@ -48,6 +48,7 @@ FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name th
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
 _SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
+_SHARE_CLASS = ("class", "series")  # the word before a share class's letter
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -180,10 +181,11 @@ def add_vocabulary_names(index: EntityIndex) -> None:
     Verizon, "Atlantic" alone nobody."""
     for ticker, names in index.vocab.names.items():
         if ticker in index.tickers:
-            index.add(names[0], ticker, extra_names=names[1:])
+            index.add(names[0], ticker, extra_names=names[1:], key=index.tickers[ticker])
     for ticker, names in index.vocab.former.items():
         if ticker in index.tickers:
-            index.add(index.entities[index.tickers[ticker]].name, ticker, extra_names=names, words=False)
+            key = index.tickers[ticker]
+            index.add(index.entities[key].name, ticker, extra_names=names, words=False, key=key)
 
 
 @dataclass(frozen=True)
@@ -210,14 +212,16 @@ class EntityIndex:
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
-            words: bool = True) -> str | None:
+            words: bool = True, key: str | None = None) -> str | None:
         """A company's names (and ticker) under one key: the first variant already known names the entity,
         so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE".
         ``words``: whether the names' words may name the company alone; not for names read off a document
-        (a cover parsed badly names "Commission File Number" as the company)."""
+        (a cover parsed badly names "Commission File Number" as the company). ``key``: the entity they belong
+        to when the caller knows it (the reviewed names of a ticker's company), not the first name known: a
+        word two companies share ("Raytheon") would join them."""
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
-        key = known or (self.tickers.get(ticker) if ticker else None) or squash(name)
+        key = key or known or (self.tickers.get(ticker) if ticker else None) or squash(name)
         if not key:
             return None
         old = self.entities.get(key)
@@ -352,10 +356,13 @@ class EntityIndex:
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then
-        only as a possessive, beside a filing word, or capitalized inside a sentence."""
+        only as a possessive, beside a filing word, or capitalized inside a sentence, and never as a share
+        class's letter ("class A common stock" is no Agilent, "Series C" no Citigroup)."""
         word = tokens[i][0]
         if squash(word) not in self.vocab.common:
             return True
+        if _share_class(tokens, i):
+            return False
         return _possessive(word) or self._beside_filing_word(tokens, i) or \
             not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
 
@@ -383,6 +390,8 @@ class EntityIndex:
         word = _bare(written)
         if not (len(word) >= 2 and any(c.isupper() for c in word[1:]) or len(word) == 1 and word.isupper()):
             return None
+        if _share_class(tokens, i):
+            return None
         if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)
                                                       or self._capital_ticker(question, tokens, i)):
             return None
@@ -390,6 +399,11 @@ class EntityIndex:
             return self.tickers[word.upper()]
         keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
         return keys[0] if len(keys) == 1 else None
+
+
+def _share_class(tokens: list[tuple[str, int]], i: int) -> bool:
+    """Whether the word is a share class's letter ("class A common stock", "Series C"): no company's name."""
+    return i > 0 and tokens[i - 1][0].lower() in _SHARE_CLASS
 
 
 def _hyphenated(question: str, tokens: list[tuple[str, int]]) -> bool:

@@ -3,7 +3,8 @@
 Periods (:func:`periods`): fiscal years and quarters as users write them: 2023, FY2023, FY23, fiscal 2023,
 FY2023Q1, Q1 FY2023, Q1 2023, Q1'23, 1Q23, first quarter (of fiscal 2023); half years (H1 FY2023, 1H23,
 first half of 2023), answered by the second quarter's report, which covers six months (the second half:
-by the fourth quarter's); year-to-date spans (six / nine months ended: the second / third quarter's report).
+by the fourth quarter's); year-to-date spans (six / nine months ended, the first six / nine months of 2023:
+the second / third quarter's report; the first three months: the first quarter).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _YY = r"(\d{2})"
 _FY = r"(?:fy|fiscal(?:\s+year)?)"
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _SPAN = {"six": 2, "nine": 3}
+_FIRST_MONTHS = {"three": 1, "six": 2, "nine": 3}  # "the first six months of 2023": the quarter's report, to date
 # (pattern, what its groups are) in the order they are tried; a span matched once is not matched again.
 _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b{_FY}\s*'?(?:{_Y}|{_YY})\s*[-/]?\s*q([1-4])\b"), "yq"),  # FY2023Q1, FY23 Q1
@@ -57,6 +59,7 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
                 rf"(?:\s*'?{_Y})?"), "oq"),
     (re.compile(rf"\b(first|second)[\s-]+half(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "oh"),
     (re.compile(r"\b(six|nine)\s+months\s+ended\b"), "span"),
+    (re.compile(rf"\bfirst\s+(three|six|nine)\s+months(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "fm"),
     (re.compile(rf"\b{_FY}\s*'?{_YY}\b"), "fyy"),  # FY23
     (re.compile(rf"\b(?:{_FY}\s*'?)?{_Y}\b"), "y"),  # 2023, FY2023, fiscal year 2023
     (re.compile(r"\bq([1-4])\b"), "q"),
@@ -84,6 +87,9 @@ def _period(kind: str, m: re.Match) -> Period:
         return Period(*at, _year(g[1]), 2 if g[0] == "first" else 4, half=True, worded=True)
     if kind == "span":
         return Period(*at, None, _SPAN[g[0]], half=True, worded=True)
+    if kind == "fm":
+        quarter = _FIRST_MONTHS[g[0]]
+        return Period(*at, _year(g[1]), quarter, half=quarter > 1, worded=True)
     if kind == "fyy":
         return Period(*at, _year(None, g[0]), None)
     if kind == "y":

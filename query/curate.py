@@ -76,13 +76,17 @@ def _floor(evidence: list, ratio: float) -> list:
 
 
 def _dedupe(evidence: list, threshold: float = 0.9) -> list:
+    """Evidence whose text all but repeats an earlier item's is dropped, unless it is the same chunk standing
+    for another page: a chunk that runs from one page's foot into the next (a statement's title, then its
+    table) may be pinned for both pages, and they are two pages, not one text twice."""
     kept, shingles = [], []
     for e in evidence:
         tokens = set(lower_words(e.text))
-        if any(len(tokens & s) / max(1, len(tokens | s)) >= threshold for s in shingles):
+        if any(chunk != e.chunk_id and len(tokens & s) / max(1, len(tokens | s)) >= threshold
+               for chunk, s in shingles):
             continue
         kept.append(e)
-        shingles.append(tokens)
+        shingles.append((e.chunk_id, tokens))
     return kept
 
 

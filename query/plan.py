@@ -32,8 +32,10 @@ about the document it needs (year, period, form) weighed against a candidate's m
      another quarter tier 2.
   D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"): the reports of an allowed type whose
      period ends that day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides);
-     the annual report gets A only if it is one of them (a quarter's end is no year's); not when a later year
-     is named too (the day is then a comparative column of that year's report).
+     the annual report gets A only if it is one of them (a quarter's end is no year's); the company's other
+     reports then print no balance of that day: tier 1, no points, whatever year they are of (the fiscal 2023
+     10-K holds December's balances, not June 30, 2023's); not when a later year is named too (the day is then
+     a comparative column of that year's report).
 A date alone is otherwise a year (a balance "as of December 31, 2022"); only an event's wording points at an
 8-K.
 """
@@ -195,15 +197,19 @@ def short_span(analysis: QueryAnalysis) -> bool:
 
 
 def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
-                  company_has_target: bool, period_end: dt.date | None = None) -> tuple[int, str]:
-    """(tier, why) of a document under the plan's rules R1-R3 and E (module docstring); lower is better.
-    ``company_has_target``: the company has a document of the target year and an allowed type."""
+                  company_has_target: bool, period_end: dt.date | None = None,
+                  company_has_day: bool = False) -> tuple[int, str]:
+    """(tier, why) of a document under the plan's rules R1-R3, E and D (module docstring); lower is better.
+    ``company_has_target``: the company has a document of the target year and an allowed type;
+    ``company_has_day``: it has a report of an allowed type ending on the day asked (:func:`on_day`)."""
     if short_span(plan.analysis) and form == QUARTERLY and period_end is not None:
         day = plan.analysis.ended[1]  # a 10-Q's period ends on its quarter's last day (a release's: its own)
         return (0, f"E its period ends {day}") if ends_on(period_end, day) else (2, "")
-    type_ok = not plan.doc_types or form in plan.doc_types
-    if type_ok and balance_day(plan, period_end):
+    if on_day(plan, form, period_end):
         return 0, f"D its period ends {plan.analysis.day}, the day asked"
+    if company_has_day:
+        return 1, ""  # D: another of the company's reports is dated that day
+    type_ok = not plan.doc_types or form in plan.doc_types
     quarter_ok = not plan.analysis.quarters or form == ANNUAL or \
         (fiscal_period or "").upper() in {f"Q{q}" for q in plan.analysis.quarters}
     if not plan.analysis.quarters and not plan.analysis.dated and quarter_document(form, fiscal_period) and \
@@ -228,6 +234,11 @@ def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
     day = plan.analysis.day
     return day is not None and plan.analysis.ended is None and plan.target_year in (None, day.year) and \
         ends_on(period_end, day)
+
+
+def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
+    """D: a report of an allowed type whose period ends on the day the question names alone."""
+    return (not plan.doc_types or form in plan.doc_types) and balance_day(plan, period_end)
 
 
 def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
@@ -258,10 +269,13 @@ DAY_POINTS = 0.3  # D
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
-                    company_has_target: bool, latest: bool = False, period_end: dt.date | None = None) -> Choice:
+                    company_has_target: bool, latest: bool = False, period_end: dt.date | None = None,
+                    company_has_day: bool = False) -> Choice:
     """The scored evidence for one candidate document (module docstring). ``company_has_target``: its company
-    has a tier-0 document; ``latest``: it is its company's latest periodic report."""
-    tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end)
+    has a tier-0 document; ``latest``: it is its company's latest periodic report; ``company_has_day``: its
+    company has a report dated the day asked (D)."""
+    tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
+                               company_has_day)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
     on_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \

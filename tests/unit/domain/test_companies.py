@@ -237,3 +237,33 @@ def test_a_former_name_of_decades_ago_names_the_company_as_a_whole_name_only():
     assert parse_vocabulary({"former_names": {"vz": ["Bell Atlantic"]}}).former == {"VZ": ("Bell Atlantic",)}
     with pytest.raises(VocabularyError, match="'former_names' must map"):
         parse_vocabulary({"former_names": {"VZ": []}})
+
+
+def test_a_tickers_reviewed_names_stay_with_it_when_another_company_shares_a_word():
+    """A former member listed first ("Raytheon Company", RTN) shares the word "Raytheon" with a reviewed
+    name of RTX: RTX's names ("Raytheon Technologies") name RTX, not the company holding the word first."""
+    vocab = Vocabulary(names={"RTX": ("Raytheon Technologies", "Raytheon", "Pratt & Whitney")},
+                       generic=frozenset({"technologies"}), common=frozenset(), filing_words=frozenset())
+    idx = EntityIndex(vocab=vocab)
+    idx.add("Raytheon Company", "RTN")
+    idx.add("RTX Corporation", "RTX")
+    add_vocabulary_names(idx)
+    idx.finish(searchable={idx.tickers["RTX"]})
+    assert [e.tickers for e in idx.find("What were Raytheon Technologies' net sales in 2023?")] == \
+        [frozenset({"RTX"})]
+    assert [e.name for e in idx.find("Pratt & Whitney charges")] == ["RTX Corporation"]
+    assert idx.entities[idx.tickers["RTN"]].tickers == frozenset({"RTN"})  # RTX's ticker not lent to RTN
+
+
+def test_a_share_class_letter_names_no_company():
+    """"class A common stock" is Visa's share class, not Agilent's ticker beside a filing word; the ticker
+    still names its company as a possessive."""
+    vocab = Vocabulary(names={}, generic=frozenset(), common=frozenset({"a", "c"}),
+                       filing_words=frozenset({"common stock", "shares"}))
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("Agilent Technologies", "A"), ("Visa", "V"), ("Citigroup", "C")):
+        idx.add(name, ticker)
+    idx.finish()
+    assert [e.name for e in idx.find("How much did Visa spend repurchasing class A common stock?")] == ["Visa"]
+    assert [e.name for e in idx.find("Citigroup's Series C shares")] == ["Citigroup"]
+    assert [e.name for e in idx.find("A's common stock in 2023")] == ["Agilent Technologies"]

@@ -48,6 +48,9 @@ def test_a_cue_matches_whole_words_in_a_row_and_keeps_little_words():
     ("1H23 sales", 2023, 2),
     ("the first half of 2023", 2023, 2),
     ("the second half of fiscal 2022", 2022, 4),
+    ("the first six months of fiscal 2023", 2023, 2),  # year to date: the second quarter's report
+    ("in the first nine months of 2023", 2023, 3),
+    ("the first three months of FY2024", 2024, 1),  # the first quarter
     ("FY22", 2022, None),
     ("fiscal year 2019", 2019, None),
 ])
