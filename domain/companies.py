@@ -279,6 +279,19 @@ class EntityIndex:
             found = {k: at for k, at in found.items() if k in self.searchable}
         return self._ordered(found)
 
+    def own_names(self, question: str) -> list[str]:
+        """The names of companies with documents as the question writes them, where they are the company's
+        own name or ticker ("Bristol Myers Squibb", "Meta", "MRK"), not a brand or a former name ("YouTube",
+        "Facebook"), which also say what is asked about."""
+        out = []
+        for written, keys, _ in self._matches(question):
+            entity = self.entities[next(iter(keys))] if len(keys) == 1 else None
+            if entity is None or (self.searchable is not None and entity.key not in self.searchable):
+                continue
+            if squash(entity.name).startswith(squash(written) or "\0") or _bare(written).upper() in entity.tickers:
+                out.append(written)
+        return out
+
     def unindexed(self, question: str) -> list[Entity]:
         """Companies a question names that have no published document (the universe knows them)."""
         if self.searchable is None:

@@ -19,13 +19,15 @@ from domain.text import figures_share
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
-FIGURES_WINDOW = 1500  # what follows a statement's title that must be figures
+FIGURES_WINDOW = 1500  # what follows a statement's title that must be figures ...
+TITLED_FIGURES_SHARE = 0.10  # ... at this share: a statement's rows may carry long labels ("Adjustments to
+# reconcile to net cash flows provided by operating activities"), twice prose's share still
 HEADING_WINDOW = 250  # a page's heading (a statement's title, a note's) starts within its first characters
 HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a running sentence)
 PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
 DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
-PAGE_RULE = (f"figures>={FIGURES_SHARE}/{FIGURES_WINDOW};heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};"
+PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;"
              "notes:numbered-anywhere,heading-words,contents")
 _NOTE_NUMBER_TEXT = r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?"  # a note's number: "Note 5 -", "5."
 _NUMBERING = re.compile(rf"^{_NOTE_NUMBER_TEXT}\s*", re.I)  # ... opening a heading line
@@ -56,6 +58,16 @@ def neighbours(text: str, start: int, line: str) -> tuple[str, str]:
     return (line_at(text, start - 1)[1] if start else ""), (line_at(text, end + 1)[1] if end < len(text) else "")
 
 
+_PAGE_NUMBER = re.compile(r"\s*\d{1,3}\s*(?:\n|$)")  # a line holding a page number alone (no year: 4 digits)
+
+
+def page_number_next(text: str, line_end: int) -> bool:
+    """Whether the next line with text after ``line_end`` is a page number alone: the line before it is a
+    table of contents' entry ("Consolidated Statement of Cash Flows for the years ended ..." then "60")."""
+    rest = text[line_end:].lstrip(" \t\n\u00a0")
+    return _PAGE_NUMBER.match(rest) is not None
+
+
 def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False,
                     header: bool = False) -> bool:
     """Whether the title ``match`` (of statement ``name`` in ``text``) heads a page of that statement: on
@@ -68,8 +80,10 @@ def statement_heads(name: str, text: str, match: re.Match, line_offset: int, tab
     page_start = max(0, line_start - line_offset)  # the page's own text: the page before's footer is not beside it
     window = text[max(page_start, match.start() - TITLE_GAP): match.end() + TITLE_GAP]
     return ((header or is_heading(line, line_offset))
+            and not page_number_next(text, line_start + len(line))
             and not any(s.title.search(window) for other, s in statements().items() if other != name)
-            and (table_follows or is_figures(text[match.start(): match.start() + FIGURES_WINDOW])))
+            and (table_follows or figures_share(text[match.start(): match.start() + FIGURES_WINDOW]) >=
+                 TITLED_FIGURES_SHARE))
 
 
 def is_contents_line(line: str, following: str) -> bool:

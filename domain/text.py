@@ -125,10 +125,15 @@ def compact_map(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
+_LEADERS = re.compile(r"\.(?:\s?\.){2,}")  # dot leaders between a row's label and its figures ("Cash ....... $ 876")
+
+
 def figures_share(text: str | None) -> float:
-    """Digits among a text's visible characters: a page of figures (a statement, a table) has over 0.12,
-    prose under 0.05. What the index side's training questions and the query side's ranker both read."""
-    visible = [c for c in text or "" if not c.isspace()]
+    """Digits among a text's visible characters, dot leaders left out (a PDF's statement rows run them
+    across the page: filler, not text, and a balance sheet's first rows read as prose with them): a page of
+    figures (a statement, a table) has over 0.12, prose under 0.05. What the index side's training
+    questions and the query side's ranker both read."""
+    visible = [c for c in _LEADERS.sub("", text or "") if not c.isspace()]
     return sum(c.isdigit() for c in visible) / len(visible) if visible else 0.0
 
 

@@ -28,6 +28,7 @@ class QueryAnalysis:
     forms: list[str] = field(default_factory=list)
     day: dt.date | None = None  # the day it names ("as of June 30, 2023"): a quarter's end may be meant
     ended: tuple[int, dt.date] | None = None  # a span named by its end: (months, day), "three months ended ..."
+    names: list[str] = field(default_factory=list)  # the companies' own names as written: who, not what
 
     @property
     def dated(self) -> bool:
@@ -56,4 +57,5 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
-                         list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question))
+                         list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
+                         entities.own_names(question) if entities else [])

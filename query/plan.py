@@ -75,13 +75,19 @@ _UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|p
                          r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
 
 
-def lexical_query(core: str) -> str:
+def lexical_query(core: str, names: list[str] | tuple[str, ...] = ()) -> str:
     """The words BM25 should match, as filings print them: FY2018 -> 2018, FY22 -> 2022, Q22023 -> Q2 2023,
     H1 FY2023 -> six months 2023 (``domain.periods``), and no unit or instruction words (USD, millions,
     round ...), which every page of figures shares, nor a form's name ("per its 2023 10-K", "in the annual
     report": where to look, which the plan's document types take; as words it finds the pages that print
-    the form's name, the cover, the controls report, the exhibit list, not the answer)."""
-    return " ".join(FORM_NAMED.sub(" ", _UNIT_WORDS.sub(" ", printed_periods(core))).split()) or core
+    the form's name, the cover, the controls report, the exhibit list, not the answer), nor the named
+    companies' own ``names`` (the search is within their documents already: the name finds the pages that
+    print it most, the signatures and the exhibit list)."""
+    text = printed_periods(core)
+    for name in names:  # as written, whatever joins its words ("Bristol-Myers Squibb's", "Bristol Myers Squibb")
+        joined = r"[\W_]*".join(re.escape(w) for w in re.findall(r"\w+", name))
+        text = re.sub(rf"(?<!\w){joined}(?:['’]s?)?(?!\w)", " ", text) if joined else text
+    return " ".join(FORM_NAMED.sub(" ", _UNIT_WORDS.sub(" ", text)).split()) or core
 
 
 def core_question(question: str, instructions: bool = False) -> str:
@@ -140,7 +146,8 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     concepts = concepts or concept_map()
     question = analysis.question
     core = core_question(question)
-    plan = QueryPlan(question, core, analysis, lexical_query(core_question(question, instructions=True)))
+    plan = QueryPlan(question, core, analysis,
+                     lexical_query(core_question(question, instructions=True), analysis.names))
     if analysis.years:
         plan.target_year = max(analysis.years)
         if len(analysis.years) > 1:

@@ -267,3 +267,13 @@ def test_a_share_class_letter_names_no_company():
     assert [e.name for e in idx.find("How much did Visa spend repurchasing class A common stock?")] == ["Visa"]
     assert [e.name for e in idx.find("Citigroup's Series C shares")] == ["Citigroup"]
     assert [e.name for e in idx.find("A's common stock in 2023")] == ["Agilent Technologies"]
+
+
+def test_a_companys_own_names_as_written_not_its_brands_or_former_names():
+    """What the lexical query leaves out (``query.plan.lexical_query``): the company's own name, a leading
+    part of it or its ticker as written; a brand or a former name says what is asked about and stays."""
+    idx = _index()
+    assert idx.own_names("What did Procter & Gamble's 10-K say?") == ["Procter & Gamble's"]
+    assert idx.own_names("Walt Disney revenue and Texas Instruments margins") == ["Walt Disney", "Texas Instruments"]
+    assert idx.own_names("Google's ad revenue") == []  # a reviewed name of Alphabet, not its own
+    assert idx.own_names("ARKANSAS FREIGHTWAYS results in 1995") == []  # a former name

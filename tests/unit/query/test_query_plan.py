@@ -33,6 +33,10 @@ def test_lexical_query_speaks_the_filings_words():
     assert lexical_query("How does Acme describe its franchise in its 2023 annual report?") == \
         "How does Acme describe its franchise in its 2023 ?"
     assert lexical_query("Acme's risk factors per its Form 10-K and 10-Qs") == "Acme's risk factors per its and"
+    # the named company's own name, however its words are joined: the search is within its documents already
+    assert lexical_query("per Bristol-Myers Squibb's 2023 10-K, how many years of data protection?",
+                         ["Bristol Myers Squibb's"]) == "per 2023 , how many years of data protection?"
+    assert lexical_query("AT&T's Mobility revenue", ["AT&T"]) == "Mobility revenue"
 
 
 def test_years_and_document_types():

@@ -67,6 +67,22 @@ def test_the_statement_below_an_index_in_the_same_chunk_with_layout_whitespace_i
     assert statement_page("balance sheet", chunk) == 56
 
 
+def test_dot_leaders_long_row_labels_and_a_contents_entry():
+    """A PDF statement's rows run dot leaders to their figures (filler, not text); a cash flow statement's
+    rows carry long labels; neither hides the statement. A contents entry, its page number on the next line
+    (3M's "Consolidated Statement of Cash Flows for the years ended ..." then "60"), is no statement."""
+    leaders = "ADOBE SYSTEMS INCORPORATED\nCONSOLIDATED BALANCE SHEETS\n(In thousands)\n" + "\n".join(
+        f"Line item {i} {'.' * 120} $\n{1000 + 37 * i:,}\n{900 + 41 * i:,}" for i in range(12))
+    assert statement_page("balance sheet", _chunk(leaders, 58, 58, 0, len(leaders))) == 58
+    long_rows = "Consolidated Statements of Cash Flows\n(In millions)\n" + "\n".join(
+        f"Adjustments to reconcile to net cash flows provided by operating activities, item {i}\n"
+        f"{600 + i}\n{580 + i}\n{545 + i}" for i in range(10))
+    assert statement_page("cash flow statement", _chunk(long_rows, 85, 85, 0, len(long_rows))) == 85
+    contents = "Table of Contents\nConsolidated Statement of Cash Flows for the years ended December 31, 2018, " \
+               "2017 and 2016\n \n60\n \n" + "\n".join(f"Note {i}. Topic {i}\n \n{60 + 3 * i}" for i in range(1, 20))
+    assert statement_page("cash flow statement", _chunk(contents, 2, 2, 0, len(contents))) is None
+
+
 def test_an_html_statement_is_its_title_ending_a_text_chunk_and_its_table_the_next_chunk():
     """A filing's HTML statement: the title ends a text chunk that starts on the page before (its footer, which
     names another statement, is not beside the title), and the table is the next chunk, on the title's page."""
