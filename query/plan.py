@@ -284,11 +284,11 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
                                company_has_day)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
-    on_day = tier == 0 and balance_day(plan, period_end)
+    dated_that_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
-            not plan.analysis.quarters and (on_day or not plan.analysis.dated):  # the year's annual report
+            not plan.analysis.quarters and (dated_that_day or not plan.analysis.dated):  # the year's annual report
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
-    if on_day:
+    if dated_that_day:
         points.append(("D the balance sheet of the day asked", DAY_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
         points.append(("L no period named: the newest " + ("annual report" if plan.over_years else "report"),
