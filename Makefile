@@ -78,14 +78,17 @@ airflow-ui: airflow-init
 
 # Both tiers (CI). test-unit: the fast tier for every change (no ../shared, no Airflow run, < 3 min);
 # test-acceptance: real data from ../shared and whole-system runs (skipped with a message without ../shared).
+# TEST_WORKERS: tests run at once (pytest-xdist; tests sharing a fixture that takes minutes run on one worker).
+TEST_WORKERS ?= 2
+PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-unit: install
-	$(BIN)/python -m pytest -m "not acceptance" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) -m "not acceptance" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 test-acceptance: install
-	$(BIN)/python -m pytest -m acceptance $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PYTEST) -m acceptance $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: install
 	$(BIN)/ruff check .

@@ -21,11 +21,12 @@ def dag_settings(tag: str, doc: str | None, retries: int) -> dict:
 def default_args(retries: int) -> dict:
     """Up to ``retries`` retries with exponential backoff, and only for the errors
     ``shell.tasks.TRANSIENT_ERRORS`` lists (SEC's block: after the block, ``BLOCK_RETRY_DELAY_S``): a bad
-    config or a failed quality gate fails at once."""
+    config or a failed quality gate fails at once. The first delay is ``TASK_RETRY_DELAY`` (read when the DAG
+    file is parsed, so the scheduler's and the dag-processor's environment sets it)."""
     return {
         "owner": "data-platform",
         "retries": retries,
-        "retry_delay": pendulum.duration(minutes=1),
+        "retry_delay": pendulum.duration(seconds=tasks.retry_delay_s()),
         "retry_exponential_backoff": True,
         "retry_policy": ExceptionRetryPolicy(
             rules=[RetryRule(exception=tasks.BLOCK_ERRORS, action=RetryAction.RETRY, reason="EDGAR block",

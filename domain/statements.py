@@ -35,9 +35,9 @@ _NOTE_NUMBER = re.compile(_NOTE_NUMBER_TEXT, re.I)  # ... a line of its own (ful
 _CONNECTIVES = frozenset({"and", "of", "the", "for", "in", "on", "to", "or", "by", "with", "from", "&"})
 
 
-def is_figures(text: str | None) -> bool:
-    """Whether text (a page, or what follows a statement's title) is mostly figures."""
-    return figures_share(text) >= FIGURES_SHARE
+def is_figures(text: str | None, share: float = FIGURES_SHARE) -> bool:
+    """Whether text (a page, or what follows a statement's title: ``TITLED_FIGURES_SHARE``) is mostly figures."""
+    return figures_share(text) >= share
 
 
 def is_heading(line: str, offset: int) -> bool:
@@ -82,8 +82,8 @@ def statement_heads(name: str, text: str, match: re.Match, line_offset: int, tab
     return ((header or is_heading(line, line_offset))
             and not page_number_next(text, line_start + len(line))
             and not any(s.title.search(window) for other, s in statements().items() if other != name)
-            and (table_follows or figures_share(text[match.start(): match.start() + FIGURES_WINDOW]) >=
-                 TITLED_FIGURES_SHARE))
+            and (table_follows or is_figures(text[match.start(): match.start() + FIGURES_WINDOW],
+                                             TITLED_FIGURES_SHARE)))
 
 
 def is_contents_line(line: str, following: str) -> bool:

@@ -97,6 +97,8 @@ class Settings(BaseSettings):
     convert_workers: int = Field(2, ge=1, le=16, description="Documents converted in parallel")
     stage_batches: int = Field(1, ge=1, le=256, description="Batches the nightly DAG maps conversion and "
                                "segmentation over (each a task any worker may run; a company's filings in one)")
+    task_retry_delay: int = Field(60, ge=1, le=3600, description="Seconds before an Airflow task's first retry "
+                                  "after a transient error (doubling on each later one)")
     convert_timeout: float = Field(180.0, gt=0, description="Seconds wkhtmltopdf may take per document")
     convert_memory_mb: int = Field(4096, ge=256, description="Address-space cap of wkhtmltopdf, MB")
     convert_max_html_mb: float = Field(40.0, gt=0, description="Larger primary documents are quarantined")

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
@@ -177,10 +177,10 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
 
 def follow_up_plan(parent: QueryPlan, entity: Entity | None, year: int | None) -> QueryPlan:
     """A curation follow-up's plan: the parent's question narrowed to one company (and one year, else the
-    parent's years), so its target year and document rules are the follow-up's own."""
+    parent's years), so its target year and document rules are the follow-up's own. Everything else of the
+    parent's analysis carries over (the companies' own names stay out of its search words too)."""
     a = parent.analysis
-    return make_plan(QueryAnalysis(a.question, [entity] if entity else [], [year] if year else a.years,
-                                   a.quarters, a.forms, a.day, a.ended))
+    return make_plan(replace(a, entities=[entity] if entity else [], years=[year] if year else a.years))
 
 
 def _doc_types(analysis: QueryAnalysis, concepts: ConceptMap, core: str, rules: list[str]) -> list[str]:

@@ -50,6 +50,12 @@ TRANSIENT_ERRORS = [
 ]
 
 
+def retry_delay_s() -> int:
+    """Seconds before a task's first retry (``TASK_RETRY_DELAY``), for the DAGs' defaults: read when a DAG file
+    is parsed, so the scheduler's environment decides it."""
+    return load_settings().task_retry_delay
+
+
 INDEX_READY_ASSET = "secplat_index_ready"  # the Airflow asset the index task updates and publishing waits on
 
 

@@ -28,6 +28,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
 from kernel.settings import load_settings, shared_dir  # noqa: E402
+from tests import ports  # noqa: E402
 
 # The EDGAR client's state (its schedule, SEC's block) never in the developer's own ~/.local/state: one
 # directory for the session's fixtures, one per test (``_edgar_state``).
@@ -38,6 +39,12 @@ if "EDGAR_STATE_DIR" not in os.environ:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# Session fixtures that take minutes to build: with parallel workers (``make test``: pytest-xdist,
+# ``--dist loadgroup``), the tests using one run on one worker, so each is built once.
+SHARED_BUILDS = {"converted_mirror": "mirror-lake", "local_run": "local-run"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Two tiers, by folder. ``tests/acceptance/``: real data from ../shared (``shared``) or whole-system runs
     (``slow``: Airflow, a scheduler, every stage), marked ``acceptance``; ``tests/unit/<package>/``: the fast
@@ -53,6 +60,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.acceptance)
     if misplaced:
         raise pytest.UsageError("tests marked shared/slow belong under tests/acceptance/: " + ", ".join(misplaced))
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            group = next((g for fixture, g in SHARED_BUILDS.items() if fixture in item.fixturenames), None)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
@@ -192,10 +204,28 @@ def publish_filings(converted_mirror, mirror_manifest, universe_csv, root: Path,
     return settings
 
 
+# Apple's and Home Depot's 8-Ks and 10-Qs of 2019-11-15..2023-09-08: the window the S3 and Spark-cluster
+# tests run, each against the same run on local disk (``local_run``).
+RUN_WINDOW = ["--tickers", "AAPL,HD", "--forms", "8-K,10-Q", "--from", "2019-11-15", "--to", "2023-09-08"]
+
+
+@pytest.fixture(scope="session")
+def local_run(edgar_mirror, universe_csv, tmp_path_factory):
+    """``secplat run`` over ``RUN_WINDOW`` on local disk with ``local[2]`` Spark, once per session: (the lake,
+    the environment it ran with, less LAKE_ROOT). The tests that compare with it only read it."""
+    root = tmp_path_factory.mktemp("local-run")
+    env = {**os.environ, "EDGAR_MIRROR": str(edgar_mirror), "UNIVERSE_CSV": universe_csv, "HF_HUB_OFFLINE": "1",
+           "SPARK_MASTER": "local[2]", "SPARK_LOCAL_IP": "127.0.0.1"}  # the default backend: vectors whatever the batching
+    done = subprocess.run([str(Path(sys.executable).with_name("secplat")), "run", *RUN_WINDOW],
+                          env={**env, "LAKE_ROOT": str(root / "lake")}, cwd=root, capture_output=True, text=True,
+                          timeout=1500)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "lake", env, done.stdout
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port for a server a test starts (``tests.ports``: never one another test may take meanwhile)."""
+    return ports.free_ports()
 
 
 def make_settings(server, lake_root: str, **kw):

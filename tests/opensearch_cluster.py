@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -16,28 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from tests import ports
+
 ROOT = Path(__file__).resolve().parents[1]
 CLUSTER = ROOT / "infra" / "opensearch" / "cluster"
 
 
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def free_ports(nodes: int) -> int:
     """A first HTTP port whose ``nodes`` HTTP ports and transport ports (+100) are all free."""
-    for _ in range(200):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port + 100 + nodes < 65535 and all(_free(port + i) and _free(port + 100 + i) for i in range(nodes)):
-            return port
-    raise RuntimeError("no free ports for an OpenSearch cluster")
+    return ports.free_ports(tuple(range(nodes)) + tuple(100 + i for i in range(nodes)))
 
 
 @dataclass

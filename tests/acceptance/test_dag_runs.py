@@ -3,6 +3,7 @@ scheduler, and a task killed mid-run and retried."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -147,14 +148,17 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
              "--to-date", "2025-08-01", "--max-active-runs", "3", log=log)
     for dag_id in ("secplat_nightly", "secplat_publish"):  # a paused DAG runs no backfill either
         _airflow(env, "dags", "unpause", dag_id, log=log)
-    procs = []
+    procs = {}
     for cmd in ("api-server", "scheduler"):
         with open(tmp_path / f"{cmd}.log", "w") as out:  # the child keeps its own descriptor
-            procs.append(subprocess.Popen([AIRFLOW, cmd], env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                          start_new_session=True))
+            procs[cmd] = subprocess.Popen([AIRFLOW, cmd], env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                          start_new_session=True)
     try:
         deadline = time.time() + 1200
         while time.time() < deadline:
+            dead = [cmd for cmd, p in procs.items() if p.poll() is not None]
+            if dead:  # nothing would finish the runs: say why now, not at the deadline
+                pytest.fail(f"airflow {dead[0]} exited: " + (tmp_path / f"{dead[0]}.log").read_text()[-2000:])
             runs, queued = _runs(home)
             backfill = [r for r in runs if r[0] == "secplat_nightly" and r[2] == "backfill"]
             publishes = [r for r in runs if r[0] == "secplat_publish"]
@@ -165,8 +169,9 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
         else:
             pytest.fail(f"backfill did not finish: {runs}")
     finally:
-        for p in procs:
-            os.killpg(p.pid, signal.SIGTERM)
+        for p in procs.values():
+            with contextlib.suppress(ProcessLookupError):  # its whole group may be gone
+                os.killpg(p.pid, signal.SIGTERM)
             p.wait(timeout=60)
     assert {r[1] for r in publishes} == {"success"}, publishes
     assert {r[1] for r in backfill} == {"success"}, backfill

@@ -23,7 +23,7 @@ from kernel.search.elastic import ElasticBackend
 from kernel.settings import load_settings
 from schemas.index import INDEXES
 from shell.runner import run_stage
-from tests.acceptance.test_release_faults import _run, _v2
+from tests.acceptance.test_release_faults import _killed, _run, _v2
 from tests.index_records import records, write_index_lake
 from tests.unit.kernel.test_backend_contract import drop_test_indices
 
@@ -80,7 +80,7 @@ def test_a_killed_publish_leaves_one_whole_release_and_the_next_one_succeeds(ope
     live_at = points.index("publish:release live")
     for n, point in enumerate(points):
         lake, prefix = published_v1(opensearch_url, tmp_path)
-        killed = secplat(opensearch_url, lake, prefix, "publish", kill_at=point)
+        killed = _killed(lake, "publish", kill_at=point, OPENSEARCH_URL=opensearch_url, SEARCH_PREFIX=prefix)
         assert killed.returncode == -9, (point, killed.stderr[-500:])
         release, view = served(opensearch_url, prefix)
         if n < live_at:

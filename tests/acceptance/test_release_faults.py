@@ -20,6 +20,7 @@ from kernel.search.embedded import EmbeddedBackend
 from kernel.settings import load_settings
 from schemas.index import INDEXES
 from shell.runner import run_stage
+from tests import forked_cli
 from tests.index_records import lexicon, records, write_index_lake
 
 pytestmark = pytest.mark.slow
@@ -56,6 +57,17 @@ def served(lake: Path) -> tuple[str | None, dict]:
 def _run(lake: Path, *args: str, kill_at: str | None = None, trace: Path | None = None, **settings: str):
     """``secplat ARGS`` on ``lake`` in a process of its own (``settings``: more environment, e.g. a cluster's
     URL), killed at ``kill_at`` or tracing its fault points to ``trace``."""
+    env = _env(lake, kill_at=kill_at, trace=trace, **settings)
+    return subprocess.run([SECPLAT, *args], env=env, capture_output=True, text=True, timeout=300)
+
+
+def _killed(lake: Path, *args: str, kill_at: str, **settings: str) -> forked_cli.Done:
+    """``secplat ARGS`` on ``lake`` killed at ``kill_at``, in a process forked from a warm server: the same
+    command and the same SIGKILL as ``_run``, without its start-up at every kill point."""
+    return forked_cli.run(list(args), _env(lake, kill_at=kill_at, **settings), lake.parent / "forked")
+
+
+def _env(lake: Path, kill_at: str | None = None, trace: Path | None = None, **settings: str) -> dict:
     env = {**os.environ, "LAKE_ROOT": str(lake), "SEARCH_KEEP_VERSIONS": "2", **settings}
     env.pop(faults.KILL_AT, None)
     env.pop(faults.TRACE, None)
@@ -63,7 +75,7 @@ def _run(lake: Path, *args: str, kill_at: str | None = None, trace: Path | None 
         env[faults.KILL_AT] = kill_at
     if trace:
         env[faults.TRACE] = str(trace)
-    return subprocess.run([SECPLAT, *args], env=env, capture_output=True, text=True, timeout=300)
+    return env
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +115,7 @@ def test_a_killed_publish_leaves_one_whole_release_and_the_next_one_succeeds(sta
     live_at = points.index("publish:release live")
     for n, point in enumerate(points):
         lake = _copy(v2, tmp_path / "lake")
-        killed = _run(lake, "publish", kill_at=point)
+        killed = _killed(lake, "publish", kill_at=point)
         assert killed.returncode == -9, (point, killed.stderr[-500:])
         release, view = served(lake)
         if n < live_at:

@@ -5,7 +5,6 @@ chunks, index rows and vectors as the same run on local disk."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from kernel.layout import INDEX_DATASETS
 from kernel.storage import dataset_partitions, open_lake, read_parquet, read_partition
 from tests.compare import assert_same_rows
+from tests.conftest import RUN_WINDOW
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 SECPLAT = str(Path(sys.executable).with_name("secplat"))
@@ -22,8 +22,8 @@ KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", 
 
 
 def _run(env: dict, cwd: Path) -> str:
-    done = subprocess.run([SECPLAT, "run", "--tickers", "AAPL,HD", "--forms", "8-K,10-Q", "--from", "2019-11-15",
-                           "--to", "2023-09-08"], env=env, cwd=cwd, capture_output=True, text=True, timeout=1500)
+    done = subprocess.run([SECPLAT, "run", *RUN_WINDOW], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=1500)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -34,18 +34,17 @@ def _dataset(lake, key: str, sort: str):
     return table.sort_by(sort)
 
 
-def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, edgar_mirror, universe_csv, tmp_path):
-    base = {**os.environ, "EDGAR_MIRROR": str(edgar_mirror), "UNIVERSE_CSV": universe_csv, "HF_HUB_OFFLINE": "1",
-            "SPARK_MASTER": "local[2]"}  # the default backend: vectors independent of the batching
+def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, local_run, tmp_path):
+    local_root, base, local_out = local_run
     root = f"s3://{s3_server['bucket']}/run-{tmp_path.name}"
     remote = {**base, "LAKE_ROOT": root, "S3_ENDPOINT_URL": s3_server["endpoint"],
               "SEARCH_PATH": str(tmp_path / "search-s3")}
     out = _run(remote, tmp_path)
     assert "3 converted" in out and "3 documents embedded" in out
-    _run({**base, "LAKE_ROOT": str(tmp_path / "local")}, tmp_path)
+    assert "3 converted" in local_out
 
     s3 = open_lake(root, s3_server["endpoint"])
-    local = open_lake(str(tmp_path / "local"))
+    local = open_lake(str(local_root))
     assert not list((s3_server["dir"] / "lake").rglob("*.tmp*"))
     for name, sort in KEYS.items():
         assert_same_rows(_dataset(s3, INDEX_DATASETS[name], sort), _dataset(local, INDEX_DATASETS[name], sort),
@@ -57,7 +56,7 @@ def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, edgar_m
     assert len(lexicon[0]) > 0
     # what was published from each lake answers alike
     answers = []
-    for env in (remote, {**base, "LAKE_ROOT": str(tmp_path / "local")}):
+    for env in (remote, {**base, "LAKE_ROOT": str(local_root)}):
         q = subprocess.run([SECPLAT, "query", "Home Depot net sales in fiscal 2023", "--json"],
                            env={**env, "PAGE_RANKER": "learned-all"}, cwd=tmp_path, capture_output=True, text=True,
                            timeout=300)

@@ -248,3 +248,16 @@ def test_paraphrases_reword_each_question_once_and_keep_its_gold(tmp_path):
     (tmp_path / "p.jsonl").write_text('{"id": "q2", "question": "?"}\n')
     with pytest.raises(ValueError, match="q2 is not a question"):
         reworded(qas, tmp_path / "p.jsonl")
+
+
+def test_a_follow_up_narrows_companies_and_year_and_keeps_the_rest_of_the_question():
+    from domain.companies import Entity
+    from query.plan import follow_up_plan
+
+    acme, beta = Entity("acme", "Acme Corp", frozenset({"ACME"})), Entity("beta", "Beta Inc", frozenset({"BETA"}))
+    parent = make_plan(QueryAnalysis("Acme's and Beta's operating income in 2022 and 2023", [acme, beta],
+                                     [2022, 2023], names=["Acme", "Beta"]))
+    follow = follow_up_plan(parent, beta, 2023)
+    assert follow.analysis.entities == [beta] and follow.analysis.years == [2023]
+    assert follow.analysis.names == ["Acme", "Beta"] and "Beta" not in follow.lexical  # who, not what
+    assert follow_up_plan(parent, None, None).analysis.years == [2022, 2023]

@@ -209,3 +209,14 @@ def test_an_index_run_with_nothing_to_do_announces_nothing(tmp_path, monkeypatch
     assert not (tmp_path / "lake" / "runs").exists()  # no run report for a run that did nothing
     assert index_changed(index_new({**plan, "dry_run": True})) is False
     assert index_changed({"summary": "1 documents embedded", "changed": True}) is True
+
+
+def test_the_first_retry_delay_is_a_setting(monkeypatch):
+    from dags.common import default_args
+
+    assert default_args(3)["retry_delay"].total_seconds() == 60
+    monkeypatch.setenv("TASK_RETRY_DELAY", "5")
+    assert default_args(3)["retry_delay"].total_seconds() == 5
+    monkeypatch.setenv("TASK_RETRY_DELAY", "0")
+    with pytest.raises(ConfigError, match="task_retry_delay|TASK_RETRY_DELAY"):
+        default_args(3)
