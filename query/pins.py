@@ -117,9 +117,11 @@ class Pins:
                                    {**scope, "item": sorted(MDNA_ITEMS)}, 20, q.opts.fusion,
                                    dense_weight=q.opts.dense_weight)
         pages: dict[int, Hit] = {}
+        texts: dict[int, str] = {}  # every chunk of the page among the hits: the explaining one may not be its best
         for h in hits:
-            pages.setdefault(scoring.evidence_page(h.source), h)
-        texts = {page: h.source.get("text") or "" for page, h in pages.items()}
+            page = scoring.evidence_page(h.source)
+            pages.setdefault(page, h)
+            texts[page] = "\n".join(filter(None, (texts.get(page), h.source.get("text"))))
         for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")

@@ -232,6 +232,9 @@ def second_document(evidence: list[Evidence], doc_score: dict[str, float], first
 
 
 _FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its"})
+# Words by which a metric's label says it is the company's whole ("worldwide net sales", "total revenues"):
+# not a part the question leaves unnamed, so not counted against the label's fit.
+_WHOLE_WORDS = frozenset(words("worldwide total consolidated overall global"))  # as words() stems them
 
 
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:
@@ -245,7 +248,7 @@ def explaining_first(texts: dict[int, str], question: str) -> list[int]:
     def fit(page: int) -> tuple[float, int]:
         best = (0.0, 0)
         for label in driver_labels(texts[page]):
-            named = [w for w in words(label) if w not in _FUNCTION_WORDS] or [""]
+            named = [w for w in words(label) if w not in _FUNCTION_WORDS | _WHOLE_WORDS] or [""]
             hits = sum(w in asked for w in named)
             if hits:
                 best = max(best, (hits / len(named), hits))

@@ -321,3 +321,7 @@ def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it(
              31: "Net Sales\nWorldwide Net sales were $19,457 in 2023, up 8.5% from 2022, due to net selling price "
                  "increases."}
     assert explaining_first(texts, "What drove Colgate's net sales growth in 2023?") == [31, 40, 44]
+    texts = {41: "Net sales in Europe increased 7.5% in 2023 to $2,737, driven by net selling price increases.",
+             31: texts[31]}  # a region of one word: "worldwide" is no part either, so the whole still leads
+    assert explaining_first(texts, "What drove Colgate's net sales growth in 2023?") == [31, 41]
+    assert explaining_first(texts, "What drove Colgate's net sales growth in Europe in 2023?") == [41, 31]
