@@ -235,6 +235,7 @@ _FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "fro
 # Words by which a metric's label says it is the company's whole ("worldwide net sales", "total revenues"):
 # not a part the question leaves unnamed, so not counted against the label's fit.
 _WHOLE_WORDS = frozenset(words("worldwide total consolidated overall global"))  # as words() stems them
+_NOT_A_PART = _FUNCTION_WORDS | _WHOLE_WORDS  # a label's words that name no part of the metric
 
 
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:
@@ -248,7 +249,7 @@ def explaining_first(texts: dict[int, str], question: str) -> list[int]:
     def fit(page: int) -> tuple[float, int]:
         best = (0.0, 0)
         for label in driver_labels(texts[page]):
-            named = [w for w in words(label) if w not in _FUNCTION_WORDS | _WHOLE_WORDS] or [""]
+            named = [w for w in words(label) if w not in _NOT_A_PART] or [""]
             hits = sum(w in asked for w in named)
             if hits:
                 best = max(best, (hits / len(named), hits))

@@ -52,9 +52,18 @@ def served(url: str, prefix: str) -> tuple[str | None, dict]:
     return (release.id if release else None), view
 
 
-def secplat(url: str, lake: Path, prefix: str, *args: str, kill_at: str | None = None,
-            trace: Path | None = None) -> subprocess.CompletedProcess:
-    return _run(lake, *args, kill_at=kill_at, trace=trace, OPENSEARCH_URL=url, SEARCH_PREFIX=prefix)
+def _cluster(url: str, prefix: str) -> dict:
+    """The environment that points ``secplat`` at the cluster and the test's own prefix."""
+    return {"OPENSEARCH_URL": url, "SEARCH_PREFIX": prefix}
+
+
+def secplat(url: str, lake: Path, prefix: str, *args: str, trace: Path | None = None) -> subprocess.CompletedProcess:
+    return _run(lake, *args, trace=trace, **_cluster(url, prefix))
+
+
+def killed_publish(url: str, lake: Path, prefix: str, point: str):
+    """``secplat publish`` killed at ``point`` (forked from the warm server, ``test_release_faults._killed``)."""
+    return _killed(lake, "publish", kill_at=point, **_cluster(url, prefix))
 
 
 def published_v1(url: str, root: Path) -> tuple[Path, str]:
@@ -80,7 +89,7 @@ def test_a_killed_publish_leaves_one_whole_release_and_the_next_one_succeeds(ope
     live_at = points.index("publish:release live")
     for n, point in enumerate(points):
         lake, prefix = published_v1(opensearch_url, tmp_path)
-        killed = _killed(lake, "publish", kill_at=point, OPENSEARCH_URL=opensearch_url, SEARCH_PREFIX=prefix)
+        killed = killed_publish(opensearch_url, lake, prefix, point)
         assert killed.returncode == -9, (point, killed.stderr[-500:])
         release, view = served(opensearch_url, prefix)
         if n < live_at:

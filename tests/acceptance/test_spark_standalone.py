@@ -22,7 +22,8 @@ SECPLAT = str(Path(sys.executable).with_name("secplat"))
 SCRIPT = ROOT / "infra" / "spark-standalone.sh"
 KEYS = {"passages": "chunk_id", "documents": "doc_id", "tree_nodes": "node_id", "lexicon": "term", "facts": "fact_id",
         "concepts": "concept"}
-UNINDEXED = {Path(INDEX_DATASETS["passages"]).parts[0], SEARCH_DIR}  # what the index stage and those after it wrote: the cluster's run starts without
+# What the index stage and the stages after it wrote (index/, search/): the cluster's run starts without them.
+UNINDEXED = {Path(INDEX_DATASETS["passages"]).parts[0], SEARCH_DIR}
 
 
 @pytest.fixture()
