@@ -155,6 +155,21 @@ def periods(text: str) -> list[Period]:
     return sorted(found, key=lambda p: p.start)
 
 
+# Where a question takes its stand: "as of FY2021", "as of the end of fiscal 2022" (a year with no quarter). A
+# later year it names is then that report's forecast, maturity or schedule ("as of FY 2021, how much did Verizon
+# expect to pay for its retirees in 2024"), not a report to read.
+_AS_OF = re.compile(r"\bas\s+of\s+(?:the\s+(?:end|close)\s+of\s+)?$")
+
+
+def vantage_year(text: str) -> int | None:
+    """The fiscal year a question takes its stand in ("as of FY2021"), or None."""
+    masked = (text or "").lower().replace("’", "'")
+    for p in periods(text):
+        if p.year and p.quarter is None and _AS_OF.search(masked[:p.start]):
+            return p.year
+    return None
+
+
 def printed_periods(text: str) -> str:
     """The text with each period written as filings print it ("FY2023Q1" -> "Q1 2023", "FY22" -> "2022")."""
     out, at = [], 0

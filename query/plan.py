@@ -5,7 +5,8 @@ From the analysis (companies, years, quarters, named forms) and the concept map 
 - ``core``: the question without instructions and caveats ("Round your answer ...", "If gross margin is not a
   useful metric ..., state that and explain why"): the concepts and the lexical search read this;
 - ``target_year``: the fiscal year whose document answers: the latest year named (a comparison or an average
-  over years is answered by the latest filing, which reports the earlier years as comparatives);
+  over years is answered by the latest filing, which reports the earlier years as comparatives), unless the
+  question stands in an earlier one ("as of FY2021, ... expected to pay in 2024": that report's forecast);
 - ``doc_types``: a named form, a quarter (10-Q or an earnings release), or the wording (an 8-K event, a
   non-GAAP "adjusted" measure reported in earnings releases);
 - ``evidence``: statements, notes, Items, the cover, from the concepts the question names.
@@ -47,7 +48,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
+from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, vantage_year
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
@@ -150,7 +151,11 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                      lexical_query(core_question(question, instructions=True), analysis.names))
     if analysis.years:
         plan.target_year = max(analysis.years)
-        if len(analysis.years) > 1:
+        stand = vantage_year(question)
+        if stand is not None and stand < plan.target_year:  # the later years are that report's forecasts
+            plan.target_year = stand
+            plan.rules.append(f"as of {stand}: that year's report, whose forecasts name the later years")
+        elif len(analysis.years) > 1:
             plan.rules.append(f"years {sorted(analysis.years)}: the latest filing reports the earlier ones")
     plan.doc_types = _doc_types(analysis, concepts, core, plan.rules)
     if short_span(analysis):

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from domain.periods import named_day, periods, printed_periods
+from domain.periods import named_day, periods, printed_periods, vantage_year
 from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
 
@@ -73,6 +73,16 @@ def test_the_day_a_question_names():
     assert named_day("as of Sept. 30 2021 and June 30, 2022") == dt.date(2021, 9, 30)  # the first
     assert named_day("June 31, 2023, then July 1, 2023") == dt.date(2023, 7, 1)  # no such day: the next
     assert named_day("revenue in fiscal 2023") is None
+
+
+def test_the_year_a_question_stands_in():
+    assert vantage_year("As of FY 2021, how much will Acme pay in 2024?") == 2021
+    assert vantage_year("as of the end of fiscal year 2022, what matures in 2025") == 2022
+    assert vantage_year("as of FY22, what") == 2022
+    assert vantage_year("as of June 30, 2023") is None  # a day: rule D's
+    assert vantage_year("as of Q2 2023, what") is None  # a quarter's report: not a year's
+    assert vantage_year("as of mid-2023, expected from the 2022 program") is None
+    assert vantage_year("revenue in 2023 and 2024") is None
 
 
 def test_periods_are_printed_as_filings_print_them():

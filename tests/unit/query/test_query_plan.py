@@ -50,6 +50,16 @@ def test_years_and_document_types():
     assert plan_of("Is Acme's business subject to cyclicality?").target_year is None
 
 
+def test_a_question_standing_in_a_year_reads_that_years_report():
+    p = plan_of("As of FY 2021, how much did Acme expect to pay for its retirees in 2024?")
+    assert p.target_year == 2021 and any(r.startswith("as of 2021") for r in p.rules)
+    assert plan_of("As of the end of fiscal 2022, which notes mature in 2025?").target_year == 2022
+    # no stand taken, or the stand is the latest year: the latest year named, as before
+    assert plan_of("Acme's revenue in 2021 and in 2024").target_year == 2024
+    assert plan_of("As of FY2023, how has revenue changed since FY2021?").target_year == 2023
+    assert plan_of("Charges expected from the 2022 program, as of mid-2023?").target_year == 2023
+
+
 def test_document_rules_r1_r2_r3():
     p = plan_of("Did Acme grow its revenue between FY20 and FY21?")
     assert p.target_year == 2021
