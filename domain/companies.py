@@ -346,6 +346,8 @@ class EntityIndex:
     def _named(self, written: str, n: int, hyphenated: bool = False) -> set[str]:
         squashed = squash(written)
         keys = {self.names[squashed]} if squashed in self.names else set()
+        if n > 1 and not keys and squashed + "s" in self.names:  # the last word's plural dropped: "Texas Instrument"
+            keys = {self.names[squashed + "s"]}
         if n > 1:
             leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or self._two_word_lead(written, squashed))
             return keys or ({self.leads[squashed]} if leads else set())

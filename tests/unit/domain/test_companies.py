@@ -105,6 +105,8 @@ def test_accents_and_a_final_s_without_apostrophe_name_the_company():
     assert names("Nestlé's margins") == ["Nestlé S.A."]
     assert names("What were Smuckers net sales?") == ["J M Smucker Co"]
     assert names("Targets for 2024 were met") == []
+    # a whole name with its last word's plural "s" dropped is that name: "Texas Instrument's revenue"
+    assert names("What was Texas Instrument's revenue?") == ["Texas Instruments"]
 
 
 def test_a_reviewed_former_ticker_and_name_of_the_cik_name_the_company():
