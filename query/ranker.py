@@ -24,6 +24,9 @@ from domain.text import figures_share, words
 from query.api import SECTION_PINS
 
 CANDIDATES = 20  # pages the model reorders (the rules' first ones); the rest keep the rules' order
+# The model's share of a page's place (:func:`blended`), the rules' the rest: chosen on the dev sets between
+# 0.3 and 0.5 (0.5 lost a random-page question on each of the two sets; docs/retrieval-quality.md).
+MODEL_SHARE = 0.3
 VERSION = 3  # 2: the pins read from the evidence's typed basis; 3: what a question asking what drove a change reads
 FEATURES = ("rule_rank", "rule_score", "pin_statement", "pin_fact", "doc_rank", "doc_score", "page_position",
             "figures", "figures_asked", "overlap", "year_match", "item_match", "text_length", "prose_asked",
@@ -89,9 +92,13 @@ class PageRanker:
                                                                           strict=True)) for row in rows]
 
     def order(self, rows: list[list[float]]) -> list[int]:
-        """Candidate positions best first (ties keep the rules' order)."""
+        """Candidate positions best first by the model alone (ties keep the rules' order)."""
         scores = self.scores(rows)
         return sorted(range(len(rows)), key=lambda i: (-scores[i], i))
+
+    def blended_order(self, rows: list[list[float]], share: float | None = None) -> list[int]:
+        """Candidate positions best first by the model's order blended with the rules' (:func:`blended`)."""
+        return blended(self.order(rows), MODEL_SHARE if share is None else share)
 
     def to_json(self) -> bytes:
         """Stable bytes: the same model always serializes alike (floats rounded to 12 significant digits)."""
@@ -108,6 +115,15 @@ class PageRanker:
                              "retrain with `secplat train-ranker`")
         return cls(data["release"], tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]),
                    data["intercept"], data.get("trained", {}))
+
+
+def blended(model_order: list[int], share: float = MODEL_SHARE) -> list[int]:
+    """Positions 0..n-1 (the rules' order) sorted by ``(1 - share)`` times the rules' place plus ``share``
+    times the model's (``model_order``: positions, the model's best first); ties to the rules. A Borda count
+    of the two: a page moves only as far as the model disagrees, so where the rules are sure the model cannot
+    overturn them, and a page the model puts far ahead still climbs."""
+    place = {i: n for n, i in enumerate(model_order)}
+    return sorted(range(len(model_order)), key=lambda i: ((1 - share) * i + share * place[i], i))
 
 
 def _r(x: float) -> float:

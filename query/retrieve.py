@@ -254,14 +254,15 @@ class Retriever:
 
     def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence],
                    model: PageRanker) -> list[Evidence]:
-        """The rules' first pages reordered by the release's learned ranker (``query.ranker``)."""
+        """The rules' first pages reordered by the release's learned ranker blended with the rules' order
+        (``query.ranker.blended``)."""
         if len(evidence) < 2:
             return evidence
         head = evidence[:CANDIDATES]
         rows = page_features(q.text, q.plan.as_dict(), [{"doc_id": d.doc.doc_id, "score": d.score} for d in docs],
                              [e.as_dict() for e in head],
                              {d.doc.doc_id: d.doc.page_count for d in docs})
-        return [head[i] for i in model.order(rows)] + evidence[CANDIDATES:]
+        return [head[i] for i in model.blended_order(rows)] + evidence[CANDIDATES:]
 
     def passages(self, q: Question, docs: list[ScoredDoc]) -> list[Hit]:
         """Chunks of the chosen documents, rescored by document weight (FLAM and trees when on)."""

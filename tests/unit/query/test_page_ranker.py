@@ -10,7 +10,7 @@ import pytest
 from indexing.ranker_pairs import document_pairs, driver_labels, headings, row_labels
 from kernel.search.base import Release
 from query import snapshot
-from query.ranker import FEATURES, PageRanker, fit, page_features, training_rows
+from query.ranker import FEATURES, PageRanker, blended, fit, page_features, training_rows
 from query.snapshot import Snapshot
 
 BALANCE_SHEET = """CONSOLIDATED BALANCE SHEETS
@@ -131,6 +131,15 @@ def test_fit_is_deterministic_and_learns_the_order():
     _, plan, docs, evidence = search("first total assets")
     assert [evidence[i]["page"] for i in one.order(page_features("first total assets", plan, docs, evidence,
                                                                  {"A": 10}))] == [2, 1]
+
+
+def test_the_models_order_is_blended_with_the_rules():
+    """A Borda count: each page's place is 0.7 of its rules' place plus 0.3 of the model's, ties to the rules."""
+    assert blended([0, 1, 2, 3]) == [0, 1, 2, 3]  # they agree
+    assert blended([5, 0, 1, 2, 3, 4]) == [0, 1, 2, 3, 5, 4]  # the rules' sixth, the model's first: into the five
+    assert blended([9, 0, 1, 2, 3, 4, 5, 6, 7, 8])[:5] == [0, 1, 2, 3, 4]  # the rules' tenth: not past their fifth
+    assert blended([1, 0, 2]) == [0, 1, 2]  # a swap of neighbours is a tie: the rules' order
+    assert blended([2, 1, 0], share=1.0) == [2, 1, 0] and blended([2, 1, 0], share=0.0) == [0, 1, 2]
 
 
 class _NoEngine:
