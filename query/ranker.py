@@ -6,9 +6,10 @@ what the pipeline already knows: the page's rank and relative score under the ru
 note or fact pinned it, its document's rank and score, its position in the document, its share of
 figures, the question's words on it, whether its year and Item are the ones asked for. A logistic
 regression (standardized features, fixed solver: the same pairs give the same coefficients) learns how to
-weigh them; :class:`PageRanker` reorders the candidates by it. Trained per release (``train``, on the
-retriever serving that release), stored as JSON beside it (``kernel.layout.ranker_key``), read by the
-release's snapshot: a query answers with the model of its release, or by the rules when it has none.
+weigh them; :class:`PageRanker` reorders the candidates by it, its order blended with the rules'
+(:func:`blended`). Trained per release (``train``, on the retriever serving that release), stored as JSON
+beside it (``kernel.layout.ranker_key``), read by the release's snapshot: a query answers with the model of
+its release, or by the rules when it has none.
 """
 
 from __future__ import annotations
@@ -96,9 +97,9 @@ class PageRanker:
         scores = self.scores(rows)
         return sorted(range(len(rows)), key=lambda i: (-scores[i], i))
 
-    def blended_order(self, rows: list[list[float]], share: float | None = None) -> list[int]:
+    def blended_order(self, rows: list[list[float]]) -> list[int]:
         """Candidate positions best first by the model's order blended with the rules' (:func:`blended`)."""
-        return blended(self.order(rows), MODEL_SHARE if share is None else share)
+        return blended(self.order(rows))
 
     def to_json(self) -> bytes:
         """Stable bytes: the same model always serializes alike (floats rounded to 12 significant digits)."""
