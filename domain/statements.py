@@ -111,8 +111,15 @@ def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "
     if found is None or len(stripped) > HEADING_LINE or any(c.isdigit() for c in rest) or \
             not _heading_words(rest[found.end():]) or is_contents_line(line, following):
         return False
-    numbered = rest != stripped or _NOTE_NUMBER.fullmatch(previous.strip()) is not None
+    numbered = numbered_line(line) or _NOTE_NUMBER.fullmatch(previous.strip()) is not None
     return numbered or line_offset <= HEADING_WINDOW
+
+
+def numbered_line(line: str) -> bool:
+    """Whether a heading line opens with its note's number ("Note 3 - Restructuring", "4. Acquisitions"): a
+    note of the financial statements, not a topic of MD&A's nor a table's row under a figure."""
+    stripped = line.strip()
+    return _NUMBERING.sub("", stripped, count=1) != stripped
 
 
 def _heading_words(after: str) -> bool:

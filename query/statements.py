@@ -19,6 +19,7 @@ from domain.statements import (
     line_at,
     neighbours,
     note_heads,
+    numbered_line,
     section_heads,
     statement_heads,
     statements,
@@ -103,25 +104,29 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
 
 
-def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int] | None:
-    """(page, offset on the page) of the first heading of a note's ``title`` in a chunk."""
+def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int, bool] | None:
+    """(page, offset on the page, whether its line opens with the note's number) of the first heading of a
+    note's ``title`` in a chunk."""
     text = chunk.get("text") or ""
     for m in title.finditer(text):
         start, line = line_at(text, m.start())
         page, offset = page_position(chunk, start)
         if note_heads(title, line, offset, *neighbours(text, start, line)):
-            return page, offset
+            return page, offset, numbered_line(line)
     return None
 
 
 def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict, int] | None:
     """(page, chunk, the heading's offset on its page) of the first heading page among candidate chunks:
-    within the financial statements' Item when any is (a note begins at its first heading; later pages
-    repeat it as a running head)."""
-    found = [(at[0], c, at[1]) for c in chunks if (at := heading_position(title, c)) is not None]
+    within the financial statements' Item when any is, then a heading that opens with the note's number (a
+    filer whose statements sit in MD&A's Item heads a topic of MD&A, or a table's row, with the note's title
+    too: "Restructuring and Impairment Charges" there, "Note 3 - Restructuring and Impairment Charges" in
+    the notes); a note begins at its first heading, later pages repeat it as a running head."""
+    found = [(at[0], c, at[1], at[2]) for c in chunks if (at := heading_position(title, c)) is not None]
     if not found:
         return None
-    return min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, t[0]))
+    page, chunk, offset, _ = min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, not t[3], t[0]))
+    return page, chunk, offset
 
 
 def section_page(section: Section, chunk: dict) -> int | None:

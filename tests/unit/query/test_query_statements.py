@@ -157,6 +157,12 @@ def test_note_headings_are_found_on_their_page_not_in_sentences():
     assert best_heading_page(title, [prose]) is None  # a running sentence, not a heading
     md_and_a = {**chunk, "page_start": 30, "page_end": 31, "item": "7"}
     assert best_heading_page(title, [md_and_a, chunk])[0] == 41  # inside the financial statements first
+    # statements and notes inside MD&A's Item (PepsiCo's 10-K): the numbered heading is the note, an earlier
+    # page's "Income Taxes" over MD&A's discussion is not
+    topic = {"text": "Income Taxes\nOur tax rate rose ...", "page_start": 30, "page_end": 30, "char_start": 0,
+             "char_end": 40, "item": "7"}
+    assert best_heading_page(title, [topic, {**chunk, "item": "7"}])[0] == 41
+    assert best_heading_page(title, [topic])[0] == 30  # with no numbered heading, the unnumbered one
 
 
 def test_a_note_opened_low_on_its_page_is_placed_there():
@@ -168,6 +174,8 @@ def test_a_note_opened_low_on_its_page_is_placed_there():
     title = re.compile(r"legal proceedings", re.I)
     text = "The end of the note before it, in prose.\n" * 20 + "Note 21 \u2013 Legal Proceedings\nVarious claims."
     chunk = {"text": text, "page_start": 111, "page_end": 111, "char_start": 0, "char_end": len(text), "item": "8"}
-    assert heading_position(title, chunk) == (111, text.index("Note 21"))
+    assert heading_position(title, chunk) == (111, text.index("Note 21"), True)
     top = {**chunk, "text": "Note 21 \u2013 Legal Proceedings\nVarious claims."}
-    assert heading_position(title, top) == (111, 0)
+    assert heading_position(title, top) == (111, 0, True)
+    unnumbered = {**chunk, "text": "Legal Proceedings\nVarious claims."}
+    assert heading_position(title, unnumbered) == (111, 0, False)
