@@ -161,10 +161,11 @@ def periods(text: str) -> list[Period]:
 _AS_OF = re.compile(r"\bas\s+of\s+(?:the\s+(?:end|close)\s+of\s+)?$")
 
 
-def vantage_year(text: str) -> int | None:
-    """The fiscal year a question takes its stand in ("as of FY2021"), or None."""
+def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
+    """The fiscal year a question takes its stand in ("as of FY2021"), or None. ``found``: the text's
+    :func:`periods`, when the caller has them already."""
     masked = (text or "").lower().replace("’", "'")
-    for p in periods(text):
+    for p in periods(text) if found is None else found:
         if p.year and p.quarter is None and _AS_OF.search(masked[:p.start]):
             return p.year
     return None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import named_day, period_ended, periods
+from domain.periods import named_day, period_ended, periods, vantage_year
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
@@ -29,6 +29,7 @@ class QueryAnalysis:
     day: dt.date | None = None  # the day it names ("as of June 30, 2023"): a quarter's end may be meant
     ended: tuple[int, dt.date] | None = None  # a span named by its end: (months, day), "three months ended ..."
     names: list[str] = field(default_factory=list)  # the companies' own names as written: who, not what
+    stand: int | None = None  # the year it stands in ("as of FY2021"): a later year named is that report's forecast
 
     @property
     def dated(self) -> bool:
@@ -58,4 +59,4 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
-                         entities.own_names(question) if entities else [])
+                         entities.own_names(question) if entities else [], vantage_year(question, mentioned))

@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, vantage_year
+from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
@@ -151,7 +151,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                      lexical_query(core_question(question, instructions=True), analysis.names))
     if analysis.years:
         plan.target_year = max(analysis.years)
-        stand = vantage_year(question)
+        stand = analysis.stand
         if stand is not None and stand < plan.target_year:  # the later years are that report's forecasts
             plan.target_year = stand
             plan.rules.append(f"as of {stand}: that year's report, whose forecasts name the later years")
