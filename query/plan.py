@@ -151,8 +151,8 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                      lexical_query(core_question(question, instructions=True), analysis.names))
     if analysis.years:
         plan.target_year = max(analysis.years)
-        stand = analysis.stand
-        if stand is not None and stand < plan.target_year:  # the later years are that report's forecasts
+        stand = analysis.stand  # while among the years asked: a follow-up narrowed to one year keeps it
+        if stand in analysis.years and stand < plan.target_year:  # the later years are that report's forecasts
             plan.target_year = stand
             plan.rules.append(f"as of {stand}: that year's report, whose forecasts name the later years")
         elif len(analysis.years) > 1:

@@ -58,6 +58,9 @@ def test_a_question_standing_in_a_year_reads_that_years_report():
     assert plan_of("Acme's revenue in 2021 and in 2024").target_year == 2024
     assert plan_of("As of FY2023, how has revenue changed since FY2021?").target_year == 2023
     assert plan_of("Charges expected from the 2022 program, as of mid-2023?").target_year == 2023
+    # curation's follow-up for the later year asks for that year's documents, not the stand's again
+    from query.plan import follow_up_plan
+    assert follow_up_plan(p, None, 2024).target_year == 2024 and follow_up_plan(p, None, 2021).target_year == 2021
 
 
 def test_document_rules_r1_r2_r3():
