@@ -55,10 +55,24 @@ _SHARE_CLASS = ("class", "series")  # the word before a share class's letter
 def squash(text: str) -> str:
     """Lower case, possessives, remarks in parentheses, EDGAR's state tags and corporate suffixes dropped,
     letters, digits and & only, no spaces. Kept per name: a catalog squashes the same few names often."""
+    return "".join(_kept_words(text))
+
+
+def _kept_words(text: str) -> list[str]:
+    """A name's words as :func:`squash` joins them."""
     words = _words(_STATE.sub("", _REMARK.sub(" ", text or "")))
     words = [w for w in words if w not in ("&", "and")] or words  # "Johnson & Johnson" = "Johnson and Johnson"
-    kept = [w for w in words if w not in SUFFIXES] or words
-    return "".join(kept)
+    return [w for w in words if w not in SUFFIXES] or words
+
+
+def within_name(written: str, name: str) -> bool:
+    """Whether a name as written is the start of the company's name ("Bristol Myers" of "Bristol-Myers Squibb
+    Co") or a run of its whole words ("Disney" of "Walt Disney Company (The)"): the company's own name, not a
+    brand or a former name."""
+    said, full = _kept_words(written), _kept_words(name)
+    n = len(said)
+    return bool(said) and ("".join(full).startswith("".join(said))
+                           or any(full[i:i + n] == said for i in range(len(full) - n + 1)))
 
 
 def short_name(name: str) -> str:
@@ -288,7 +302,7 @@ class EntityIndex:
             entity = self.entities[next(iter(keys))] if len(keys) == 1 else None
             if entity is None or (self.searchable is not None and entity.key not in self.searchable):
                 continue
-            if squash(entity.name).startswith(squash(written) or "\0") or _bare(written).upper() in entity.tickers:
+            if within_name(written, entity.name) or _bare(written).upper() in entity.tickers:
                 out.append(written)
         return out
 

@@ -108,3 +108,15 @@ def test_analyst_judgements_reach_the_facts_that_hold_their_inputs():
             "us-gaap:Assets"} <= concepts("Is Acme a capital-intensive business?")
     assert "us-gaap:NetCashProvidedByUsedInOperatingActivities" in concepts("Acme's free cashflow in FY2023")
     assert concepts("inventories at year end") == concepts("inventory at year end") == {"us-gaap:InventoryNet"}
+
+
+def test_a_sale_inside_an_accounting_term_is_no_revenue():
+    """"available-for-sale" and "held for sale" name securities and disposal groups: their "sale" is not the
+    "sales" that means revenue (the longest term takes its words)."""
+    from query.facts import synonym_concepts
+
+    concepts = lambda q: {m.concept.split(":")[1] for m in synonym_concepts(q)}  # noqa: E731
+    assert concepts("fair value of available-for-sale debt securities") == \
+        {"AvailableForSaleSecuritiesDebtSecurities", "DebtSecuritiesAvailableForSaleExcludingAccruedInterest"}
+    assert "Revenues" not in concepts("assets held for sale at year end")
+    assert "Revenues" in concepts("net sales of the business held for sale")
