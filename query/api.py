@@ -17,12 +17,14 @@ RANKERS = ("rules", "learned", "learned-all")  # how the hierarchical mode order
 
 # Why an evidence item is there. The learned ranker's features, the CLI's label and the JSON read this field,
 # never the wording of ``reason`` (an explanation for people, free to change).
-Basis = Literal["match", "statement", "continuation", "note", "section", "cover", "fact", "reranker"]
+Basis = Literal["match", "statement", "continuation", "note", "section", "cover", "fact", "row", "reranker"]
 BASIS_LABELS: dict[str, str] = {
     "match": "search match", "statement": "statement pin", "continuation": "statement pin (continued)",
-    "note": "note pin", "section": "section pin", "cover": "cover pin", "fact": "fact pin", "reranker": "cross-encoder",
+    "note": "note pin", "section": "section pin", "cover": "cover pin", "fact": "fact pin", "row": "row pin",
+    "reranker": "cross-encoder",
 }
 SECTION_PINS = frozenset({"statement", "continuation", "note", "section", "cover"})  # pinned for the plan's evidence
+FIGURE_PINS = frozenset({"fact", "row"})  # pinned for printing the figure asked (an iXBRL fact, a table's row)
 
 
 @dataclass
@@ -41,6 +43,7 @@ class RetrievalOptions:
     flam: bool = False  # weight passages by the Items the question's lexicon terms point to
     trees: bool = False  # boost chunks under the best-matching tree nodes
     statements: bool = True  # metric questions: the statements' own pages first (query.statements)
+    rows: bool = True  # metric questions: the page printing the metric as a table's row when no statement does
     facts: bool = True  # metric questions over iXBRL filings: the pages printing the named facts first (query.facts)
     curate: bool = True
     max_iterations: int = 3

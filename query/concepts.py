@@ -50,6 +50,12 @@ class ConceptMap:
         stems = phrase_text(words(text))
         return [c for c in self.concepts if c.matches(stems)]
 
+    def metric(self, text: str, names: list[str]) -> Cue | None:
+        """The longest cue of the named figure concepts that the text says: the metric a table's row prints."""
+        stems = phrase_text(words(text))
+        said = [cue for c in self.concepts if c.name in names and c.figure for cue in c.cues if has_phrase(stems, cue)]
+        return max(said, key=len, default=None)
+
     def asks_why(self, text: str, matched: list[Concept]) -> bool:
         """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one
         (``matched``: the question's concepts)."""

@@ -152,8 +152,8 @@ def evaluate(retriever, qas: Iterable[QA], mode: str = "hierarchical", k: int = 
         start = time.perf_counter()
         result = retriever.search(qa.question, k=max(k, 10), options=opts)
         latencies.append(1000 * (time.perf_counter() - start))
-        ranked = [{"doc_id": e.doc_id, "doc_name": e.doc_name, "source_name": e.source_name, "page": e.page, "chunk_id": e.chunk_id,
-                   "score": e.score} for e in result.evidence]
+        ranked = [{"doc_id": e.doc_id, "doc_name": e.doc_name, "source_name": e.source_name, "page": e.page,
+                   "chunk_id": e.chunk_id, "basis": e.basis, "score": e.score} for e in result.evidence]
         scores = score_question(qa, ranked, k)
         rows.append({"id": qa.id, "scores": scores, "evidence": ranked})
         if out is not None:

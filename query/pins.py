@@ -22,6 +22,7 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
+    row_page,
     titled_last,
 )
 from schemas.chunks import next_chunk_id
@@ -80,6 +81,8 @@ class Pins:
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
                     if offset > HEADING_WINDOW:
                         self._note_continued(q, note, scope, page, pin)
+            if plan.figure and q.opts.rows:
+                self._row_pin(q, scope, [h for h in pinned if h.source["doc_id"] == d.doc_id], pin)
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin)
             if plan.narrative:
@@ -89,6 +92,35 @@ class Pins:
                 if hits:
                     pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
+
+    def _row_pin(self, q: Question, scope: Filters, doc_pins: list[Hit], pin: Callable) -> None:
+        """A figure no pinned statement prints (an effective tax rate, a margin) is read off the table whose row
+        it heads, in MD&A's summary or a note: the best such page of the document for the question, unless a
+        pinned statement's page prints that row (the statement is then its page)."""
+        metric = concept_map().metric(q.plan.core, q.plan.concepts)
+        if not metric:
+            return
+        rows: list[tuple[int, Hit]] = []
+        for said in (q.plan.lexical, " ".join(metric)):  # the question's words, then the metric's alone
+            rows = rows or [(page, h) for h in self._bm25(q, said, scope, 50)
+                            if (page := row_page(metric, h.source)) is not None]
+        statements = {int(h.source["_page"]) for h in doc_pins if h.source.get("_basis") in ("statement", "continuation")}
+        if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements):
+            return
+        taken = {int(h.source["_page"]) for h in doc_pins}
+        for page, h in rows:
+            if page not in taken:
+                pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
+                return
+
+    def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
+        """Whether one of these pages prints the metric's row (its chunks, the ones running on from the page
+        before included: a statement's table often starts above its page)."""
+        for page in sorted(pages):
+            hits = self._bm25(q, " ".join(metric), {**scope, "page_start": [page - 1, page]}, 10)
+            if any(row_page(metric, h.source) == page for h in hits):
+                return True
+        return False
 
     def _note_continued(self, q: Question, note: Section, scope: Filters, page: int, pin: Callable) -> None:
         """A note opened below the top of its page (a filing runs its notes on) goes on over the next page,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from domain.sec_items import MDNA_ITEMS
 from domain.text import figures_share, words
-from query.api import SECTION_PINS
+from query.api import FIGURE_PINS, SECTION_PINS
 
 CANDIDATES = 20  # pages the model reorders (the rules' first ones); the rest keep the rules' order
 # The model's share of a page's place (:func:`blended`), the rules' the rest: chosen on the dev sets between
@@ -57,7 +57,7 @@ def page_features(question: str, plan: dict, documents: list[dict], evidence: li
             1.0 / (1 + i),
             max(-1.0, min(2.0, e["score"] / top)),
             1.0 if basis in SECTION_PINS else 0.0,  # a statement's, a note's or the cover's pin
-            1.0 if basis == "fact" else 0.0,
+            1.0 if basis in FIGURE_PINS else 0.0,
             1.0 / (1 + rank) if rank is not None else 0.0,
             doc_score.get(e["doc_id"], 0.0),
             e["page"] / max(1, page_counts.get(e["doc_id"], 0) or e["page"] + 1),

@@ -24,6 +24,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
+from domain.text import words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -127,6 +128,44 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict,
         return None
     page, chunk, offset, _ = min(found, key=lambda t: (t[1].get("item") not in STATEMENT_ITEMS, not t[3], t[0]))
     return page, chunk, offset
+
+
+ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and the one compared
+_ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
+_TOTAL = words("total")
+_FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")
+
+
+def row_page(metric: tuple[str, ...], chunk: dict) -> int | None:
+    """The page on which a chunk prints ``metric`` (its words' stems) as a table's row: a short line opening
+    with its words, then at least ``ROW_FIGURES`` figures before the next line with words (a PDF's text puts
+    a row's cells on its label's line or the lines after it)."""
+    text = chunk.get("text") or ""
+    lines = text.split("\n")
+    at = 0
+    for i, line in enumerate(lines):
+        said = words(_FIGURE.sub(" ", line))
+        said = said[1:] if said[:1] == _TOTAL and said[1:1 + len(metric)] == metric else said  # "Total revenues"
+        labelled = said[:len(metric)] == metric and len(said) <= len(metric) + _ROW_LABEL_SLACK
+        if labelled and len(_FIGURE.findall(_without_label(line, metric))) + _row_cells(lines[i + 1:]) >= ROW_FIGURES:
+            return page_position(chunk, at)[0]
+        at += len(line) + 1
+    return None
+
+
+def _without_label(line: str, metric: tuple[str, ...]) -> str:
+    """A row's line after its label's words."""
+    return re.sub(r"^\W*" + r"\W+".join(r"[A-Za-z&]+" for _ in metric), "", line.strip())
+
+
+def _row_cells(lines: list[str]) -> int:
+    """Figures on the lines after a row's label, up to the next line with words."""
+    count = 0
+    for line in lines:
+        if re.search(r"[A-Za-z]{2}", line):
+            break
+        count += len(_FIGURE.findall(line))
+    return count
 
 
 def section_page(section: Section, chunk: dict) -> int | None:

@@ -49,7 +49,7 @@ def test_file_uri_lake_runs_every_stage_and_a_query_with_another_model_is_refuse
     assert ok.returncode == 0, ok.stderr
     answer = json.loads(ok.stdout)
     assert answer["evidence"] and answer["page_order"] == "learned" and answer["release"] == models[0]
-    assert {e["basis"] for e in answer["evidence"]} <= {"match", "statement", "continuation", "note", "cover", "fact"}
+    assert {e["basis"] for e in answer["evidence"]} <= {"match", "statement", "continuation", "note", "cover", "fact", "row"}
     # ... and a rerun trains nothing: the release has its model
     again = _secplat(env, tmp_path, "run", "--tickers", "AAPL,HD", "--forms", "8-K,10-Q", "--from", "2019-11-15",
                      "--to", "2023-09-08")

@@ -179,3 +179,24 @@ def test_a_note_opened_low_on_its_page_is_placed_there():
     assert heading_position(title, top) == (111, 0, True)
     unnumbered = {**chunk, "text": "Legal Proceedings\nVarious claims."}
     assert heading_position(title, unnumbered) == (111, 0, False)
+
+
+def test_a_metric_is_read_off_the_row_it_heads_not_a_sentence_naming_it():
+    """A PDF's table prints a row's label on a line and its cells on that line or the lines after it."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.statements import row_page
+
+    rate = concept_map().metric("How much has the effective tax rate changed between FY2021 and FY2022?",
+                                ["income taxes"])
+    assert rate == words("effective tax rate")  # the longest cue said ("tax rate" is one too)
+    cells_below = {"text": "Provision for income taxes\n$\n(411)\n(491)\nEffective tax rate\n \n23%\n20%\nNet income",
+                   "page_start": 23, "page_end": 23}
+    cells_beside = {"text": "Effective tax rate (1) 21.6 % 24.6 % 27.0 %", "page_start": 43, "page_end": 43}
+    assert row_page(rate, cells_below) == 23 and row_page(rate, cells_beside) == 43
+    prose = {"text": "Our effective tax rate was 23% in 2022 and 20% in 2021.", "page_start": 5, "page_end": 5}
+    one_cell = {"text": "Effective tax rate\n23%\nNet income\n1,316\n1,906", "page_start": 6, "page_end": 6}
+    assert row_page(rate, prose) is None and row_page(rate, one_cell) is None
+    assert concept_map().metric("How many employees?", ["employees"]) is None  # not a figure concept
+    total = {"text": "Sales of services\n12,000\nTotal revenues\n66,608\n62,286", "page_start": 54, "page_end": 54}
+    assert row_page(words("revenue"), total) == 54  # the total's row prints the metric too
