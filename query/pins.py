@@ -45,18 +45,19 @@ class Pins:
         best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
         if q.opts.statements:
             with timing.stage("statements"):
-                pinned = self.statement_pins(q, best, hits[0].score)
+                pinned = self.statement_pins(q, best, hits)
         if q.opts.facts:
             with timing.stage("facts"):
                 pinned = self.fact_pins(q, best, (pinned or hits)[0].score) + pinned
         return pinned
 
-    def statement_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+    def statement_pins(self, q: Question, best: list[DocInfo], hits: list[Hit]) -> list[Hit]:
         """The pages the plan's evidence names in the best documents: each statement's first page outside MD&A
         (found by its title over a table of figures), and its next page when the statement does not close on
         the first; each note's heading page; the cover."""
         plan = q.plan
         pinned: list[Hit] = []
+        top = hits[0].score
 
         def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
@@ -82,7 +83,8 @@ class Pins:
                     if offset > HEADING_WINDOW:
                         self._note_continued(q, note, scope, page, pin)
             if plan.figure and q.opts.rows:
-                self._row_pin(q, scope, [h for h in pinned if h.source["doc_id"] == d.doc_id], pin)
+                self._row_pin(q, scope, [h for h in hits if h.source["doc_id"] == d.doc_id],
+                              [h for h in pinned if h.source["doc_id"] == d.doc_id], pin, d is best[0])
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin)
             if plan.narrative:
@@ -93,17 +95,20 @@ class Pins:
                     pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
         return pinned
 
-    def _row_pin(self, q: Question, scope: Filters, doc_pins: list[Hit], pin: Callable) -> None:
+    def _row_pin(self, q: Question, scope: Filters, doc_hits: list[Hit], doc_pins: list[Hit], pin: Callable,
+                 first: bool) -> None:
         """A figure no pinned statement prints (an effective tax rate, a margin) is read off the table whose row
-        it heads, in MD&A's summary or a note: the best such page of the document for the question, unless a
-        pinned statement's page prints that row (the statement is then its page)."""
+        it heads, in MD&A's summary or a note: the best such page of the document for the question (among its
+        passages found, else, in the first document, the metric's own words' matches), unless a pinned statement's page prints that
+        row (the statement is then its page)."""
         metric = concept_map().metric(q.plan.core, q.plan.concepts)
         if not metric:
             return
-        rows: list[tuple[int, Hit]] = []
-        for said in (q.plan.lexical, " ".join(metric)):  # the question's words, then the metric's alone
-            rows = rows or [(page, h) for h in self._bm25(q, said, scope, 50)
-                            if (page := row_page(metric, h.source)) is not None]
+        rows = [(page, h) for h in doc_hits if (page := row_page(metric, h.source)) is not None] or \
+            [(page, h) for h in (self._bm25(q, " ".join(metric), scope, 50) if first else [])
+             if (page := row_page(metric, h.source)) is not None]
+        if not rows:
+            return
         statements = {int(h.source["_page"]) for h in doc_pins if h.source.get("_basis") in ("statement", "continuation")}
         if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements):
             return

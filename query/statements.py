@@ -133,6 +133,7 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict,
 ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and the one compared
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
+_LETTERS = re.compile(r"[A-Za-z&]+")
 _FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")
 
 
@@ -144,6 +145,9 @@ def row_page(metric: tuple[str, ...], chunk: dict) -> int | None:
     lines = text.split("\n")
     at = 0
     for i, line in enumerate(lines):
+        if not _may_label(line, metric):
+            at += len(line) + 1
+            continue
         said = words(_FIGURE.sub(" ", line))
         said = said[1:] if said[:1] == _TOTAL and said[1:1 + len(metric)] == metric else said  # "Total revenues"
         labelled = said[:len(metric)] == metric and len(said) <= len(metric) + _ROW_LABEL_SLACK
@@ -151,6 +155,13 @@ def row_page(metric: tuple[str, ...], chunk: dict) -> int | None:
             return page_position(chunk, at)[0]
         at += len(line) + 1
     return None
+
+
+def _may_label(line: str, metric: tuple[str, ...]) -> bool:
+    """A cheap look before stemming a line: few words, the first like the metric's first (or "Total")."""
+    said = _LETTERS.findall(line)
+    return 0 < len(said) <= len(metric) + _ROW_LABEL_SLACK + 1 and \
+        said[0].lower().startswith((metric[0][:3], "tot"))
 
 
 def _without_label(line: str, metric: tuple[str, ...]) -> str:
