@@ -306,6 +306,12 @@ class EntityIndex:
                 out.append(written)
         return out
 
+    def written(self, question: str) -> list[str]:
+        """Every name of a company with documents as the question writes it (its own, a brand, a former name):
+        words that say who, which a part of the company asked about ("Raytheon" segment) must not borrow."""
+        return [w for w, keys, _ in self._matches(question)
+                if self.searchable is None or any(k in self.searchable for k in keys)]
+
     def unindexed(self, question: str) -> list[Entity]:
         """Companies a question names that have no published document (the universe knows them)."""
         if self.searchable is None:

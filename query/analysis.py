@@ -30,6 +30,7 @@ class QueryAnalysis:
     ended: tuple[int, dt.date] | None = None  # a span named by its end: (months, day), "three months ended ..."
     names: list[str] = field(default_factory=list)  # the companies' own names as written: who, not what
     stand: int | None = None  # the year it stands in ("as of FY2021"): a later year named is that report's forecast
+    written: list[str] = field(default_factory=list)  # every company name as written (own, brand, former)
 
     @property
     def dated(self) -> bool:
@@ -59,4 +60,5 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
-                         entities.own_names(question) if entities else [], vantage_year(question, mentioned))
+                         entities.own_names(question) if entities else [], vantage_year(question, mentioned),
+                         entities.written(question) if entities else [])

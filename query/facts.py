@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from domain import vocabulary
-from domain.rules import concept_words
+from domain.rules import concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import lower_words, phrase_text, surface_words, words
 from kernel.search import SearchReader
@@ -174,8 +174,33 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     if not concepts:
         return []
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
+    asked = metric_words(question, names)
+    parts = backend.bm25(targets["facts"], facts, f"{text} {asked}", {**scope, "dimensional": True,
+                                                                     "concept": concepts}, 100)
+    named = named_members([h.source for h in parts], asked)
+    if named:  # a segment's, a product line's figure ("Mobility's operating income"): its own rows
+        return named
     return [h.source for h in backend.bm25(targets["facts"], facts, text, {**scope, "concept": concepts},
                                            300)]
+
+
+# Members every dimensional table has, which a question's words may say without meaning one part of the company
+_GENERIC_MEMBERS = frozenset({"OperatingSegments", "SegmentReconcilingItems", "CorporateNonSegment", "Consolidated",
+                              "Consolidation", "IntersegmentElimination", "ConsolidationEliminations", "Reportable"})
+
+
+def member_words(dimension: str) -> tuple[str, ...]:
+    """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',));
+    none for the members every segment table has."""
+    member = dimension.rsplit("=", 1)[-1].rsplit(":", 1)[-1].removesuffix("Member")
+    return () if member in _GENERIC_MEMBERS else words(split_concept(member))
+
+
+def named_members(facts: list[dict], asked: str) -> list[dict]:
+    """The dimensional facts one of whose members the question names in full (``asked``: its words without
+    the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure."""
+    said = set(words(asked))
+    return [f for f in facts if any((m := member_words(d)) and set(m) <= said for d in f.get("dimensions") or [])]
 
 
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2) -> list[tuple[int, list[dict]]]:
@@ -197,16 +222,20 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2) -> list[tupl
 
 
 def describe(facts: list[dict], most: int = 3) -> str:
-    """``us-gaap:GrossProfit FY2023 = 27,234 (x10^6 USD)``, for the evidence's reason."""
+    """``us-gaap:GrossProfit FY2023 = 27,234 (x10^6 USD)``, a part's with its members
+    (``us-gaap:OperatingIncomeLoss [Communications, Mobility] H12023 = ...``), for the evidence's reason."""
     seen, parts = set(), []
     for f in facts:
-        key = (f["concept"], f.get("fiscal_year"), f.get("fiscal_period"))
+        members = [m for d in f.get("dimensions") or []
+                   if (m := d.rsplit(":", 1)[-1].removesuffix("Member")) not in _GENERIC_MEMBERS]
+        key = (f["concept"], f.get("fiscal_year"), f.get("fiscal_period"), tuple(members))
         if key in seen:
             continue
         seen.add(key)
         scale = f" x10^{f['scale']}" if f.get("scale") else ""
-        parts.append(f"{f['concept']} {f.get('fiscal_period') or ''}{f.get('fiscal_year') or ''} = {f['display']}"
-                     f" ({(scale + ' ' + (f.get('unit') or '')).strip()})")
+        part = f" [{', '.join(members)}]" if members else ""
+        parts.append(f"{f['concept']}{part} {f.get('fiscal_period') or ''}{f.get('fiscal_year') or ''} = "
+                     f"{f['display']} ({(scale + ' ' + (f.get('unit') or '')).strip()})")
     return "; ".join(parts[:most]) + (f"; +{len(parts) - most} more" if len(parts) > most else "")
 
 

@@ -171,7 +171,8 @@ class Pins:
         metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
             return []
-        names = [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
+        names = [e.name for e in plan.analysis.entities] + plan.analysis.written + \
+            [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
         for d in best[:PINNED_DOCUMENTS]:
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)

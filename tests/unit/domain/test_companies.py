@@ -279,4 +279,5 @@ def test_a_companys_own_names_as_written_not_its_brands_or_former_names():
     assert idx.own_names("Walt Disney revenue and Texas Instruments margins") == ["Walt Disney", "Texas Instruments"]
     assert idx.own_names("Why did Disney's revenues rise? Smucker sales") == ["Disney's", "Smucker"]  # whole words of it
     assert idx.own_names("Google's ad revenue") == []  # a reviewed name of Alphabet, not its own
+    assert idx.written("Google's ad revenue and ARKANSAS FREIGHTWAYS") == ["Google's", "ARKANSAS FREIGHTWAYS"]
     assert idx.own_names("ARKANSAS FREIGHTWAYS results in 1995") == []  # a former name

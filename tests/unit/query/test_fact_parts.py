@@ -1,0 +1,36 @@
+"""A part of the company named by a question (a segment, a product line) takes its own facts, not the
+consolidated figure: pure functions on literal facts."""
+
+from __future__ import annotations
+
+from query.facts import describe, member_words, named_members
+
+SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
+MOBILITY = "us-gaap:SubsegmentsAxis=t:MobilityMember"
+OPERATING = "srt:ConsolidationItemsAxis=us-gaap:OperatingSegmentsMember"
+
+
+def _fact(dimensions: list[str], display: str) -> dict:
+    return {"concept": "us-gaap:OperatingIncomeLoss", "dimensions": dimensions, "fiscal_year": 2023,
+            "fiscal_period": "H1", "display": display, "scale": 6, "unit": "USD"}
+
+
+def test_a_members_words_and_none_for_the_members_every_segment_table_has():
+    assert member_words("srt:ProductOrServiceAxis=us-gaap:ProductMember") == ("product",)
+    assert member_words("srt:ProductOrServiceAxis=tsla:AutomotiveRegulatoryCreditsMember") == (
+        "automot", "regulatori", "credit")
+    assert member_words(OPERATING) == ()
+
+
+def test_the_facts_of_the_part_the_question_names():
+    mobility, total = _fact([OPERATING, SEGMENT, MOBILITY], "12,884"), _fact([OPERATING, SEGMENT], "13,300")
+    facts = [total, mobility]
+    assert named_members(facts, "What was Mobility operating income for the six months?") == [mobility]
+    assert named_members(facts, "What was operating income of the operating segments?") == []  # generic member
+    assert named_members(facts, "What was operating income?") == []
+
+
+def test_a_parts_reason_names_its_members():
+    assert describe([_fact([OPERATING, SEGMENT, MOBILITY], "12,884")]) == \
+        "us-gaap:OperatingIncomeLoss [Communications, Mobility] H12023 = 12,884 (x10^6 USD)"
+    assert describe([_fact([], "24,000")]) == "us-gaap:OperatingIncomeLoss H12023 = 24,000 (x10^6 USD)"
