@@ -156,10 +156,12 @@ def metric_words(text: str, names: list[str]) -> str:
 
 
 def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
-    """One document's consolidated numeric facts of the concepts a metric question names: its synonyms when it
-    has any (reviewed, so they decide), else the concepts whose facts in this document best match its words
-    (the best and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a
-    company's own extension concepts compete only with what that company reports."""
+    """One document's numeric facts of the concepts a metric question names: its synonyms when it has any
+    (reviewed, so they decide), else the concepts whose facts in this document best match its words (the best
+    and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a company's
+    own extension concepts compete only with what that company reports. The consolidated figures, unless the
+    question names a part of the company one of whose facts' members it says in full (:func:`named_members`):
+    then that part's; one search finds both (the question's words bring a part's rows up)."""
     facts = INDEXES["facts"]
     scope = {"doc_id": doc_id, "dimensional": False, "kind": "numeric"}
     concepts = [m.concept for m in synonym_concepts(question)]
@@ -175,13 +177,12 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         return []
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
     asked = metric_words(question, names)
-    parts = backend.bm25(targets["facts"], facts, f"{text} {asked}", {**scope, "dimensional": True,
-                                                                     "concept": concepts}, 100)
-    named = named_members([h.source for h in parts], asked)
-    if named:  # a segment's, a product line's figure ("Mobility's operating income"): its own rows
-        return named
-    return [h.source for h in backend.bm25(targets["facts"], facts, text, {**scope, "concept": concepts},
-                                           300)]
+    found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
+                                            {**{k: v for k, v in scope.items() if k != "dimensional"},
+                                             "concept": concepts}, 300)]
+    named = named_members([f for f in found if f.get("dimensions")], asked)
+    # a segment's, a product line's figure ("Mobility's operating income"): its own rows
+    return named or [f for f in found if not f.get("dimensions")]
 
 
 # Members every dimensional table has, which a question's words may say without meaning one part of the company
@@ -189,6 +190,7 @@ _GENERIC_MEMBERS = frozenset({"OperatingSegments", "SegmentReconcilingItems", "C
                               "Consolidation", "IntersegmentElimination", "ConsolidationEliminations", "Reportable"})
 
 
+@functools.lru_cache(maxsize=65536)
 def member_words(dimension: str) -> tuple[str, ...]:
     """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',));
     none for the members every segment table has."""
