@@ -30,6 +30,14 @@ from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
+
+
+def fact_page_limit(companies: int) -> int:
+    """Fact pages pinned in one company's document: ``FACT_PAGES``, or one when several companies are named,
+    so that each company's best page stands among the first five, not two of one company's beside one of the
+    other's (Home Depot's and Lowe's net sales: four statement pages, neither MD&A's discussion)."""
+    return FACT_PAGES if companies < 2 else 1
 
 
 class Pins:
@@ -165,8 +173,9 @@ class Pins:
 
     def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
-        question names, with the facts as the reason (the companies' names are no concept words). Documents without facts (PDFs, filings before iXBRL) pin
-        nothing: the statements' pages and the search stand."""
+        question names (:func:`fact_page_limit` of them), with the facts as the reason (the companies' names
+        are no concept words). Documents without facts (PDFs, filings before iXBRL) pin nothing: the
+        statements' pages and the search stand."""
         plan = q.plan
         metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
@@ -174,9 +183,10 @@ class Pins:
         names = [e.name for e in plan.analysis.entities] + plan.analysis.written + \
             [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
+        fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
-            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year):
+            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year, fact_limit):
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
                 hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
                         if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]

@@ -34,3 +34,10 @@ def test_a_parts_reason_names_its_members():
     assert describe([_fact([OPERATING, SEGMENT, MOBILITY], "12,884")]) == \
         "us-gaap:OperatingIncomeLoss [Communications, Mobility] H12023 = 12,884 (x10^6 USD)"
     assert describe([_fact([], "24,000")]) == "us-gaap:OperatingIncomeLoss H12023 = 24,000 (x10^6 USD)"
+
+
+def test_one_fact_page_each_when_several_companies_are_named():
+    from query.pins import FACT_PAGES, fact_page_limit
+
+    assert fact_page_limit(1) == FACT_PAGES == 2 and fact_page_limit(0) == FACT_PAGES
+    assert fact_page_limit(2) == fact_page_limit(3) == 1
