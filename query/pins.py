@@ -40,6 +40,14 @@ def fact_page_limit(companies: int) -> int:
     return FACT_PAGES if companies < 2 else 1
 
 
+def pins_run_on(companies: int) -> bool:
+    """Whether a pinned page's next page is pinned too (a statement, note or MD&A section running on). Not
+    when several companies are named: each company's first pages are then the other pins and its best
+    passage, not the second page of one of its pins (Alphabet's legal-matters note over two pages put
+    its Item 3 page, and Apple's, below the fifth)."""
+    return companies < 2
+
+
 class Pins:
     """The pins of one engine: ``Pins(backend)(question, documents, passage hits)``."""
 
@@ -66,6 +74,7 @@ class Pins:
         plan = q.plan
         pinned: list[Hit] = []
         top = hits[0].score
+        run_on = pins_run_on(len(best))
 
         def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
@@ -79,7 +88,7 @@ class Pins:
                 if found:
                     page, source = found
                     pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
-                    following = self._continuation(q, statement, scope, page)
+                    following = self._continuation(q, statement, scope, page) if run_on else None
                     if following is not None:
                         pin(following, following["chunk_id"], page + 1, "continuation", f"the {statement}, continued")
             for name in plan.notes:
@@ -88,13 +97,13 @@ class Pins:
                 if found:
                     page, source, offset = found
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
-                    if offset > HEADING_WINDOW:
+                    if run_on and offset > HEADING_WINDOW:
                         self._note_continued(q, note, scope, page, pin)
             if plan.figure and q.opts.rows:
                 self._row_pin(q, scope, [h for h in hits if h.source["doc_id"] == d.doc_id],
                               [h for h in pinned if h.source["doc_id"] == d.doc_id], pin, d is best[0])
             for name in plan.sections:
-                self._section_pins(q, concept_map().sections[name], scope, pin)
+                self._section_pins(q, concept_map().sections[name], scope, pin, run_on)
             if plan.narrative:
                 self._narrative_pins(q, scope, pin)
             if plan.cover:
@@ -142,16 +151,16 @@ class Pins:
         if after:
             pin(after[0].source, after[0].id, page + 1, "note", f"the note on {note.name}, continued")
 
-    def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable) -> None:
-        """A section's opening page (MD&A's, or Item 1's human capital) and the page after it (a section
-        opened low on a page runs on)."""
+    def _section_pins(self, q: Question, section: Section, scope: Filters, pin: Callable, run_on: bool) -> None:
+        """A section's opening page (MD&A's, or Item 1's human capital) and, if ``run_on``, the page after it
+        (a section opened low on a page runs on)."""
         scope = {**scope, "item": list(section.items)}
         found = best_section_page(section, [h.source for h in self._bm25(q, section.query, scope, 30)])
         if not found:
             return
         page, source = found
         pin(source, source["chunk_id"], page, "section", f"the section {section.name}")
-        after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1)
+        after = self._bm25(q, section.query, {**scope, "page_start": page + 1}, 1) if run_on else []
         if after:
             pin(after[0].source, after[0].id, page + 1, "section", f"the section {section.name}, continued")
 

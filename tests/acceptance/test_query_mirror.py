@@ -200,6 +200,20 @@ def test_metric_questions_put_the_page_printing_the_fact_first(retriever):
     assert not any(e.reason.startswith("reports ") for e in narrative.evidence)
 
 
+def test_a_pinned_note_runs_on_for_one_company_not_when_several_are_named(retriever):
+    """Coca-Cola's income-tax note opens low on its page: alone, its next page is pinned too; beside
+    PepsiCo, each company's note heading page is pinned and no page's continuation takes a place."""
+    def notes(question: str) -> list[tuple[str, int, str]]:
+        found = retriever.search(question, k=5).evidence[:5]
+        return [(e.doc_id, e.page, e.reason) for e in found if e.basis == "note"]
+
+    alone = notes("What did Coca-Cola say about its income taxes in 2023?")
+    assert [p for d, p, r in alone if r.endswith("continued")] == [alone[0][1] + 1], alone
+    both = notes("What did Coca-Cola and PepsiCo say about income taxes in 2023?")
+    assert {d for d, _, _ in both} == {"KO_2023_10K", "PEP_2023_10K"}, both
+    assert not any(r.endswith("continued") for _, _, r in both), both
+
+
 def test_facts_over_http_and_the_time_series(published):
     from fastapi.testclient import TestClient
 
