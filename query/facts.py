@@ -163,11 +163,12 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     question names a part of the company one of whose facts' members it says in full (:func:`named_members`):
     then that part's; one search finds both (the question's words bring a part's rows up)."""
     facts = INDEXES["facts"]
-    scope = {"doc_id": doc_id, "dimensional": False, "kind": "numeric"}
+    scope = {"doc_id": doc_id, "kind": "numeric"}
     concepts = [m.concept for m in synonym_concepts(question)]
     if not concepts:
         said = metric_words(question, names)
-        hits = backend.bm25(targets["facts"], facts, said, scope, 50) if said else []
+        consolidated = {**scope, "dimensional": False}  # a concept is chosen by its consolidated facts
+        hits = backend.bm25(targets["facts"], facts, said, consolidated, 50) if said else []
         best: dict[str, float] = {}
         for h in hits:
             best.setdefault(h.source["concept"], h.score)
@@ -178,8 +179,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
     asked = metric_words(question, names)
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
-                                            {**{k: v for k, v in scope.items() if k != "dimensional"},
-                                             "concept": concepts}, 300)]
+                                            {**scope, "concept": concepts}, 300)]
     named = named_members([f for f in found if f.get("dimensions")], asked)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows
     return named or [f for f in found if not f.get("dimensions")]

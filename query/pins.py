@@ -33,11 +33,18 @@ PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
 
 
+def several_companies(companies: int) -> bool:
+    """Whether the documents chosen are several companies' (``companies``: how many companies' best
+    documents were chosen): then each company's best page must stand among the first five, so pins take
+    fewer pages of any one company (:func:`fact_page_limit`, :func:`pins_run_on`)."""
+    return companies >= 2
+
+
 def fact_page_limit(companies: int) -> int:
     """Fact pages pinned in one company's document: ``FACT_PAGES``, or one when several companies are named,
     so that each company's best page stands among the first five, not two of one company's beside one of the
     other's (Home Depot's and Lowe's net sales: four statement pages, neither MD&A's discussion)."""
-    return FACT_PAGES if companies < 2 else 1
+    return 1 if several_companies(companies) else FACT_PAGES
 
 
 def pins_run_on(companies: int) -> bool:
@@ -45,7 +52,7 @@ def pins_run_on(companies: int) -> bool:
     when several companies are named: each company's first pages are then the other pins and its best
     passage, not the second page of one of its pins (Alphabet's legal-matters note over two pages put
     its Item 3 page, and Apple's, below the fifth)."""
-    return companies < 2
+    return not several_companies(companies)
 
 
 class Pins:
