@@ -17,6 +17,7 @@ from query.facts import describe, fact_pages, question_facts, synonym_concepts
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.statements import (
+    NON_GAAP,
     QUERIES,
     best_heading_page,
     best_section_page,
@@ -128,13 +129,16 @@ class Pins:
         metric = concept_map().metric(q.plan.core, q.plan.concepts)
         if not metric:
             return
-        rows = [(page, h) for h in doc_hits if (page := row_page(metric, h.source)) is not None] or \
+        percent = q.plan.percent
+        rows = [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None] or \
             [(page, h) for h in (self._bm25(q, " ".join(metric), scope, 50) if first else [])
-             if (page := row_page(metric, h.source)) is not None]
+             if (page := row_page(metric, h.source, percent)) is not None]
         if not rows:
             return
+        if not NON_GAAP.search(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
+            rows.sort(key=lambda t: bool(NON_GAAP.search(t[1].source.get("text") or "")))
         statements = {int(h.source["_page"]) for h in doc_pins if h.source.get("_basis") in ("statement", "continuation")}
-        if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements):
+        if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements, percent):
             return
         taken = {int(h.source["_page"]) for h in doc_pins}
         for page, h in rows:
@@ -142,12 +146,13 @@ class Pins:
                 pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
                 return
 
-    def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
+    def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int],
+                    percent: bool) -> bool:
         """Whether one of these pages prints the metric's row (its chunks, the ones running on from the page
         before included: a statement's table often starts above its page)."""
         for page in sorted(pages):
             hits = self._bm25(q, " ".join(metric), {**scope, "page_start": [page - 1, page]}, 10)
-            if any(row_page(metric, h.source) == page for h in hits):
+            if any(row_page(metric, h.source, percent) == page for h in hits):
                 return True
         return False
 

@@ -68,12 +68,16 @@ _SENTENCES = re.compile(r"(?<=[.?!])\s+")
 _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|three|four|five|several|few|\d+)\s+)?"
                          r"(?:fiscal\s+)?years\b|\bover (?:the|recent) years\b|\bmulti-?year\b|\bannual(?:ly)?\b|"
                          r"\beach year\b|\byear[- ]over[- ]year\b", re.I)
+# A share asked for ("gross margin percentage", "as a percent of sales", "EBITDA % margin"); in the core question,
+# so "answer in percents" (an instruction) is not one.
+_PERCENT = re.compile(r"\bpercent(?:age)?s?\b|%")
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
 
 
 # Words that say how a figure is to be given, not what it is: noise for lexical matching.
-_UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|percent(age)?s?|units?|amount|"
-                         r"round(ed)?|decimal|places?|answer|respond|calculate|compute|extract|figure)\b", re.I)
+_UNIT_WORDS = re.compile(r"\b(usd|us\$|dollars?|millions?|billions?|thousands?|(?:in\s+(?:units?\s+of\s+)?|units?\s+of\s+)"
+                         r"percent(?:age)?s?|units?|amount|round(ed)?|decimal|places?|answer|respond|calculate|compute|"
+                         r"extract|figure)\b", re.I)
 
 
 def lexical_query(core: str, names: list[str] | tuple[str, ...] = ()) -> str:
@@ -124,6 +128,7 @@ class QueryPlan:
     figure: bool = False  # asks for a number: the page holding the figures comes first
     narrative: bool = False
     over_years: bool = False  # asks about several fiscal years without naming one ("the last three years")
+    percent: bool = False  # asks for a share: the row printing it prints percentages
     concepts: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
@@ -165,6 +170,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     plan.concepts = [c.name for c in matched]
     plan.narrative = concepts.asks_why(core, matched)
     plan.over_years = bool(_OVER_YEARS.search(core))
+    plan.percent = bool(_PERCENT.search(core))
     named = named_statements(question)
     evidence = [e for c in matched for e in c.evidence]
     if named:  # a statement named outright (often in the instructions) decides

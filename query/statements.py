@@ -130,6 +130,8 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict,
     return page, chunk, offset
 
 
+# A non-GAAP measure or its reconciliation to GAAP ("Non-GAAP gross margin percentage", "adjusted EBITDA")
+NON_GAAP = re.compile(r"\bnon[- ]?gaap\b|\badjusted\b", re.I)
 ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and the one compared
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
@@ -137,10 +139,12 @@ _LETTERS = re.compile(r"[A-Za-z&]+")
 _FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")
 
 
-def row_page(metric: tuple[str, ...], chunk: dict) -> int | None:
+def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False) -> int | None:
     """The page on which a chunk prints ``metric`` (its words' stems) as a table's row: a short line opening
     with its words, then at least ``ROW_FIGURES`` figures before the next line with words (a PDF's text puts
-    a row's cells on its label's line or the lines after it)."""
+    a row's cells on its label's line or the lines after it); with ``percent``, figures that are percentages
+    (a share asked for: "gross margin percentage" is MD&A's row of gross margin as a percent of revenue,
+    not the income statement's row of amounts)."""
     text = chunk.get("text") or ""
     lines = text.split("\n")
     at = 0
@@ -151,7 +155,8 @@ def row_page(metric: tuple[str, ...], chunk: dict) -> int | None:
         said = words(_FIGURE.sub(" ", line))
         said = said[1:] if said[:1] == _TOTAL and said[1:1 + len(metric)] == metric else said  # "Total revenues"
         labelled = said[:len(metric)] == metric and len(said) <= len(metric) + _ROW_LABEL_SLACK
-        if labelled and len(_FIGURE.findall(_without_label(line, metric))) + _row_cells(lines[i + 1:]) >= ROW_FIGURES:
+        cells = _FIGURE.findall(_without_label(line, metric)) + _row_cells(lines[i + 1:])
+        if labelled and len([c for c in cells if "%" in c or not percent]) >= ROW_FIGURES:
             return page_position(chunk, at)[0]
         at += len(line) + 1
     return None
@@ -169,14 +174,14 @@ def _without_label(line: str, metric: tuple[str, ...]) -> str:
     return re.sub(r"^\W*" + r"\W+".join(r"[A-Za-z&]+" for _ in metric), "", line.strip())
 
 
-def _row_cells(lines: list[str]) -> int:
+def _row_cells(lines: list[str]) -> list[str]:
     """Figures on the lines after a row's label, up to the next line with words."""
-    count = 0
+    cells: list[str] = []
     for line in lines:
         if re.search(r"[A-Za-z]{2}", line):
             break
-        count += len(_FIGURE.findall(line))
-    return count
+        cells += _FIGURE.findall(line)
+    return cells
 
 
 def section_page(section: Section, chunk: dict) -> int | None:

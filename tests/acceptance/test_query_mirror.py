@@ -214,6 +214,15 @@ def test_a_pinned_note_runs_on_for_one_company_not_when_several_are_named(retrie
     assert not any(r.endswith("continued") for _, _, r in both), both
 
 
+def test_a_share_asked_pins_the_row_that_prints_it(retriever):
+    """Apple's income statement prints gross margin in dollars; MD&A's table prints its percentage: asked
+    for the percentage, that page is pinned as the row printing it, after the statement's facts."""
+    found = retriever.search("What was Apple's total gross margin percentage for the quarter ended July 1, 2023?",
+                             k=5).evidence[:5]
+    assert ("AAPL_2023Q3_10Q", 18, "row") in [(e.doc_id, e.page, e.basis) for e in found], found
+    assert found[0].basis == "fact"
+
+
 def test_facts_over_http_and_the_time_series(published):
     from fastapi.testclient import TestClient
 

@@ -39,6 +39,16 @@ def test_lexical_query_speaks_the_filings_words():
     assert lexical_query("AT&T's Mobility revenue", ["AT&T"]) == "Mobility revenue"
 
 
+def test_a_share_asked_is_a_percent_and_the_unit_of_an_answer_is_not():
+    """"Gross margin percentage" asks for a share (the row printing it prints percentages, and filings print
+    the word); "answer in units of percents" says how to give the answer."""
+    assert plan_of("How did Acme's gross margin percentage change over 2021 to 2023?").percent
+    assert plan_of("What is Acme's FY2020 EBITDA % margin?").percent
+    assert not plan_of("What is Acme's FY2020 gross margin? Answer in units of percents.").percent
+    assert lexical_query("Acme's gross margin percentage in 2023") == "Acme's gross margin percentage in 2023"
+    assert lexical_query("Acme's margin change (in units of percents)") == "Acme's margin change ( )"
+
+
 def test_years_and_document_types():
     p = plan_of("What is the FY2018 - FY2020 3 year average unadjusted EBITDA % margin for Acme?")
     assert p.target_year == 2020 and p.doc_types == []  # unadjusted: not an earnings-release measure

@@ -200,3 +200,20 @@ def test_a_metric_is_read_off_the_row_it_heads_not_a_sentence_naming_it():
     assert concept_map().metric("How many employees?", ["employees"]) is None  # not a figure concept
     total = {"text": "Sales of services\n12,000\nTotal revenues\n66,608\n62,286", "page_start": 54, "page_end": 54}
     assert row_page(words("revenue"), total) == 54  # the total's row prints the metric too
+
+
+def test_a_share_asked_is_read_off_a_row_of_percentages():
+    """MD&A's results table prints gross margin as an amount and a percent of revenue; the income statement
+    prints the amount only, so it is no page for "gross margin percentage". A non-GAAP reconciliation's
+    row is no GAAP figure's page."""
+    from domain.text import words
+    from query.statements import NON_GAAP, row_page
+
+    margin = words("gross margin")
+    mdna = {"text": "Gross margin | 21,711 | 40.0% | 26,866 | 42.6%", "page_start": 38, "page_end": 38}
+    statement = {"text": "Gross margin | 21,711 | 26,866 | 43,815", "page_start": 75, "page_end": 75}
+    below = {"text": "Gross margin percentage\n44.5%\n43.3%\nOperating expenses", "page_start": 18, "page_end": 18}
+    assert row_page(margin, mdna, percent=True) == 38 and row_page(margin, statement, percent=True) is None
+    assert row_page(margin, statement) == 75 and row_page(margin, below, percent=True) == 18
+    assert NON_GAAP.search("Non-GAAP gross margin percentage") and NON_GAAP.search("Adjusted EBITDA")
+    assert not NON_GAAP.search("unadjusted EBITDA margin")
