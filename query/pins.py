@@ -138,7 +138,7 @@ class Pins:
         if not NON_GAAP.search(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
             rows.sort(key=lambda t: bool(NON_GAAP.search(t[1].source.get("text") or "")))
         statements = {int(h.source["_page"]) for h in doc_pins if h.source.get("_basis") in ("statement", "continuation")}
-        if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements, percent):
+        if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements):
             return
         taken = {int(h.source["_page"]) for h in doc_pins}
         for page, h in rows:
@@ -146,13 +146,13 @@ class Pins:
                 pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
                 return
 
-    def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int],
-                    percent: bool) -> bool:
-        """Whether one of these pages prints the metric's row (its chunks, the ones running on from the page
-        before included: a statement's table often starts above its page)."""
+    def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
+        """Whether one of these pages prints the metric's row, of percentages if the question asks a share (its
+        chunks, the ones running on from the page before included: a statement's table often starts above its
+        page)."""
         for page in sorted(pages):
             hits = self._bm25(q, " ".join(metric), {**scope, "page_start": [page - 1, page]}, 10)
-            if any(row_page(metric, h.source, percent) == page for h in hits):
+            if any(row_page(metric, h.source, q.plan.percent) == page for h in hits):
                 return True
         return False
 
