@@ -19,7 +19,9 @@ How a question names a company (:meth:`EntityIndex.find`):
 - a common word that is also a name or ticker ("Apple", "Target", "Visa", "Ford", "Meta", "ALL", "KEY")
   only where the question's words make it one: a possessive ("Target's"), a filing word beside it ("Ford
   10-K", "shares of Visa"), or, for a word, a capital inside a sentence ("Which segments does Meta
-  report?"); never at a sentence's start ("Target margins ...") or in lower case ("meta-analysis").
+  report?"); never at a sentence's start ("Target margins ...") or in lower case ("meta-analysis"). A
+  ticker written alone in capitals also names its company at a sentence's start ("UPS revenue in 2023?"),
+  unless it is a word people stress there ("ALL companies ...", the vocabulary's ``emphasis_words``).
 
 Nothing here is a hard requirement: an unrecognized name leaves the search unfiltered, never empty.
 """
@@ -114,18 +116,20 @@ class Vocabulary:
     abbreviations: frozenset[str] = frozenset()  # what a capitalized word means besides a ticker (COO, EPS)
     places: frozenset[str] = frozenset()  # two leading words that are a place or a phrase first ("Las Vegas")
     former: dict[str, tuple[str, ...]] = field(default_factory=dict)  # names of decades ago, whole names only
+    emphasis: frozenset[str] = frozenset()  # words written in capitals at a sentence's start to stress them ("ALL")
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
     names, former = (_ticker_names(data, key, source) for key in ("names", "former_names"))
     lists = {}
-    for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads"):
+    for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads", "emphasis_words"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
     return Vocabulary(names, lists["generic_words"], lists["common_words"], lists["filing_words"],
-                      lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former)
+                      lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former,
+                      lists["emphasis_words"])
 
 
 def _ticker_names(data: dict, key: str, source: str) -> dict[str, tuple[str, ...]]:
@@ -402,16 +406,18 @@ class EntityIndex:
             not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
 
     def _capital_ticker(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
-        """A ticker that is also an English word ("ALL", "KEY", "NOW") written alone in capitals inside a
-        sentence, in a question not itself written in capitals, names its company; at a sentence's start it is
-        emphasis ("ALL companies ..."); two letters ("IT", "ON") and the abbreviations people write in
-        capitals ("COO", "EPS") stay words."""
+        """A ticker that is also an English word ("UPS", "CAT", "KEY") written alone in capitals, in a question
+        not itself written in capitals, names its company: inside a sentence, and at its start ("UPS revenue
+        in 2023?", the terse form) unless the word is one people stress there ("ALL companies ...", "NOW
+        ..."); two letters ("IT", "ON") and the abbreviations people write in capitals ("COO", "EPS") stay
+        words."""
         word, at = _bare(tokens[i][0]), tokens[i][1]
         letters = [c for c in question if c.isalpha()]
         shouted = sum(c.isupper() for c in letters) > 0.5 * len(letters)
         inside = at > 0 and not _SENTENCE_END.search(question[:at])
-        return (len(word) >= 3 and word.isupper() and word.upper() in self.tickers and inside and not shouted
-                and word.lower() not in self.vocab.abbreviations)
+        return (len(word) >= 3 and word.isupper() and word.upper() in self.tickers and not shouted
+                and word.lower() not in self.vocab.abbreviations
+                and (inside or word.lower() not in self.vocab.emphasis))
 
     def _beside_filing_word(self, tokens: list[tuple[str, int]], i: int) -> bool:
         near = [t.lower() for t, _ in tokens[max(0, i - 2):i] + tokens[i + 1:i + 3]]

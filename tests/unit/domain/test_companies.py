@@ -19,7 +19,7 @@ from domain.vocabulary import VocabularyError
 VOCAB = Vocabulary(names={"GOOGL": ("Google",), "PG": ("P&G",)},
                    generic=frozenset({"technologies", "aerospace", "texas", "instruments", "pacific", "land"}),
                    common=frozenset({"target", "ford", "meta", "all", "it", "f"}),
-                   filing_words=frozenset({"10 k", "filing", "shares"}))
+                   filing_words=frozenset({"10 k", "filing", "shares"}), emphasis=frozenset({"all"}))
 
 
 def _index() -> EntityIndex:
@@ -126,14 +126,16 @@ def test_a_reviewed_former_ticker_and_name_of_the_cik_name_the_company():
 def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
     """Issue 54's name classes: "Bank of New York" (each word alone a place or a noun) leads one company's
     name; a ticker that is an English word names its company written alone in capitals, unless the whole
-    question is in capitals, it has two letters, or it is an abbreviation people write so ("COO")."""
+    question is in capitals, it has two letters, it is an abbreviation people write so ("COO"), or it opens
+    a sentence as a word people stress there ("ALL companies")."""
     vocab = Vocabulary(names={}, generic=frozenset({"bank", "new", "york"}),
-                       common=frozenset({"all", "key", "coo", "it"}), filing_words=frozenset(),
-                       abbreviations=frozenset({"coo"}))
+                       common=frozenset({"all", "key", "coo", "it", "ups"}), filing_words=frozenset(),
+                       abbreviations=frozenset({"coo"}), emphasis=frozenset({"all"}))
     idx = EntityIndex(vocab=vocab)
     for name, ticker in (("The Bank of New York Mellon Corporation", "BK"), ("Bank of America", "BAC"),
                          ("Allstate", "ALL"), ("KeyCorp", "KEY"), ("Cooper Companies", "COO"), ("Gartner", "IT"),
-                         ("New York Times", "NYT"), ("New York Community Bancorp", "NYCB")):
+                         ("New York Times", "NYT"), ("New York Community Bancorp", "NYCB"),
+                         ("United Parcel Service", "UPS")):
         idx.add(name, ticker)
     idx.finish()
 
@@ -145,6 +147,8 @@ def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
     assert found("What did New York report?") == []  # two words, and they lead two companies' names
     assert found("How did ALL do in 2023?") == ["Allstate"] and found("What was KEY net interest income?") == ["KeyCorp"]
     assert found("ALL companies raised budgets.") == []  # at a sentence start: emphasis
+    assert found("UPS revenue in 2023?") == found("Fiscal 2023. UPS capex?") == ["United Parcel Service"]
+    assert found("KEY net interest income 2023") == ["KeyCorp"] and found("ups and downs of margins") == []
     assert found("all of the segments") == [] and found("HOW DID ALL DO") == []
     assert found("What did the COO say?") == [] and found("IT spending rose") == []
 
