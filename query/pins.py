@@ -17,12 +17,12 @@ from query.facts import describe, fact_pages, question_facts, synonym_concepts
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.statements import (
-    NON_GAAP,
     QUERIES,
     best_heading_page,
     best_section_page,
     best_statement_page,
     continuation,
+    non_gaap,
     row_page,
     titled_last,
 )
@@ -135,8 +135,8 @@ class Pins:
              if (page := row_page(metric, h.source, percent)) is not None]
         if not rows:
             return
-        if not NON_GAAP.search(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
-            rows.sort(key=lambda t: bool(NON_GAAP.search(t[1].source.get("text") or "")))
+        if not non_gaap(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
+            rows.sort(key=lambda t: non_gaap(t[1].source.get("text")))
         statements = {int(h.source["_page"]) for h in doc_pins if h.source.get("_basis") in ("statement", "continuation")}
         if any(p in statements for p, _ in rows) or self._prints_row(q, scope, metric, statements):
             return

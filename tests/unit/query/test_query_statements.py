@@ -207,7 +207,7 @@ def test_a_share_asked_is_read_off_a_row_of_percentages():
     prints the amount only, so it is no page for "gross margin percentage". A non-GAAP reconciliation's
     row is no GAAP figure's page."""
     from domain.text import words
-    from query.statements import NON_GAAP, row_page
+    from query.statements import non_gaap, row_page
 
     margin = words("gross margin")
     mdna = {"text": "Gross margin | 21,711 | 40.0% | 26,866 | 42.6%", "page_start": 38, "page_end": 38}
@@ -215,5 +215,6 @@ def test_a_share_asked_is_read_off_a_row_of_percentages():
     below = {"text": "Gross margin percentage\n44.5%\n43.3%\nOperating expenses", "page_start": 18, "page_end": 18}
     assert row_page(margin, mdna, percent=True) == 38 and row_page(margin, statement, percent=True) is None
     assert row_page(margin, statement) == 75 and row_page(margin, below, percent=True) == 18
-    assert NON_GAAP.search("Non-GAAP gross margin percentage") and NON_GAAP.search("Adjusted EBITDA")
-    assert not NON_GAAP.search("unadjusted EBITDA margin")
+    assert non_gaap("Non-GAAP gross margin percentage") and non_gaap("Adjusted EBITDA")
+    assert non_gaap("Non\u2011GAAP gross margin") and non_gaap("non\u2013gaap") and non_gaap("NONGAAP")
+    assert not non_gaap("unadjusted EBITDA margin") and not non_gaap("Adjustments to reconcile net income")
