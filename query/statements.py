@@ -24,7 +24,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
-from domain.text import lower_words, phrase_text, words
+from domain.text import has_phrase, lower_words, phrase_text, words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -132,7 +132,7 @@ def best_heading_page(title: re.Pattern, chunks: list[dict]) -> tuple[int, dict,
 
 # A non-GAAP measure or its reconciliation to GAAP ("Non-GAAP gross margin percentage", "adjusted EBITDA"):
 # phrases of lower-cased, unstemmed words ("adjustments to reconcile net income" is GAAP's own wording)
-_NON_GAAP = tuple(phrase_text(tuple(lower_words(p))) for p in ("non gaap", "nongaap", "adjusted"))
+_NON_GAAP = tuple(tuple(lower_words(p)) for p in ("non gaap", "nongaap", "adjusted"))
 ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and the one compared
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
@@ -144,7 +144,7 @@ def non_gaap(text: str | None) -> bool:
     """Whether a text names a non-GAAP measure, read through the shared normalizer's words, so every hyphen
     ("non-GAAP", a non-breaking "non\u2011GAAP", "nongaap") reads alike."""
     plain = phrase_text(tuple(lower_words(text)))
-    return any(p in plain for p in _NON_GAAP)
+    return any(has_phrase(plain, p) for p in _NON_GAAP)
 
 
 def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False) -> int | None:
