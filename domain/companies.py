@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from domain import vocabulary
+from domain.periods import names_period
 from domain.text import surface_words
 from domain.vocabulary import VocabularyError
 
@@ -117,19 +118,23 @@ class Vocabulary:
     places: frozenset[str] = frozenset()  # two leading words that are a place or a phrase first ("Las Vegas")
     former: dict[str, tuple[str, ...]] = field(default_factory=dict)  # names of decades ago, whole names only
     emphasis: frozenset[str] = frozenset()  # words written in capitals at a sentence's start to stress them ("ALL")
+    businesses: dict[str, tuple[str, ...]] = field(default_factory=dict)  # subsidiaries, segments: whole names only
+    figure_words: frozenset[str] = frozenset()  # a reported figure's first word: "Apple net income", "Visa revenue"
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
-    names, former = (_ticker_names(data, key, source) for key in ("names", "former_names"))
+    names, former, businesses = (_ticker_names(data, key, source)
+                                 for key in ("names", "former_names", "business_names"))
     lists = {}
-    for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads", "emphasis_words"):
+    for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads", "emphasis_words",
+                "figure_words"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
     return Vocabulary(names, lists["generic_words"], lists["common_words"], lists["filing_words"],
                       lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former,
-                      lists["emphasis_words"])
+                      lists["emphasis_words"], businesses, lists["figure_words"])
 
 
 def _ticker_names(data: dict, key: str, source: str) -> dict[str, tuple[str, ...]]:
@@ -195,12 +200,16 @@ def add_directory_record(index: EntityIndex, record: dict) -> str | None:
 
 def add_vocabulary_names(index: EntityIndex) -> None:
     """The reviewed names of the tickers the index knows (a brand of a company not in it names nothing);
-    former names of decades ago as whole names only, as EDGAR's (:func:`old_names`): "Bell Atlantic" names
-    Verizon, "Atlantic" alone nobody."""
+    former names of decades ago and the names of a company's businesses as whole names only, as EDGAR's
+    (:func:`old_names`): "Bell Atlantic" names Verizon, "Atlantic" alone nobody; "Ford Credit" names Ford,
+    "Credit" nobody."""
     for ticker, names in index.vocab.names.items():
         if ticker in index.tickers:
             index.add(names[0], ticker, extra_names=names[1:], key=index.tickers[ticker])
-    for ticker, names in index.vocab.former.items():
+    for ticker, names in index.vocab.businesses.items():
+        if ticker in index.tickers:
+            index.businesses.update(squash(n) for n in names)
+    for ticker, names in [*index.vocab.former.items(), *index.vocab.businesses.items()]:
         if ticker in index.tickers:
             key = index.tickers[ticker]
             index.add(index.entities[key].name, ticker, extra_names=names, words=False, key=key)
@@ -226,6 +235,8 @@ class EntityIndex:
     searchable: set[str] | None = None  # the entities with documents (None: all); others are names only
     name_words: dict[str, list[str]] = field(default_factory=dict)  # entity -> its name's words, for abbreviations
     leads: dict[str, str] = field(default_factory=dict)  # the leading words of one company's names -> the company
+    also: dict[str, set[str]] = field(default_factory=dict)  # a name another company's reviewed names share ("Red Hat")
+    businesses: set[str] = field(default_factory=set)  # squashed names of a company's businesses ("Ford Credit")
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
@@ -239,6 +250,7 @@ class EntityIndex:
         word two companies share ("Raytheon") would join them."""
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
+        given = key
         key = key or known or (self.tickers.get(ticker) if ticker else None) or squash(name)
         if not key:
             return None
@@ -251,6 +263,8 @@ class EntityIndex:
             squashed = squash(variant)
             if squashed:
                 self.names.setdefault(squashed, key)
+                if given and self.names[squashed] != given:  # a brand that was a filer of its own (Red Hat, IBM's)
+                    self.also.setdefault(squashed, set()).add(given)
             kept = [w for w in _name_words(variant) + _glued_stems(variant)
                     if len(w) >= MIN_WORD and w.isalpha()] if words else []
             own.update(kept)
@@ -308,6 +322,8 @@ class EntityIndex:
                 continue
             if within_name(written, entity.name) or _bare(written).upper() in entity.tickers:
                 out.append(written)
+            elif squash(written) in self.businesses and (lead := _own_lead(written, entity.name)):
+                out.append(lead)  # "Ford Credit": "Ford" says who, "Credit" what is asked about
         return out
 
     def written(self, question: str) -> list[str]:
@@ -317,10 +333,16 @@ class EntityIndex:
                 if self.searchable is None or any(k in self.searchable for k in keys)]
 
     def unindexed(self, question: str) -> list[Entity]:
-        """Companies a question names that have no published document (the universe knows them)."""
+        """Companies a question names that have no published document (the universe knows them), by names no
+        company with documents shares: "Allergan" names AbbVie too, whose filings answer it."""
         if self.searchable is None:
             return []
-        return self._ordered({k: at for k, at in self._mentions(question).items() if k not in self.searchable})
+        found: dict[str, int] = {}
+        for _, keys, at in self._matches(question):
+            if not keys & self.searchable:
+                for key in keys:
+                    found.setdefault(key, at)
+        return self._ordered(found)
 
     def ambiguous(self, question: str) -> list[tuple[str, list[Entity]]]:
         """(word, the companies it names) for each word of the question that names several."""
@@ -369,7 +391,7 @@ class EntityIndex:
 
     def _named(self, written: str, n: int, hyphenated: bool = False) -> set[str]:
         squashed = squash(written)
-        keys = {self.names[squashed]} if squashed in self.names else set()
+        keys = {self.names[squashed], *self.also.get(squashed, ())} if squashed in self.names else set()
         if n > 1 and not keys and squashed + "s" in self.names:  # the last word's plural dropped: "Texas Instrument"
             keys = {self.names[squashed + "s"]}
         if n > 1:
@@ -395,14 +417,17 @@ class EntityIndex:
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then
-        only as a possessive, beside a filing word, or capitalized inside a sentence, and never as a share
-        class's letter ("class A common stock" is no Agilent, "Series C" no Citigroup)."""
+        only as a possessive, beside a filing word, before a reported figure of a period the question names
+        ("Apple net income 2023", the terse form that opens a sentence; "Target margins of 5%" stays words),
+        or capitalized inside a sentence, and never as a share class's letter ("class A common stock" is no
+        Agilent, "Series C" no Citigroup)."""
         word = tokens[i][0]
         if squash(word) not in self.vocab.common:
             return True
         if _share_class(tokens, i):
             return False
         return _possessive(word) or self._beside_filing_word(tokens, i) or \
+            self._before_figure(question, tokens, i) or \
             not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
 
     def _capital_ticker(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
@@ -418,6 +443,9 @@ class EntityIndex:
         return (len(word) >= 3 and word.isupper() and word.upper() in self.tickers and not shouted
                 and word.lower() not in self.vocab.abbreviations
                 and (inside or word.lower() not in self.vocab.emphasis))
+
+    def _before_figure(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
+        return i + 1 < len(tokens) and tokens[i + 1][0].lower() in self.vocab.figure_words and names_period(question)
 
     def _beside_filing_word(self, tokens: list[tuple[str, int]], i: int) -> bool:
         near = [t.lower() for t, _ in tokens[max(0, i - 2):i] + tokens[i + 1:i + 3]]
@@ -440,6 +468,14 @@ class EntityIndex:
             return self.tickers[word.upper()]
         keys = [k for k, ws in self.name_words.items() if len(ws) > 1 and _abbreviates(word.lower(), ws)]
         return keys[0] if len(keys) == 1 else None
+
+
+def _own_lead(written: str, name: str) -> str | None:
+    """The leading words of a business's name that are its company's own name (:func:`within_name`: "Ford"
+    of "Ford Credit" for Ford Motor Company, "Cat" of "Cat Financial" for Caterpillar), if any."""
+    words = written.split()
+    return next((" ".join(words[:n]) for n in range(len(words) - 1, 0, -1)
+                 if within_name(" ".join(words[:n]), name)), None)
 
 
 def _share_class(tokens: list[tuple[str, int]], i: int) -> bool:

@@ -155,6 +155,15 @@ def periods(text: str) -> list[Period]:
     return sorted(found, key=lambda p: p.start)
 
 
+_PERIOD_WORD = re.compile(r"\b(?:fiscal|quarter(?:ly)?|annual(?:ly)?|years?|fy|ytd|ttm|q[1-4]|[1-4]q)\b", re.I)
+
+
+def names_period(text: str) -> bool:
+    """Whether the text names a fiscal period, a year or in words ("last three fiscal years", "the quarter"):
+    what a question about a reported figure does, and a sentence using a name's word as a word rarely does."""
+    return bool(_PERIOD_WORD.search(text or "") or periods(text))
+
+
 # Where a question takes its stand: "as of FY2021", "as of the end of fiscal 2022" (a year with no quarter). A
 # later year it names is then that report's forecast, maturity or schedule ("as of FY 2021, how much did Verizon
 # expect to pay for its retirees in 2024"), not a report to read.

@@ -141,8 +141,8 @@ class SearchResponse(BaseModel):
     page_order: str | None = Field(None, description="what ordered the pages: 'learned' (the release's page "
                                    "ranker) or 'rules' (asked for, or the release has no model yet)")
     unindexed_companies: list[str] = Field(
-        default_factory=list, description="companies the question names that have no indexed filing: the "
-        "evidence cannot be theirs")
+        default_factory=list, description="companies the question names that have no indexed filing, by a "
+        "name no company with indexed filings shares: the evidence cannot be theirs")
     ambiguous_names: list[str] = Field(
         default_factory=list, description="one line per name the question uses that fits several companies, "
         "naming them (those with indexed filings first): 'Honeywell: Honeywell Technologies (HON), Honeywell "

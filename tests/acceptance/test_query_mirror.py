@@ -293,14 +293,15 @@ def test_an_annual_report_incorporated_by_reference_is_recorded_and_the_missing_
 
 def test_a_company_named_as_people_name_it_answers_from_its_filings_only(ibm, capsys, monkeypatch):
     """"Honeywell" is two listed companies (Honeywell Technologies, HON; Honeywell Aerospace, HONA, with no
-    indexed filing): the answer is HON's filings only and says the name fits both. Named with "General
+    indexed filing): the answer is HON's filings only and says the name fits both, not that the evidence is
+    another company's. Named with "General
     Electric" (GE Aerospace's EDGAR name), each company's evidence and no other's."""
     retriever = Retriever(Resources(ibm))
     result = retriever.search("Which segments does Honeywell report?", k=5)
     assert result.evidence and {e.doc_id.split("_")[0] for e in result.evidence} == {"HON"}
     assert result.ambiguous_names == ["Honeywell: Honeywell Technologies (HON), Honeywell Aerospace (HONA, no "
                                       "indexed filing)"]
-    assert result.unindexed == ["Honeywell Aerospace (HONA)"]
+    assert result.unindexed == []  # no "evidence from other companies": the name is HON's too, which answers
     both = retriever.search("Compare the segments Honeywell and General Electric report", k=8)
     assert {e.doc_id.split("_")[0] for e in both.evidence} == {"HON", "GE"}
     out = _cli_json(ibm, "Which segments does Honeywell report?", capsys, monkeypatch)

@@ -60,7 +60,8 @@ def test_distinctive_words_name_their_companies_and_a_shared_one_names_all():
     assert names("Which segments does Disney report?") == ["Walt Disney Company (The)"]
     assert names("Which segments does Honeywell report?") == ["Honeywell Technologies"]  # HONA: no documents
     idx = _index()
-    assert [e.name for e in idx.unindexed("Which segments does Honeywell report?")] == ["Honeywell Aerospace"]
+    assert idx.unindexed("Which segments does Honeywell report?") == []  # the name is HON's too: it answers
+    assert [e.name for e in idx.unindexed("Which segments does Honeywell Aerospace report?")] == ["Honeywell Aerospace"]
     [(word, both)] = idx.ambiguous("Which segments does Honeywell report?")
     assert word == "Honeywell" and [e.name for e in both] == ["Honeywell Technologies", "Honeywell Aerospace"]
     assert names("Revenue in Texas grew; Pacific exposure.") == []  # generic words name nobody alone
@@ -285,3 +286,46 @@ def test_a_companys_own_names_as_written_not_its_brands_or_former_names():
     assert idx.own_names("Google's ad revenue") == []  # a reviewed name of Alphabet, not its own
     assert idx.written("Google's ad revenue and ARKANSAS FREIGHTWAYS") == ["Google's", "ARKANSAS FREIGHTWAYS"]
     assert idx.own_names("ARKANSAS FREIGHTWAYS results in 1995") == []  # a former name
+
+
+def test_a_business_names_its_company_as_a_whole_name_and_beside_a_filer_of_that_name():
+    """``business_names``: "Ford Credit" names Ford and "Credit" nobody; a business that filed under its own
+    name before it was acquired ("Whole Foods Market", its own entity from the universe) names both, the one
+    with documents answers, and the one without is no unindexed subject of the question."""
+    vocab = Vocabulary(names={}, generic=frozenset({"market", "foods"}), common=frozenset({"ford"}),
+                       filing_words=frozenset(),
+                       businesses={"F": ("Ford Credit",), "AMZN": ("Whole Foods Market", "Whole Foods")})
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("Whole Foods Market", "WFM"), ("Ford Motor Company", "F"), ("Amazon", "AMZN")):
+        idx.add(name, ticker)
+    add_vocabulary_names(idx)
+    idx.finish(searchable={idx.tickers["F"], idx.tickers["AMZN"]})
+    assert [e.name for e in idx.find("Ford Credit earnings before taxes 2023")] == ["Ford Motor Company"]
+    assert idx.own_names("Ford Credit earnings before taxes 2023") == ["Ford"]  # who; "Credit" is what is asked
+    assert idx.own_names("What was Whole Foods' revenue in 2023?") == []  # no word of Amazon's own name
+    assert idx.find("Credit losses rose in 2023.") == []
+    assert [e.name for e in idx.find("What was Whole Foods' revenue in 2023?")] == ["Amazon"]
+    assert idx.unindexed("What was Whole Foods' revenue in 2023?") == []  # Amazon's filings answer it
+    assert [w for w, _ in idx.ambiguous("Whole Foods Market revenue")] == ["Whole Foods Market"]
+    assert parse_vocabulary({"business_names": {"f": ["Ford Credit"]}}).businesses == {"F": ("Ford Credit",)}
+
+
+def test_a_common_word_name_before_a_reported_figure_names_its_company():
+    """The terse form opens a sentence, where a capital says nothing: "Apple net income 2023" names Apple;
+    "Apple trees" and "Target price" stay words."""
+    vocab = Vocabulary(names={}, generic=frozenset(), common=frozenset({"apple", "target", "visa"}),
+                       filing_words=frozenset(), figure_words=frozenset({"net", "revenue", "sales"}))
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("Apple Inc.", "AAPL"), ("Target Corporation", "TGT"), ("Visa Inc.", "V")):
+        idx.add(name, ticker)
+    idx.finish()
+
+    def found(question):
+        return [e.name for e in idx.find(question)]
+
+    assert found("Apple net income 2023") == ["Apple Inc."] and found("Visa revenue, last three years?") == ["Visa Inc."]
+    assert found("Target net sales fiscal 2023") == ["Target Corporation"]
+    assert found("Apple trees bloom.") == [] and found("Target price of the stock?") == []
+    assert found("Target sales of 5% a year are common.") == ["Target Corporation"]  # a period: the figure's
+    assert found("Target sales of 5% are common.") == []  # no period named: a figure's word alone is not enough
+    assert parse_vocabulary({"figure_words": ["Revenue"]}).figure_words == frozenset({"revenue"})
