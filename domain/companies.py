@@ -120,6 +120,8 @@ class Vocabulary:
     emphasis: frozenset[str] = frozenset()  # words written in capitals at a sentence's start to stress them ("ALL")
     businesses: dict[str, tuple[str, ...]] = field(default_factory=dict)  # subsidiaries, segments: whole names only
     figure_words: frozenset[str] = frozenset()  # a reported figure's first word: "Apple net income", "Visa revenue"
+    phrases: frozenset[str] = frozenset()  # names that are a phrase first, squashed: "waste management"
+    lower_words: frozenset[str] = frozenset()  # names and tickers that are words in lower case: "gap", "dow"
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
@@ -127,14 +129,15 @@ def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabula
                                  for key in ("names", "former_names", "business_names"))
     lists = {}
     for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads", "emphasis_words",
-                "figure_words"):
+                "figure_words", "ordinary_phrases", "lower_case_words"):
         words = data.get(key) or []
         if not isinstance(words, list) or not all(isinstance(w, str) and w for w in words):
             raise VocabularyError(f"{source}: '{key}' must be a list of words")
         lists[key] = frozenset(w.lower() for w in words)
     return Vocabulary(names, lists["generic_words"], lists["common_words"], lists["filing_words"],
                       lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former,
-                      lists["emphasis_words"], businesses, lists["figure_words"])
+                      lists["emphasis_words"], businesses, lists["figure_words"],
+                      frozenset(squash(p) for p in lists["ordinary_phrases"]), lists["lower_case_words"])
 
 
 def _ticker_names(data: dict, key: str, source: str) -> dict[str, tuple[str, ...]]:
@@ -237,6 +240,7 @@ class EntityIndex:
     leads: dict[str, str] = field(default_factory=dict)  # the leading words of one company's names -> the company
     also: dict[str, set[str]] = field(default_factory=dict)  # a name another company's reviewed names share ("Red Hat")
     businesses: set[str] = field(default_factory=set)  # squashed names of a company's businesses ("Ford Credit")
+    spoken: set[str] = field(default_factory=set)  # a company's own names, squashed (not a brand's, not a cover's)
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
@@ -287,6 +291,8 @@ class EntityIndex:
         self.words = {w: keys for w, keys in holders.items() if len(keys) <= MAX_SHARED and w not in self.vocab.generic}
         self.name_words = {key: _name_words(e.name) for key, e in self.entities.items()}
         self.leads = self._leading_words()
+        brands = {squash(v) for names in self.vocab.names.values() for n in names for v in variants(n)}
+        self.spoken = {squash(v) for written in self._written.values() for v in written} - brands
 
     def _leading_words(self) -> dict[str, str]:
         """Squashed leading words (two or more, short of the whole) of a company's names -> the company, where
@@ -367,6 +373,7 @@ class EntityIndex:
     def _matches(self, question: str) -> list[tuple[str, set[str], int]]:
         """(words as written, entity keys, offset) of each name in the question, longest names first."""
         tokens = surface_words(question)
+        uncased = not any(c.isupper() for c in question)  # typed without capitals: "nvidia revenue 2023"
         out: list[tuple[str, set[str], int]] = []
         covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
         for i in range(len(tokens)):
@@ -376,7 +383,8 @@ class EntityIndex:
                 if i + n > len(tokens):
                     continue
                 written = " ".join(t for t, _ in tokens[i:i + n])
-                if tokens[i][0].islower() and squash(written) not in self.lower_names:  # a name holds a capital
+                if tokens[i][0].islower() and squash(written) not in self.lower_names and \
+                        not (uncased and self._uncased_name(question, tokens, i, n)):  # a name holds a capital
                     continue
                 keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
                 if keys and (n > 1 or self._stands(question, tokens, i)):
@@ -384,10 +392,33 @@ class EntityIndex:
                     covered = i + n
                     break
             else:
-                short = self._short_name(question, tokens, i)
+                short = self._short_name(question, tokens, i, uncased)
                 if short:
                     out.append((tokens[i][0], {short}, tokens[i][1]))
         return out
+
+    def _uncased_name(self, question: str, tokens: list[tuple[str, int]], i: int, n: int) -> bool:
+        """In a question typed without capitals, a name read in lower case: a whole name ("nvidia", "exxon
+        mobil", "home depot") unless it is a phrase before it is a name (``ordinary_phrases``: "waste
+        management", "principal financial"); a common word ("apple") or a distinctive word of a name
+        ("disney") only beside a filing word or before a reported figure ("apple's revenue in 2023")."""
+        written = " ".join(t for t, _ in tokens[i:i + n])
+        squashed, one = squash(written), len(_kept_words(written)) == 1  # "the target" is one word
+        if squashed in self.vocab.phrases or one and squashed in self.vocab.generic:
+            return False
+        if one and (squashed in self.vocab.common or squashed in self.vocab.lower_words or squashed not in self.spoken):
+            return (squashed in self.words or squashed in self.spoken) and self._figure_or_filing(question, tokens, i)
+        return squashed in self.spoken
+
+    def _uncased_ticker(self, question: str, tokens: list[tuple[str, int]], i: int, word: str) -> bool:
+        """A ticker in lower case: of three letters or more ("aapl", "ibm"), and of two, or a word ("ups"),
+        only beside a filing word or before a figure ("ge revenue 2023"); a two-letter word never ("on")."""
+        if word in self.vocab.common or word in self.vocab.lower_words:
+            return len(word) >= 3 and self._figure_or_filing(question, tokens, i)
+        return len(word) >= 3 or len(word) == 2 and self._figure_or_filing(question, tokens, i)
+
+    def _figure_or_filing(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
+        return self._beside_filing_word(tokens, i) or self._before_figure(question, tokens, i)
 
     def _named(self, written: str, n: int, hyphenated: bool = False) -> set[str]:
         squashed = squash(written)
@@ -428,7 +459,7 @@ class EntityIndex:
             return False
         return _possessive(word) or self._beside_filing_word(tokens, i) or \
             self._before_figure(question, tokens, i) or \
-            not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
+            word[:1].isupper() and not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
 
     def _capital_ticker(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """A ticker that is also an English word ("UPS", "CAT", "KEY") written alone in capitals, in a question
@@ -452,11 +483,15 @@ class EntityIndex:
         pairs = {" ".join(near[j:j + 2]) for j in range(len(near) - 1)}
         return bool(self.vocab.filing_words & (set(near) | pairs))
 
-    def _short_name(self, question: str, tokens: list[tuple[str, int]], i: int) -> str | None:
+    def _short_name(self, question: str, tokens: list[tuple[str, int]], i: int, uncased: bool = False) -> str | None:
         """The entity a short name stands for: a ticker, else a unique abbreviation of a name; a word with
-        capitals after its first letter ("JPM", "AmEx"; a lone capital as a ticker); common ones guarded."""
+        capitals after its first letter ("JPM", "AmEx"; a lone capital as a ticker); common ones guarded. In
+        a question typed without capitals, a ticker of three letters or more in lower case ("aapl", "ibm")."""
         written = tokens[i][0]
         word = _bare(written)
+        if uncased and word.upper() in self.tickers and word not in self.vocab.abbreviations and \
+                not _share_class(tokens, i) and self._uncased_ticker(question, tokens, i, word):
+            return self.tickers[word.upper()]
         if not (len(word) >= 2 and any(c.isupper() for c in word[1:]) or len(word) == 1 and word.isupper()):
             return None
         if _share_class(tokens, i):

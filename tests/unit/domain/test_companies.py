@@ -56,6 +56,19 @@ def test_names_compare_squashed_without_remarks_state_tags_or_possessives():
                                                                                                    "OLD A"]
 
 
+def _built(vocab: Vocabulary, companies: tuple[tuple[str, str], ...]) -> EntityIndex:
+    """An index of literal (name, ticker) pairs over a literal vocabulary."""
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in companies:
+        idx.add(name, ticker)
+    idx.finish()
+    return idx
+
+
+def _found(idx: EntityIndex, question: str) -> list[str]:
+    return [e.name for e in idx.find(question)]
+
+
 def test_distinctive_words_name_their_companies_and_a_shared_one_names_all():
     assert names("Which segments does Disney report?") == ["Walt Disney Company (The)"]
     assert names("Which segments does Honeywell report?") == ["Honeywell Technologies"]  # HONA: no documents
@@ -227,7 +240,8 @@ def test_names_as_people_type_them_joined_mixed_case_and_without_an_ampersand():
     assert found("What did BristolMyers report?") == found("Bristol Myers's margin") == ["Bristol Myers Squibb"]
     assert found("What did JnJ report?") == ["Johnson & Johnson"]
     assert found("What did Pfizer say about mRNA vaccines?") == ["Pfizer"]
-    assert found("the att table and bristolmyers") == []  # lower case names nothing
+    assert found("Our att table and bristolmyers") == []  # lower case names nothing where capitals are used
+    assert found("att revenue 2023 and bristolmyers") == ["AT&T"]  # a question typed without capitals
 
 
 def test_a_former_name_of_decades_ago_names_the_company_as_a_whole_name_only():
@@ -315,13 +329,10 @@ def test_a_common_word_name_before_a_reported_figure_names_its_company():
     "Apple trees" and "Target price" stay words."""
     vocab = Vocabulary(names={}, generic=frozenset(), common=frozenset({"apple", "target", "visa"}),
                        filing_words=frozenset(), figure_words=frozenset({"net", "revenue", "sales"}))
-    idx = EntityIndex(vocab=vocab)
-    for name, ticker in (("Apple Inc.", "AAPL"), ("Target Corporation", "TGT"), ("Visa Inc.", "V")):
-        idx.add(name, ticker)
-    idx.finish()
+    idx = _built(vocab, (("Apple Inc.", "AAPL"), ("Target Corporation", "TGT"), ("Visa Inc.", "V")))
 
     def found(question):
-        return [e.name for e in idx.find(question)]
+        return _found(idx, question)
 
     assert found("Apple net income 2023") == ["Apple Inc."] and found("Visa revenue, last three years?") == ["Visa Inc."]
     assert found("Target net sales fiscal 2023") == ["Target Corporation"]
@@ -329,3 +340,31 @@ def test_a_common_word_name_before_a_reported_figure_names_its_company():
     assert found("Target sales of 5% a year are common.") == ["Target Corporation"]  # a period: the figure's
     assert found("Target sales of 5% are common.") == []  # no period named: a figure's word alone is not enough
     assert parse_vocabulary({"figure_words": ["Revenue"]}).figure_words == frozenset({"revenue"})
+
+
+def test_a_question_typed_without_capitals_reads_names_in_lower_case():
+    """"nvidia revenue 2023": a whole name or a ticker of three letters or more names its company in lower case;
+    a common word, a word of a name, a name that is a word in lower case ("gap") and a two-letter ticker only
+    beside a filing word or before a reported figure; a name that is a phrase first ("waste management")
+    never; a question with capitals anywhere reads lower case as words."""
+    vocab = Vocabulary(names={}, generic=frozenset({"waste", "management"}), common=frozenset({"apple", "on"}),
+                       filing_words=frozenset({"10 k"}), figure_words=frozenset({"revenue", "net"}),
+                       phrases=frozenset({"wastemanagement"}), lower_words=frozenset({"gap"}))
+    idx = _built(vocab, (("NVIDIA Corporation", "NVDA"), ("Apple Inc.", "AAPL"), ("The Gap, Inc.", "GAP"),
+                         ("General Electric", "GE"), ("Waste Management", "WM"), ("ON Semiconductor", "ON"),
+                         ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL")))
+
+    def found(question):
+        return _found(idx, question)
+
+    assert found("how much did nvidia spend on r&d in 2022?") == ["NVIDIA Corporation"]
+    assert found("exxon mobil capex 2023") == ["Exxon Mobil"] and found("aapl and xom buybacks") == ["Apple Inc.", "Exxon Mobil"]
+    assert found("apple's revenue in 2023") == ["Apple Inc."] and found("apple orchards in 2023") == []
+    assert found("gap net sales 2023") == ["The Gap, Inc."] and found("the gap between 2022 and 2023") == []
+    assert found("ge revenue 2023") == ["General Electric"] and found("ge and the plan") == []
+    assert found("colgate revenue in 2023") == ["Colgate-Palmolive"] and found("colgate toothpaste") == []
+    assert found("waste management costs at nvidia") == ["NVIDIA Corporation"]
+    assert found("spend on leases in 2023") == []  # "on": a two-letter word, never ON Semiconductor
+    assert found("Our nvidia table") == []  # capitals elsewhere: lower case is a word
+    parsed = parse_vocabulary({"ordinary_phrases": ["Waste Management"], "lower_case_words": ["Gap"]})
+    assert parsed.phrases == frozenset({"wastemanagement"}) and parsed.lower_words == frozenset({"gap"})

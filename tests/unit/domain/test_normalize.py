@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from domain.periods import named_day, periods, printed_periods, vantage_year
+from domain.periods import named_day, names_period, periods, printed_periods, vantage_year
 from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
 
@@ -83,6 +83,13 @@ def test_the_year_a_question_stands_in():
     assert vantage_year("as of Q2 2023, what") is None  # a quarter's report: not a year's
     assert vantage_year("as of mid-2023, expected from the 2022 program") is None
     assert vantage_year("revenue in 2023 and 2024") is None
+
+
+def test_a_period_named_in_figures_or_in_words():
+    assert names_period("Apple net income 2023") and names_period("Visa net revenue, last three fiscal years?")
+    assert names_period("Meta revenue in the quarter") and names_period("AMD FY24 revenue")
+    assert not names_period("Target margins of 5% are common in retail.")
+    assert not names_period("Booking revenue early is a risk.") and not names_period("")
 
 
 def test_periods_are_printed_as_filings_print_them():
