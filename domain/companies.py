@@ -5,7 +5,8 @@ keeps in the lake's company directory (``schemas.companies.CompanyRecord``: comp
 the submissions' conformed name, ``formerNames`` (those dropped before 2010 as whole names only) and
 tickers); the published documents' cover and source names; and a reviewed vocabulary
 (``domain/vocabulary/company_names.yaml``) for what no EDGAR source holds: brands ("Google"), abbreviations
-("P&G"), a filer's former names where a lake has no submissions of it.
+("P&G"), a filer's former names where a lake has no submissions of it, a company's businesses ("Ford
+Credit", whole names only). A reviewed name that another listed company filed under ("Red Hat") names both.
 
 How a question names a company (:meth:`EntityIndex.find`):
 
@@ -18,10 +19,14 @@ How a question names a company (:meth:`EntityIndex.find`):
 - a short name: a ticker (in capitals), or the leading letters of a name's words ("AmEx", "JnJ");
 - a common word that is also a name or ticker ("Apple", "Target", "Visa", "Ford", "Meta", "ALL", "KEY")
   only where the question's words make it one: a possessive ("Target's"), a filing word beside it ("Ford
-  10-K", "shares of Visa"), or, for a word, a capital inside a sentence ("Which segments does Meta
-  report?"); never at a sentence's start ("Target margins ...") or in lower case ("meta-analysis"). A
-  ticker written alone in capitals also names its company at a sentence's start ("UPS revenue in 2023?"),
-  unless it is a word people stress there ("ALL companies ...", the vocabulary's ``emphasis_words``).
+  10-K", "shares of Visa"), a reported figure after it in a question naming a period ("Apple net income
+  2023"), or, for a word, a capital inside a sentence ("Which segments does Meta report?"); never
+  otherwise at a sentence's start ("Target margins ...") or in lower case ("meta-analysis"). A ticker
+  written alone in capitals also names its company at a sentence's start ("UPS revenue in 2023?"), unless
+  it is a word people stress there ("ALL companies ...", the vocabulary's ``emphasis_words``);
+- in a question typed without capitals, names in lower case (:meth:`EntityIndex._uncased_name`): a
+  company's own whole name and a ticker of three letters or more freely ("nvidia", "aapl"), words and
+  brands as common words are.
 
 Nothing here is a hard requirement: an unrecognized name leaves the search unfiltered, never empty.
 """
@@ -400,8 +405,9 @@ class EntityIndex:
     def _uncased_name(self, question: str, tokens: list[tuple[str, int]], i: int, n: int) -> bool:
         """In a question typed without capitals, a name read in lower case: a whole name ("nvidia", "exxon
         mobil", "home depot") unless it is a phrase before it is a name (``ordinary_phrases``: "waste
-        management", "principal financial"); a common word ("apple") or a distinctive word of a name
-        ("disney") only beside a filing word or before a reported figure ("apple's revenue in 2023")."""
+        management", "principal financial"); a common word ("apple"), a brand, a distinctive word of a name
+        ("disney") or a name that is a word in lower case (``lower_case_words``: "gap") only beside a filing
+        word or before a reported figure ("apple's revenue in 2023")."""
         written = " ".join(t for t, _ in tokens[i:i + n])
         squashed, one = squash(written), len(_kept_words(written)) == 1  # "the target" is one word
         if squashed in self.vocab.phrases or one and squashed in self.vocab.generic:
