@@ -245,7 +245,7 @@ class EntityIndex:
     leads: dict[str, str] = field(default_factory=dict)  # the leading words of one company's names -> the company
     also: dict[str, set[str]] = field(default_factory=dict)  # a name another company's reviewed names share ("Red Hat")
     businesses: set[str] = field(default_factory=set)  # squashed names of a company's businesses ("Ford Credit")
-    spoken: set[str] = field(default_factory=set)  # a company's own names, squashed (not a brand's, not a cover's)
+    spoken: set[str] = field(default_factory=set)  # names read in lower case, squashed (no one-word brand, no cover's)
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
@@ -268,6 +268,8 @@ class EntityIndex:
         self.entities[key] = Entity(key, old.name if old else name, frozenset(tickers))
         own = self._words_of.setdefault(key, set())
         self._written.setdefault(key, set()).update(every if words else ())
+        if words:  # read off data (the universe, EDGAR); a reviewed brand only of two words or more ("red hat")
+            self.spoken.update(squash(v) for v in every if given is None or len(_kept_words(v)) > 1)
         for variant in every:
             squashed = squash(variant)
             if squashed:
@@ -296,8 +298,6 @@ class EntityIndex:
         self.words = {w: keys for w, keys in holders.items() if len(keys) <= MAX_SHARED and w not in self.vocab.generic}
         self.name_words = {key: _name_words(e.name) for key, e in self.entities.items()}
         self.leads = self._leading_words()
-        brands = {squash(v) for names in self.vocab.names.values() for n in names for v in variants(n)}
-        self.spoken = {squash(v) for written in self._written.values() for v in written} - brands
 
     def _leading_words(self) -> dict[str, str]:
         """Squashed leading words (two or more, short of the whole) of a company's names -> the company, where
@@ -417,11 +417,13 @@ class EntityIndex:
         return squashed in self.spoken
 
     def _uncased_ticker(self, question: str, tokens: list[tuple[str, int]], i: int, word: str) -> bool:
-        """A ticker in lower case: of three letters or more ("aapl", "ibm"), and of two, or a word ("ups"),
-        only beside a filing word or before a figure ("ge revenue 2023"); a two-letter word never ("on")."""
+        """A ticker in lower case: of three letters or more ("aapl", "ibm"); of two, as a possessive ("gm's"),
+        beside a filing word or before a figure ("ge revenue 2023"); a word ("ups") only beside a filing word
+        or before a figure, and a two-letter word never ("on")."""
         if word in self.vocab.common or word in self.vocab.lower_words:
             return len(word) >= 3 and self._figure_or_filing(question, tokens, i)
-        return len(word) >= 3 or len(word) == 2 and self._figure_or_filing(question, tokens, i)
+        return len(word) >= 3 or len(word) == 2 and (_possessive(tokens[i][0]) or
+                                                     self._figure_or_filing(question, tokens, i))
 
     def _figure_or_filing(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         return self._beside_filing_word(tokens, i) or self._before_figure(question, tokens, i)

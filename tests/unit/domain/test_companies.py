@@ -347,12 +347,15 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     a common word, a word of a name, a name that is a word in lower case ("gap") and a two-letter ticker only
     beside a filing word or before a reported figure; a name that is a phrase first ("waste management")
     never; a question with capitals anywhere reads lower case as words."""
-    vocab = Vocabulary(names={}, generic=frozenset({"waste", "management"}), common=frozenset({"apple", "on"}),
+    vocab = Vocabulary(names={"XOM": ("Exxon",), "IBM": ("Red Hat",)}, generic=frozenset({"waste", "management"}),
+                       common=frozenset({"apple", "on"}),
                        filing_words=frozenset({"10 k"}), figure_words=frozenset({"revenue", "net"}),
                        phrases=frozenset({"wastemanagement"}), lower_words=frozenset({"gap"}))
     idx = _built(vocab, (("NVIDIA Corporation", "NVDA"), ("Apple Inc.", "AAPL"), ("The Gap, Inc.", "GAP"),
                          ("General Electric", "GE"), ("Waste Management", "WM"), ("ON Semiconductor", "ON"),
-                         ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL")))
+                         ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL"), ("IBM", "IBM")))
+    add_vocabulary_names(idx)
+    idx.finish()
 
     def found(question):
         return _found(idx, question)
@@ -361,7 +364,9 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("exxon mobil capex 2023") == ["Exxon Mobil"] and found("aapl and xom buybacks") == ["Apple Inc.", "Exxon Mobil"]
     assert found("apple's revenue in 2023") == ["Apple Inc."] and found("apple orchards in 2023") == []
     assert found("gap net sales 2023") == ["The Gap, Inc."] and found("the gap between 2022 and 2023") == []
-    assert found("ge revenue 2023") == ["General Electric"] and found("ge and the plan") == []
+    assert found("ge revenue 2023") == found("ge's backlog") == ["General Electric"] and found("ge and the plan") == []
+    assert found("exxon revenue 2023") == ["Exxon Mobil"] and found("the exxon valdez") == []  # a one-word brand
+    assert found("red hat subscriptions") == ["IBM"]  # a brand of two words or more reads as a whole name
     assert found("colgate revenue in 2023") == ["Colgate-Palmolive"] and found("colgate toothpaste") == []
     assert found("waste management costs at nvidia") == ["NVIDIA Corporation"]
     assert found("spend on leases in 2023") == []  # "on": a two-letter word, never ON Semiconductor
