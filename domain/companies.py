@@ -26,7 +26,7 @@ How a question names a company (:meth:`EntityIndex.find`):
   it is a word people stress there ("ALL companies ...", the vocabulary's ``emphasis_words``);
 - in a question typed without capitals, names in lower case (:meth:`EntityIndex._uncased_name`): a
   company's own whole name and a ticker of three letters or more freely ("nvidia", "aapl"), words and
-  brands as common words are.
+  brands as common words are, or listed with a company named ("apple and alphabet").
 
 Nothing here is a hard requirement: an unrecognized name leaves the search unfiltered, never empty.
 """
@@ -57,6 +57,8 @@ _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
 _SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
 _SHARE_CLASS = ("class", "series")  # the word before a share class's letter
+_JOINERS = frozenset({"and", "&", "or", ",", ", and", "vs", "vs.", "versus"})  # what lists companies
+_LIST_WORDS = frozenset({"and", "&", "or", "vs", "versus"})  # no name starts or ends with one
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -380,12 +382,15 @@ class EntityIndex:
         tokens = surface_words(question)
         uncased = not any(c.isupper() for c in question)  # typed without capitals: "nvidia revenue 2023"
         out: list[tuple[str, set[str], int]] = []
+        spans: list[tuple[int, int]] = []  # the tokens of each name found
         covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")
         for i in range(len(tokens)):
             if i < covered:
                 continue
             for n in range(MAX_NAME_WORDS, 0, -1):
                 if i + n > len(tokens):
+                    continue
+                if {tokens[i][0], tokens[i + n - 1][0]} & _LIST_WORDS:  # "Johnson & Johnson and": no name's end
                     continue
                 written = " ".join(t for t, _ in tokens[i:i + n])
                 if tokens[i][0].islower() and squash(written) not in self.lower_names and \
@@ -394,13 +399,53 @@ class EntityIndex:
                 keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
                 if keys and (n > 1 or self._stands(question, tokens, i)):
                     out.append((written, keys, tokens[i][1]))
+                    spans.append((i, i + n))
                     covered = i + n
                     break
             else:
                 short = self._short_name(question, tokens, i, uncased)
                 if short:
                     out.append((tokens[i][0], {short}, tokens[i][1]))
+                    spans.append((i, i + 1))
+        return sorted(out + self._listed_with(question, tokens, spans), key=lambda m: m[2]) if uncased else out
+
+    def _listed_with(self, question: str, tokens: list[tuple[str, int]], spans: list[tuple[int, int]]) \
+            -> list[tuple[str, set[str], int]]:
+        """In a question typed without capitals, a word that names a company only with a cue (a common word,
+        a word of a name, a brand, a ticker) where it is listed with a company named ("apple and alphabet",
+        "johnson & johnson and abbott", "gm vs ford"): joined to it by "and", "&", "or", a comma or "vs"."""
+        out: list[tuple[str, set[str], int]] = []
+        for _ in range(len(tokens)):  # each round may name the next word of a list
+            taken = {j for start, end in spans for j in range(start, end)}
+            found = next(((i, keys) for i in range(len(tokens)) if i not in taken
+                          and (keys := self._listed_name(tokens[i][0]))
+                          and any(self._joined(question, tokens, i, span) for span in spans)), None)
+            if found is None:
+                return out
+            i, keys = found
+            out.append((tokens[i][0], keys, tokens[i][1]))
+            spans.append((i, i + 1))
         return out
+
+    def _listed_name(self, written: str) -> set[str]:
+        word = _bare(written).lower()
+        squashed = squash(word)
+        if not squashed or squashed in self.vocab.generic or len(word) == 2 and word in self.vocab.common:
+            return set()
+        ticker = self.tickers.get(word.upper()) if len(word) >= 2 else None
+        return self._named(word, 1) or ({ticker} if ticker else set())
+
+    @staticmethod
+    def _joined(question: str, tokens: list[tuple[str, int]], i: int, span: tuple[int, int]) -> bool:
+        start, end = span
+        if end <= i:  # the name, then the word
+            (word, at), after = tokens[end - 1], tokens[i][1]
+            between = question[at + len(word):after]
+        elif start > i:  # the word, then the name
+            between = question[tokens[i][1] + len(tokens[i][0]):tokens[start][1]]
+        else:
+            return False
+        return " ".join(between.replace(",", " , ").split()) in _JOINERS
 
     def _uncased_name(self, question: str, tokens: list[tuple[str, int]], i: int, n: int) -> bool:
         """In a question typed without capitals, a name read in lower case: a whole name ("nvidia", "exxon

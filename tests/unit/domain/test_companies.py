@@ -367,6 +367,10 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("ge revenue 2023") == found("ge's backlog") == ["General Electric"] and found("ge and the plan") == []
     assert found("exxon revenue 2023") == ["Exxon Mobil"] and found("the exxon valdez") == []  # a one-word brand
     assert found("red hat subscriptions") == ["IBM"]  # a brand of two words or more reads as a whole name
+    # listed with a company named, a word that names one only with a cue is one ("apple and alphabet")
+    assert found("ge, apple and nvidia capex") == ["General Electric", "Apple Inc.", "NVIDIA Corporation"]
+    assert found("nvidia vs colgate") == ["NVIDIA Corporation", "Colgate-Palmolive"]
+    assert found("apple orchards and nvidia") == ["NVIDIA Corporation"] and found("apple and pears") == []
     assert found("colgate revenue in 2023") == ["Colgate-Palmolive"] and found("colgate toothpaste") == []
     assert found("waste management costs at nvidia") == ["NVIDIA Corporation"]
     assert found("spend on leases in 2023") == []  # "on": a two-letter word, never ON Semiconductor
