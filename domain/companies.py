@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from domain import vocabulary
@@ -216,9 +216,7 @@ def add_vocabulary_names(index: EntityIndex) -> None:
     for ticker, names in index.vocab.names.items():
         if ticker in index.tickers:
             index.add(names[0], ticker, extra_names=names[1:], key=index.tickers[ticker])
-    for ticker, names in index.vocab.businesses.items():
-        if ticker in index.tickers:
-            index.businesses.update(squash(n) for n in names)
+    index.businesses = {squash(n) for names in index.vocab.businesses.values() for n in names}
     for ticker, names in [*index.vocab.former.items(), *index.vocab.businesses.items()]:
         if ticker in index.tickers:
             key = index.tickers[ticker]
@@ -350,12 +348,8 @@ class EntityIndex:
         company with documents shares: "Allergan" names AbbVie too, whose filings answer it."""
         if self.searchable is None:
             return []
-        found: dict[str, int] = {}
-        for _, keys, at in self._matches(question):
-            if not keys & self.searchable:
-                for key in keys:
-                    found.setdefault(key, at)
-        return self._ordered(found)
+        searchable = self.searchable
+        return self._ordered(self._mentions(question, lambda keys: not keys & searchable))
 
     def ambiguous(self, question: str) -> list[tuple[str, list[Entity]]]:
         """(word, the companies it names) for each word of the question that names several."""
@@ -369,11 +363,11 @@ class EntityIndex:
     def _ordered(self, found: dict[str, int]) -> list[Entity]:
         return [self.entities[k] for k, _ in sorted(found.items(), key=lambda kv: (kv[1], kv[0]))]
 
-    def _mentions(self, question: str) -> dict[str, int]:
-        """entity key -> where the question first names it."""
+    def _mentions(self, question: str, where: Callable[[set[str]], bool] | None = None) -> dict[str, int]:
+        """entity key -> where the question first names it (by the names whose keys ``where`` keeps)."""
         found: dict[str, int] = {}
         for _, keys, at in self._matches(question):
-            for key in keys:
+            for key in keys if where is None or where(keys) else ():
                 found.setdefault(key, at)
         return found
 
@@ -394,7 +388,7 @@ class EntityIndex:
                     continue
                 written = " ".join(t for t, _ in tokens[i:i + n])
                 if tokens[i][0].islower() and squash(written) not in self.lower_names and \
-                        not (uncased and self._uncased_name(question, tokens, i, n)):  # a name holds a capital
+                        not (uncased and self._uncased_name(question, tokens, i, written)):  # a name holds a capital
                     continue
                 keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
                 if keys and (n > 1 or self._stands(question, tokens, i)):
@@ -447,13 +441,12 @@ class EntityIndex:
             return False
         return " ".join(between.replace(",", " , ").split()) in _JOINERS
 
-    def _uncased_name(self, question: str, tokens: list[tuple[str, int]], i: int, n: int) -> bool:
+    def _uncased_name(self, question: str, tokens: list[tuple[str, int]], i: int, written: str) -> bool:
         """In a question typed without capitals, a name read in lower case: a whole name ("nvidia", "exxon
         mobil", "home depot") unless it is a phrase before it is a name (``ordinary_phrases``: "waste
         management", "principal financial"); a common word ("apple"), a brand, a distinctive word of a name
         ("disney") or a name that is a word in lower case (``lower_case_words``: "gap") only beside a filing
         word or before a reported figure ("apple's revenue in 2023")."""
-        written = " ".join(t for t, _ in tokens[i:i + n])
         squashed, one = squash(written), len(_kept_words(written)) == 1  # "the target" is one word
         if squashed in self.vocab.phrases or one and squashed in self.vocab.generic:
             return False
