@@ -33,6 +33,7 @@ Nothing here is a hard requirement: an unrecognized name leaves the search unfil
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import functools
 import re
@@ -56,6 +57,7 @@ FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name th
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
 _SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
+_CALENDAR = frozenset(n.lower() for n in (*calendar.month_name[1:], *calendar.day_name))
 _SHARE_CLASS = ("class", "series")  # the word before a share class's letter
 _JOINERS = frozenset({"and", "&", "or", ",", ", and", "vs", "vs.", "versus"})  # what lists companies
 _LIST_WORDS = frozenset({"and", "&", "or", "vs", "versus"})  # no name starts or ends with one
@@ -129,11 +131,13 @@ class Vocabulary:
     figure_words: frozenset[str] = frozenset()  # a reported figure's first word: "Apple net income", "Visa revenue"
     phrases: frozenset[str] = frozenset()  # names that are a phrase first, squashed: "waste management"
     lower_words: frozenset[str] = frozenset()  # names and tickers that are words in lower case: "gap", "dow"
+    filed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # names it filed under: its own, not a brand
 
 
 def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabulary:
-    names, former, businesses = (_ticker_names(data, key, source)
-                                 for key in ("names", "former_names", "business_names"))
+    names, former, businesses, filed = (_ticker_names(data, key, source)
+                                        for key in ("names", "former_names", "business_names", "filed_names"))
+    names = {t: names.get(t, ()) + filed.get(t, ()) for t in {**names, **filed}}  # a filed name is a name too
     lists = {}
     for key in ("generic_words", "common_words", "filing_words", "abbreviations", "place_leads", "emphasis_words",
                 "figure_words", "ordinary_phrases", "lower_case_words"):
@@ -144,7 +148,7 @@ def parse_vocabulary(data: dict, source: str = "company_names.yaml") -> Vocabula
     return Vocabulary(names, lists["generic_words"], lists["common_words"], lists["filing_words"],
                       lists["abbreviations"], frozenset(squash(p) for p in lists["place_leads"]), former,
                       lists["emphasis_words"], businesses, lists["figure_words"],
-                      frozenset(squash(p) for p in lists["ordinary_phrases"]), lists["lower_case_words"])
+                      frozenset(squash(p) for p in lists["ordinary_phrases"]), lists["lower_case_words"], filed)
 
 
 def _ticker_names(data: dict, key: str, source: str) -> dict[str, tuple[str, ...]]:
@@ -200,11 +204,15 @@ def add_directory_record(index: EntityIndex, record: dict) -> str | None:
     key = None
     for ticker in dict.fromkeys([record["ticker"], *(record.get("tickers") or [])]):
         key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
-    for ticker, name in _former_filers().get(record.get("cik") or -1, []) if key else []:
+    filed = _former_filers().get(record.get("cik") or -1, []) if key else []
+    for ticker, name in filed:
         index.add(record["listed_name"], ticker, extra_names=[name])
     old = old_names(record) if key else []
     if old:
         index.add(record["listed_name"], record["ticker"], extra_names=old, words=False)
+    if key:
+        names = [record["listed_name"], *edgar_names(record), *(name for _, name in filed), *old]
+        index.registered.update(squash(v) for n in names for v in variants(n))
     return key
 
 
@@ -221,6 +229,10 @@ def add_vocabulary_names(index: EntityIndex) -> None:
         if ticker in index.tickers:
             key = index.tickers[ticker]
             index.add(index.entities[key].name, ticker, extra_names=names, words=False, key=key)
+    filed = [*index.vocab.former.values(), *index.vocab.filed.values()]
+    index.registered.update(squash(v) for names in filed for n in names for v in variants(n))
+    index.brands = {squash(v) for t, names in index.vocab.names.items() for n in names
+                    if n not in index.vocab.filed.get(t, ()) for v in variants(n)}
 
 
 @dataclass(frozen=True)
@@ -246,6 +258,8 @@ class EntityIndex:
     also: dict[str, set[str]] = field(default_factory=dict)  # a name another company's reviewed names share ("Red Hat")
     businesses: set[str] = field(default_factory=set)  # squashed names of a company's businesses ("Ford Credit")
     spoken: set[str] = field(default_factory=set)  # names read in lower case, squashed (no one-word brand, no cover's)
+    registered: set[str] = field(default_factory=set)  # squashed names a company filed under, now or before
+    brands: set[str] = field(default_factory=set)  # squashed reviewed names that are brands ("Google", "Instagram")
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
@@ -324,14 +338,18 @@ class EntityIndex:
 
     def own_names(self, question: str) -> list[str]:
         """The names of companies with documents as the question writes them, where they are the company's
-        own name or ticker ("Bristol Myers Squibb", "Meta", "MRK"), not a brand or a former name ("YouTube",
-        "Facebook"), which also say what is asked about."""
+        own name, a name it filed under ("Raytheon Technologies", "Tesla Motors") or its ticker ("Bristol
+        Myers Squibb", "Meta", "MRK"), not a brand ("YouTube", "Google", "Facebook"), which also says what is
+        asked about. A former name is the company's whole, so as words it would find the part that still
+        carries them (RTX's Raytheon segment), not the answer."""
         out = []
         for written, keys, _ in self._matches(question):
             entity = self.entities[next(iter(keys))] if len(keys) == 1 else None
             if entity is None or (self.searchable is not None and entity.key not in self.searchable):
                 continue
-            if within_name(written, entity.name) or _bare(written).upper() in entity.tickers:
+            filed = squash(_bare(written))
+            if within_name(written, entity.name) or _bare(written).upper() in entity.tickers or \
+                    (filed in self.registered and filed not in self.brands):
                 out.append(written)
             elif squash(written) in self.businesses and (lead := _own_lead(written, entity.name)):
                 out.append(lead)  # "Ford Credit": "Ford" says who, "Credit" what is asked about
@@ -342,6 +360,22 @@ class EntityIndex:
         words that say who, which a part of the company asked about ("Raytheon" segment) must not borrow."""
         return [w for w, keys, _ in self._matches(question)
                 if self.searchable is None or any(k in self.searchable for k in keys)]
+
+    def unnamed(self, question: str) -> list[str]:
+        """Capitalized words inside a sentence that no company's name takes and no reviewed list knows
+        ("Humira", "Keytruda", "Splunk"): a product or a brand only the filings' pages print, which a question
+        naming no company searches the whole corpus for. No month or weekday, no word in capitals ("GAAP")."""
+        taken = {w.lower() for written, _, _ in self._matches(question) for w in written.split()}
+        v = self.vocab
+        known = v.generic | v.common | v.figure_words | v.abbreviations | v.emphasis | _CALENDAR
+        out = []
+        for word, at in surface_words(question):
+            bare = _bare(word)
+            if len(bare) < 3 or not bare[0].isupper() or bare.isupper() or at == 0 or \
+                    _SENTENCE_END.search(question[:at]) or bare.lower() in taken | known:
+                continue
+            out.append(bare)
+        return list(dict.fromkeys(out))
 
     def unindexed(self, question: str) -> list[Entity]:
         """Companies a question names that have no published document (the universe knows them), by names no

@@ -114,6 +114,8 @@ ALIASES: dict[str, list[str]] = {
 
 STATEMENT_ITEMS = frozenset({"8", "part1item1"})  # where a 10-K's / a 10-Q's primary statements sit
 MDNA_ITEMS = frozenset({"7", "part1item2"})  # where a 10-K / a 10-Q discusses what drove its results (MD&A)
+# A 10-K's Items no 10-Q Item holds: the business (segments, customers, the workforce), cybersecurity, properties
+ANNUAL_ONLY_ITEMS = frozenset({"1", "1C", "2"})
 COVER = "cover"  # text before the first item: cover page, table of contents
 UNKNOWN = "unknown"  # a filing in which no item was recognized
 

@@ -105,16 +105,24 @@ def _synonym_phrases() -> list[tuple[str, str]]:
     return sorted(((phrase_text(words(t)), t) for t in synonyms()), key=lambda pt: (-len(pt[0]), pt[1]))
 
 
-def synonym_concepts(text: str) -> list[ConceptMatch]:
-    """Concepts of the synonyms the text names (longest terms first, each word in one term, each concept once),
-    compared on normalized words, so "capital-intensive", "free cashflow" and "inventories" find their terms."""
+def synonym_terms(text: str) -> list[str]:
+    """The synonyms' terms the text names, longest first, each word in one term (compared on normalized
+    words, so "capital-intensive", "free cashflow" and "inventories" find their terms)."""
     lowered = phrase_text(words(text))
-    found: dict[str, ConceptMatch] = {}
+    found = []
     for phrase, term in _synonym_phrases():
         if phrase in lowered:
             lowered = lowered.replace(phrase, " | ")  # "operating cash flow" is not also "cash"
-            for rank, concept in enumerate(synonyms()[term]):
-                found.setdefault(concept, ConceptMatch(concept, 100.0 - rank, f"synonym '{term}'"))
+            found.append(term)
+    return found
+
+
+def synonym_concepts(text: str) -> list[ConceptMatch]:
+    """Concepts of the synonyms the text names (:func:`synonym_terms`), each concept once."""
+    found: dict[str, ConceptMatch] = {}
+    for term in synonym_terms(text):
+        for rank, concept in enumerate(synonyms()[term]):
+            found.setdefault(concept, ConceptMatch(concept, 100.0 - rank, f"synonym '{term}'"))
     return list(found.values())
 
 
@@ -164,6 +172,9 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     then that part's; one search finds both (the question's words bring a part's rows up)."""
     facts = INDEXES["facts"]
     scope = {"doc_id": doc_id, "kind": "numeric"}
+    terms = synonym_terms(question)
+    if any(not synonyms()[t] for t in terms):
+        return []  # a measure no statement reports ("comparable sales"): its "sales" is not the revenue line
     concepts = [m.concept for m in synonym_concepts(question)]
     if not concepts:
         said = metric_words(question, names)

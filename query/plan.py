@@ -25,8 +25,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
   A  a fiscal year named with no quarter and no form or wording that points elsewhere: the annual report
      (+0.2; "as of FY2022", a balance, a year's results);
   L  no period named: the company's newest periodic report (10-K or 10-Q) speaks for now (+1.0: it answers,
-     whatever the text match of older ones); asked over years ("the last three years", "annually"), its
-     newest annual report. The report before it stays a candidate (``scoring.with_previous``).
+     whatever the text match of older ones); asked over years ("the last three years", "annually") or of
+     an Item no 10-Q has (the workforce, the business: ``QueryPlan.annual``), its newest annual report.
+     The report before it stays a candidate (``scoring.with_previous``).
   E  a span shorter than a year named by its last day ("the three months ended June 30, 2023", "the quarter
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
@@ -50,6 +51,7 @@ from typing import NamedTuple
 
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
+from domain.sec_items import ANNUAL_ONLY_ITEMS
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
@@ -131,6 +133,12 @@ class QueryPlan:
     percent: bool = False  # asks for a share: the row printing it prints percentages
     concepts: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
+
+    @property
+    def annual(self) -> bool:
+        """Only an annual report answers it: asked over years, or of an Item no 10-Q has (the workforce, the
+        business's segments, properties) with no statement's figure asked; rule L then takes the newest 10-K."""
+        return self.over_years or (bool(self.items) and set(self.items) <= ANNUAL_ONLY_ITEMS and not self.statements)
 
     def as_dict(self) -> dict:
         a = self.analysis
@@ -302,7 +310,7 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     if dated_that_day:
         points.append(("D the balance sheet of the day asked", DAY_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
-        points.append(("L no period named: the newest " + ("annual report" if plan.over_years else "report"),
+        points.append(("L no period named: the newest " + ("annual report" if plan.annual else "report"),
                        LATEST_POINTS))
     return Choice(tier, tuple(points))
 

@@ -233,6 +233,10 @@ class Retriever:
                                        doc_filter, opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
         # the passage vote costs a few documents' rows, a named company or not: never a corpus-wide search
         voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs)
+        if not plan.analysis.entities and plan.analysis.unnamed:  # no company but a product's name ("Humira")
+            wide = self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], " ".join(plan.analysis.unnamed),
+                                     q.filters, scoring.WIDE_VOTERS)
+            voters = scoring.with_voters(voters, [h.source["doc_id"] for h in wide], allowed)
         passage_hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector,
                                            {"doc_id": voters}, 30, opts.fusion, dense_weight=opts.dense_weight)
         scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)

@@ -57,9 +57,9 @@ def document_year(d: DocInfo) -> int | None:
 
 
 def newest_forms(plan: QueryPlan) -> tuple[str, ...]:
-    """The forms rule L takes the newest of: asked over years ("the last three years"), the annual report;
-    else any periodic report."""
-    return (ANNUAL,) if plan.over_years else PERIODIC
+    """The forms rule L takes the newest of: only an annual report answers (``QueryPlan.annual``: "the last
+    three years", the workforce), the annual report; else any periodic report."""
+    return (ANNUAL,) if plan.annual else PERIODIC
 
 
 def newest_reports(docs: Iterable[DocInfo], forms: tuple[str, ...] = PERIODIC) -> list[DocInfo]:
@@ -96,6 +96,17 @@ def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str]
     rank = {doc_id: n for n, doc_id in enumerate(doc_rank)}
     best = sorted(allowed, key=lambda d: (tiers[d.doc_id][0], rank.get(d.doc_id, len(rank)), d.doc_id))
     return [d.doc_id for d in best[:most]]
+
+
+WIDE_VOTERS = 10  # passages of the whole corpus whose documents vote too when a question names no company
+
+
+def with_voters(voters: list[str], found: list[str], allowed: list[DocInfo]) -> list[str]:
+    """``voters`` and then the allowed documents of a corpus-wide passage search's hits (``found``: doc_ids,
+    best first), each once: a question naming no company but a product ("Humira") has its rare word in one
+    company's pages, which the document search (covers and summaries) never sees."""
+    ok = {d.doc_id for d in allowed}
+    return list(dict.fromkeys([*voters, *(d for d in found if d in ok)]))
 
 
 def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],

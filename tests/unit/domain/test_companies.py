@@ -290,16 +290,36 @@ def test_a_share_class_letter_names_no_company():
     assert [e.name for e in idx.find("A's common stock in 2023")] == ["Agilent Technologies"]
 
 
-def test_a_companys_own_names_as_written_not_its_brands_or_former_names():
+def test_a_companys_own_names_as_written_not_its_brands():
     """What the lexical query leaves out (``query.plan.lexical_query``): the company's own name, a leading
-    part of it or its ticker as written; a brand or a former name says what is asked about and stays."""
+    part of it, a name it filed under or its ticker as written; a brand says what is asked about and stays."""
     idx = _index()
     assert idx.own_names("What did Procter & Gamble's 10-K say?") == ["Procter & Gamble's"]
     assert idx.own_names("Walt Disney revenue and Texas Instruments margins") == ["Walt Disney", "Texas Instruments"]
     assert idx.own_names("Why did Disney's revenues rise? Smucker sales") == ["Disney's", "Smucker"]  # whole words of it
     assert idx.own_names("Google's ad revenue") == []  # a reviewed name of Alphabet, not its own
     assert idx.written("Google's ad revenue and ARKANSAS FREIGHTWAYS") == ["Google's", "ARKANSAS FREIGHTWAYS"]
-    assert idx.own_names("ARKANSAS FREIGHTWAYS results in 1995") == []  # a former name
+    assert idx.own_names("ARKANSAS FREIGHTWAYS results in 1995") == ["ARKANSAS FREIGHTWAYS"]  # EDGAR's former name
+
+
+def test_a_name_the_company_filed_under_is_its_own_unless_it_is_also_a_brand():
+    """``filed_names`` (and EDGAR's and the reviewed former filers' names): the company's whole, so left out
+    of the search words ("Raytheon Technologies" found RTX's Raytheon segment); a filed name that is also a
+    reviewed brand ("Google", the Google Inc. that filed until 2015) stays, as it says what is asked."""
+    vocab = parse_vocabulary({"names": {"RTX": ["Raytheon", "Pratt & Whitney"], "GOOGL": ["Google"]},
+                              "filed_names": {"RTX": ["Raytheon Technologies"]}})
+    assert vocab.filed == {"RTX": ("Raytheon Technologies",)}
+    assert vocab.names["RTX"] == ("Raytheon", "Pratt & Whitney", "Raytheon Technologies")  # a filed name names it
+    idx = EntityIndex(vocab=vocab)
+    idx.add("RTX Corporation", "RTX")
+    add_directory_record(idx, {"ticker": "GOOGL", "listed_name": "Alphabet Inc.", "former_names": [
+        {"name": "GOOGLE INC", "until": "2015-10-02"}]})
+    add_vocabulary_names(idx)
+    idx.finish()
+    assert idx.own_names("What was Raytheon Technologies' total backlog in 2023?") == ["Raytheon Technologies"]
+    assert idx.own_names("Raytheon sales in 2023") == []  # the segment, a brand: what is asked about
+    assert idx.own_names("Pratt & Whitney's operating profit") == []
+    assert idx.own_names("Google's ad revenue") == []  # filed under it once, a brand now
 
 
 def test_a_business_names_its_company_as_a_whole_name_and_beside_a_filer_of_that_name():
@@ -377,3 +397,13 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("Our nvidia table") == []  # capitals elsewhere: lower case is a word
     parsed = parse_vocabulary({"ordinary_phrases": ["Waste Management"], "lower_case_words": ["Gap"]})
     assert parsed.phrases == frozenset({"wastemanagement"}) and parsed.lower_words == frozenset({"gap"})
+
+
+def test_capitalized_words_no_company_takes_are_what_a_question_naming_none_searches_for():
+    """A product's name ("Humira") names no company, yet only its company's pages print it; a company's
+    name, a sentence's first word, a month, a word in capitals and the reviewed words are no such word."""
+    idx = _index()
+    assert idx.unnamed("How much did Humira's U.S. sales fall in 2023?") == ["Humira"]
+    assert idx.unnamed("What did Walt Disney say about Hulu in June 2023?") == ["Hulu"]
+    assert idx.unnamed("Keytruda sales in 2023? Humira's too.") == []  # each opens its sentence
+    assert idx.unnamed("What was GAAP revenue on Monday?") == []

@@ -117,6 +117,16 @@ def test_analyst_judgements_reach_the_facts_that_hold_their_inputs():
     assert concepts("inventories at year end") == concepts("inventory at year end") == {"us-gaap:InventoryNet"}
 
 
+def test_a_measure_no_statement_reports_is_no_revenue():
+    """"comparable sales", "organic sales": listed with no concept, so their "sales" reaches no revenue
+    concept and a question asking one gets no fact pins (``query.facts.question_facts``)."""
+    from query.facts import synonym_concepts, synonym_terms, synonyms
+
+    assert synonym_terms("What was Lowe's comparable sales change in fiscal 2023?") == ["comparable sales"]
+    assert synonyms()["comparable sales"] == () and synonym_concepts("comparable sales in 2023") == []
+    assert synonym_terms("organic sales growth and net sales") == ["organic sales", "net sales"]
+
+
 def test_a_sale_inside_an_accounting_term_is_no_revenue():
     """"available-for-sale" and "held for sale" name securities and disposal groups: their "sale" is not the
     "sales" that means revenue (the longest term takes its words)."""

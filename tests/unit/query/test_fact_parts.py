@@ -48,3 +48,10 @@ def test_pinned_pages_run_on_only_for_one_company():
 
     assert [several_companies(n) for n in (0, 1, 2, 3)] == [False, False, True, True]
     assert pins_run_on(1) and pins_run_on(0) and not pins_run_on(2)
+
+
+def test_no_facts_for_a_measure_no_statement_reports():
+    """"comparable sales" is no revenue line: the question gets no fact pins, so no search runs (no backend)."""
+    from query.facts import question_facts
+
+    assert question_facts(None, {}, "What was Lowe's comparable sales change in fiscal 2023?", ["Lowe's"], "LOW") == []

@@ -21,6 +21,7 @@ from query.scoring import (
     document_year,
     evidence_page,
     explaining_first,
+    newest_forms,
     newest_reports,
     pages,
     previous_report,
@@ -29,6 +30,7 @@ from query.scoring import (
     second_document,
     second_scores,
     with_previous,
+    with_voters,
 )
 
 KO = Entity("cocacola", "Coca-Cola")
@@ -293,6 +295,20 @@ def test_over_years_with_no_year_named_the_newest_annual_report_answers():
     assert [d.doc_id for d in newest_reports([ko24, q1])] == ["KO_2025Q1_10Q"]
 
 
+def test_with_no_year_named_an_item_only_10ks_hold_is_the_newest_annual_reports():
+    """The workforce is Item 1's (a 10-Q has no Item of it): "How many employees does it have?" takes the
+    newest 10-K, not a newer 10-Q; a balance with no year named still takes the newest report."""
+    ko24 = DocInfo(doc_id="KO_2024_10K", form="10-K", fiscal_year=2024, period_end="2024-12-31", entity="cocacola")
+    q1 = DocInfo(doc_id="KO_2025Q1_10Q", form="10-Q", fiscal_year=2025, fiscal_period="Q1", period_end="2025-03-31",
+                 entity="cocacola")
+    staff = plan_for("How many employees does it have?")
+    assert staff.items == ["1"] and staff.annual
+    assert document_tiers([ko24, q1], staff)["KO_2024_10K"].bonus == LATEST_POINTS
+    assert [d.doc_id for d in newest_reports([ko24, q1], newest_forms(staff))] == ["KO_2024_10K"]
+    assert not plan_for("How much cash does it hold?").annual
+    assert not plan_for("What were its revenues by segment?").annual  # a statement's figure: a 10-Q prints it
+
+
 def test_an_8k_cover_speaks_for_the_year_of_its_event():
     """An 8-K's cover has no fiscal period; "its December 2025 8-K" is the one whose event is of 2025."""
     cover = DocInfo(doc_id="META_2025-12-19_8K", form="8-K", period_end="2025-12-19", entity="meta")
@@ -325,3 +341,9 @@ def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it(
              31: texts[31]}  # a region of one word: "worldwide" is no part either, so the whole still leads
     assert explaining_first(texts, "What drove Colgate's net sales growth in 2023?") == [31, 41]
     assert explaining_first(texts, "What drove Colgate's net sales growth in Europe in 2023?") == [41, 31]
+
+
+def test_a_corpus_wide_searchs_documents_vote_after_the_chosen_ones_each_once():
+    allowed = [DocInfo(doc_id=d, form="10-K", fiscal_year=2023, entity=d[:4]) for d in ("ABBV_2023_10K", "AMD_2023_10K")]
+    assert with_voters(["AMD_2023_10K"], ["ABBV_2023_10K", "AMD_2023_10K", "XOM_2019_10K", "ABBV_2023_10K"],
+                       allowed) == ["AMD_2023_10K", "ABBV_2023_10K"]  # one not allowed (filters) never votes
