@@ -36,7 +36,7 @@ from kernel.resources import Resources
 from kernel.search import Filters, Hit
 from kernel.search.base import check_filters
 from query import scoring
-from query.analysis import Entity, analyze
+from query.analysis import Entity, QueryAnalysis, analyze
 from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog
 from query.coverage import period_notes, taken_notes
@@ -183,10 +183,29 @@ class Retriever:
         with timing.stage("analyze"):
             snap = snap or self.snapshot()
             self.check_model(snap.catalog)
-            plan = make_plan(analyze(text, snap.catalog.entities))
+            analysis = analyze(text, snap.catalog.entities)
+            rule = self._product_owner(analysis, filters, snap)
+            plan = make_plan(analysis)
+            plan.rules += [rule] if rule else []
         with timing.stage("embed"):
             vector = self.embed(text)
         return Question(text, plan, vector, filters, opts, snap)
+
+    def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> str:
+        """A question naming no company but words no company's name takes ("Humira"): when one company's
+        filings print most of the passages holding them, it is the company asked about (added to the
+        analysis); the rule as ``--explain`` shows it, or "" when none is."""
+        if analysis.entities or not analysis.unnamed:
+            return ""
+        words = " ".join(analysis.unnamed)
+        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], words, filters, scoring.OWNER_HITS)
+        docs = snap.catalog.docs
+        key = scoring.owner([docs[h.source["doc_id"]].entity if h.source["doc_id"] in docs else None for h in hits])
+        entity = snap.catalog.entities.entities.get(key) if key else None
+        if entity is None:
+            return ""
+        analysis.entities = [entity]
+        return f"{words}: printed in {entity.name}'s filings, the company asked about"
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
         """A complementary query for curation: the parent's plan narrowed to one company (and year), its text
@@ -233,10 +252,6 @@ class Retriever:
                                        doc_filter, opts.doc_candidates, opts.fusion, dense_weight=opts.dense_weight)
         # the passage vote costs a few documents' rows, a named company or not: never a corpus-wide search
         voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs)
-        if not plan.analysis.entities and plan.analysis.unnamed:  # no company but a product's name ("Humira")
-            wide = self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], " ".join(plan.analysis.unnamed),
-                                     q.filters, scoring.WIDE_VOTERS)
-            voters = scoring.with_voters(voters, [h.source["doc_id"] for h in wide], allowed)
         passage_hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector,
                                            {"doc_id": voters}, 30, opts.fusion, dense_weight=opts.dense_weight)
         scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)

@@ -98,15 +98,22 @@ def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str]
     return [d.doc_id for d in best[:most]]
 
 
-WIDE_VOTERS = 10  # passages of the whole corpus whose documents vote too when a question names no company
+OWNER_HITS = 10  # passages of the whole corpus read for the company whose filings print a product's name
+OWNER_SHARE = 0.7  # the share of them one company's filings must hold to be the one asked about
+OWNER_LEAST = 3  # and at least this many (a word two passages print names nobody)
 
 
-def with_voters(voters: list[str], found: list[str], allowed: list[DocInfo]) -> list[str]:
-    """``voters`` and then the allowed documents of a corpus-wide passage search's hits (``found``: doc_ids,
-    best first), each once: a question naming no company but a product ("Humira") has its rare word in one
-    company's pages, which the document search (covers and summaries) never sees."""
-    ok = {d.doc_id for d in allowed}
-    return list(dict.fromkeys([*voters, *(d for d in found if d in ok)]))
+def owner(entities: list[str | None], share: float = OWNER_SHARE, least: int = OWNER_LEAST) -> str | None:
+    """The company whose filings hold ``share`` of the passages a corpus-wide search for a question's
+    unnamed words found (``entities``: each hit's company, best first), at least ``least`` of them: "Humira"
+    is printed in AbbVie's filings and nobody else's, so the question is AbbVie's; a word every company
+    prints ("Board") names nobody."""
+    counts: dict[str, int] = {}
+    for e in entities:
+        if e:
+            counts[e] = counts.get(e, 0) + 1
+    best = max(counts.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    return best[0] if best and best[1] >= least and best[1] >= share * len(entities) else None
 
 
 def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],

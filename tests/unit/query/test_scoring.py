@@ -23,6 +23,7 @@ from query.scoring import (
     explaining_first,
     newest_forms,
     newest_reports,
+    owner,
     pages,
     previous_report,
     rescore_passages,
@@ -30,7 +31,6 @@ from query.scoring import (
     second_document,
     second_scores,
     with_previous,
-    with_voters,
 )
 
 KO = Entity("cocacola", "Coca-Cola")
@@ -343,7 +343,8 @@ def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it(
     assert explaining_first(texts, "What drove Colgate's net sales growth in Europe in 2023?") == [41, 31]
 
 
-def test_a_corpus_wide_searchs_documents_vote_after_the_chosen_ones_each_once():
-    allowed = [DocInfo(doc_id=d, form="10-K", fiscal_year=2023, entity=d[:4]) for d in ("ABBV_2023_10K", "AMD_2023_10K")]
-    assert with_voters(["AMD_2023_10K"], ["ABBV_2023_10K", "AMD_2023_10K", "XOM_2019_10K", "ABBV_2023_10K"],
-                       allowed) == ["AMD_2023_10K", "ABBV_2023_10K"]  # one not allowed (filters) never votes
+def test_the_company_whose_filings_print_a_products_name_is_the_one_asked_about():
+    assert owner(["abbvie"] * 8 + ["amgen", None]) == "abbvie"  # 8 of 10 passages
+    assert owner(["abbvie", "abbvie", "amgen", "merck", "pfizer"]) is None  # 2 of 5: below the share
+    assert owner(["abbvie", "abbvie"]) is None  # too few passages to say
+    assert owner([]) is None
