@@ -363,18 +363,17 @@ class EntityIndex:
 
     def unnamed(self, question: str) -> list[str]:
         """Capitalized words inside a sentence that no company's name takes and no reviewed list knows
-        ("Humira", "Keytruda", "Splunk"): a product or a brand only the filings' pages print, which a question
-        naming no company searches the whole corpus for. No month or weekday, no word in capitals ("GAAP")."""
-        taken = {w.lower() for written, _, _ in self._matches(question) for w in written.split()}
+        ("Humira", "Eliquis"): a product or a brand only the filings' pages print, which a question naming no
+        company searches the whole corpus for. No month or weekday, no word in capitals ("GAAP")."""
         v = self.vocab
-        known = v.generic | v.common | v.figure_words | v.abbreviations | v.emphasis | _CALENDAR
+        known = {w.lower() for written, _, _ in self._matches(question) for w in written.split()} | \
+            v.generic | v.common | v.figure_words | v.abbreviations | v.emphasis | _CALENDAR
         out = []
         for word, at in surface_words(question):
             bare = _bare(word)
-            if len(bare) < 3 or not bare[0].isupper() or bare.isupper() or at == 0 or \
-                    _SENTENCE_END.search(question[:at]) or bare.lower() in taken | known:
-                continue
-            out.append(bare)
+            if len(bare) >= 3 and bare[0].isupper() and not bare.isupper() and at > 0 and \
+                    not _SENTENCE_END.search(question[:at]) and bare.lower() not in known:
+                out.append(bare)
         return list(dict.fromkeys(out))
 
     def unindexed(self, question: str) -> list[Entity]:
