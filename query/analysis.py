@@ -32,6 +32,7 @@ class QueryAnalysis:
     stand: int | None = None  # the year it stands in ("as of FY2021"): a later year named is that report's forecast
     written: list[str] = field(default_factory=list)  # every company name as written (own, brand, former)
     unnamed: list[str] = field(default_factory=list)  # capitalized words no company takes: "Humira"
+    inferred: list[str] = field(default_factory=list)  # a company read off its product's name, as a note says it
 
     @property
     def dated(self) -> bool:

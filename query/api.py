@@ -104,12 +104,13 @@ class SearchResult:
     ambiguous_names: list[str] = field(default_factory=list)  # a name the question uses that fits several companies
     period_taken: list[str] = field(default_factory=list)  # no period named: the filing the answer takes (newest)
     company_pages: list[str] = field(default_factory=list)  # several companies named: each one's best page and rank
+    inferred_companies: list[str] = field(default_factory=list)  # no company named: the one its product names
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
                 "ambiguous_names": self.ambiguous_names,
                 "missing_periods": self.missing_periods, "period_taken": self.period_taken,
-                "company_pages": self.company_pages, "page_order": self.page_order,
+                "inferred_companies": self.inferred_companies, "company_pages": self.company_pages, "page_order": self.page_order,
                 "plan": self.plan, "documents": self.documents,
                 "iterations": self.iterations, "timings_ms": self.timings,
                 "evidence": [e.as_dict() for e in self.evidence]}
@@ -154,5 +155,9 @@ class SearchResponse(BaseModel):
     period_taken: list[str] = Field(
         default_factory=list, description="a question naming no fiscal period: one line per company naming the "
         "filing the answer takes (its newest periodic report) and the one before it, kept among the candidates")
+    inferred_companies: list[str] = Field(
+        default_factory=list, description="a question naming no company but a product only one company's "
+        "filings print: the company the evidence is from, read off that name: 'Humira: no company named; the "
+        "evidence is AbbVie's, whose filings print it'")
     evidence: list[Evidence]
     explain: dict | None = None

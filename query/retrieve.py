@@ -174,6 +174,7 @@ class Retriever:
         result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
                                               snap.catalog.docs, [e.key for e in q.plan.analysis.entities])
         result.unindexed = [_company(e) for e in snap.catalog.entities.unindexed(text)]
+        result.inferred_companies = q.plan.analysis.inferred
         result.ambiguous_names = [ambiguity(word, found, snap.catalog.entities.searchable)
                                   for word, found in snap.catalog.entities.ambiguous(text)]
         return result
@@ -205,6 +206,7 @@ class Retriever:
         if entity is None:
             return ""
         analysis.entities = [entity]
+        analysis.inferred = [f"{words}: no company named; the evidence is {entity.name}'s, whose filings print it"]
         return f"{words}: printed in {entity.name}'s filings, the company asked about"
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:

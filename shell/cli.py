@@ -295,14 +295,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     for company in result.unindexed:
         print(f"note: no indexed filing of {company}: the evidence below is from other companies' filings",
               file=sys.stderr)
-    for note in result.ambiguous_names + result.missing_periods + result.period_taken:
+    for note in result.inferred_companies + result.ambiguous_names + result.missing_periods + result.period_taken:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
         body = result.as_dict() if args.explain else {  # the HTTP API's response, field for field
             "question": result.question, "release": result.release, "page_order": result.page_order,
             "unindexed_companies": result.unindexed, "ambiguous_names": result.ambiguous_names,
             "missing_periods": result.missing_periods, "period_taken": result.period_taken,
-            "evidence": [e.as_dict() for e in result.evidence]}
+            "inferred_companies": result.inferred_companies, "evidence": [e.as_dict() for e in result.evidence]}
         print(json.dumps(body, indent=1, default=str))
         return 0
     if args.explain:

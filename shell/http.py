@@ -125,6 +125,7 @@ def create_app(retriever: Retriever, api_keys: list[str] | None = None) -> FastA
         return SearchResponse(question=result.question, release=result.release, page_order=result.page_order,
                               unindexed_companies=result.unindexed, missing_periods=result.missing_periods,
                               ambiguous_names=result.ambiguous_names, period_taken=result.period_taken,
+                              inferred_companies=result.inferred_companies,
                               evidence=result.evidence,
                               explain=result.explain() if req.explain else None)
 

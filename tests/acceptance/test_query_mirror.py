@@ -307,3 +307,15 @@ def test_a_company_named_as_people_name_it_answers_from_its_filings_only(ibm, ca
     out = _cli_json(ibm, "Which segments does Honeywell report?", capsys, monkeypatch)
     assert "note: Honeywell: Honeywell Technologies (HON), Honeywell Aerospace (HONA, no indexed filing)" in out.err
     assert json.loads(out.out)["ambiguous_names"] == result.ambiguous_names
+
+
+def test_a_product_named_without_its_company_answers_from_the_company_whose_filings_print_it(ibm, capsys,
+                                                                                              monkeypatch):
+    """"Xeon" names no company, yet only Intel's filings print it: the evidence is Intel's, and the answer
+    says whose it took and why."""
+    result = Retriever(Resources(ibm)).search("How did Xeon processors sell in 2023?", k=5)
+    assert result.evidence and {e.doc_id.split("_")[0] for e in result.evidence} == {"INTC"}
+    assert result.inferred_companies == ["Xeon: no company named; the evidence is Intel's, whose filings print it"]
+    out = _cli_json(ibm, "How did Xeon processors sell in 2023?", capsys, monkeypatch)
+    assert "note: Xeon: no company named; the evidence is Intel's, whose filings print it" in out.err
+    assert json.loads(out.out)["inferred_companies"] == result.inferred_companies
