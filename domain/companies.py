@@ -203,16 +203,12 @@ def add_directory_record(index: EntityIndex, record: dict) -> str | None:
     reviewed former tickers and names of its CIK ("FB", "Facebook, Inc."; "UTX", "United Technologies")."""
     key = None
     for ticker in dict.fromkeys([record["ticker"], *(record.get("tickers") or [])]):
-        key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record)) or key
-    filed = _former_filers().get(record.get("cik") or -1, []) if key else []
-    for ticker, name in filed:
-        index.add(record["listed_name"], ticker, extra_names=[name])
+        key = index.add(record["listed_name"], ticker, extra_names=edgar_names(record), filed=True) or key
+    for ticker, name in _former_filers().get(record.get("cik") or -1, []) if key else []:
+        index.add(record["listed_name"], ticker, extra_names=[name], filed=True)
     old = old_names(record) if key else []
     if old:
-        index.add(record["listed_name"], record["ticker"], extra_names=old, words=False)
-    if key:
-        names = [record["listed_name"], *edgar_names(record), *(name for _, name in filed), *old]
-        index.registered.update(squash(v) for n in names for v in variants(n))
+        index.add(record["listed_name"], record["ticker"], extra_names=old, words=False, filed=True)
     return key
 
 
@@ -264,19 +260,22 @@ class EntityIndex:
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
-            words: bool = True, key: str | None = None) -> str | None:
+            words: bool = True, key: str | None = None, filed: bool = False) -> str | None:
         """A company's names (and ticker) under one key: the first variant already known names the entity,
         so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE".
         ``words``: whether the names' words may name the company alone; not for names read off a document
         (a cover parsed badly names "Commission File Number" as the company). ``key``: the entity they belong
         to when the caller knows it (the reviewed names of a ticker's company), not the first name known: a
-        word two companies share ("Raytheon") would join them."""
+        word two companies share ("Raytheon") would join them. ``filed``: names the company filed under
+        (EDGAR's), its own when a question writes them (:meth:`own_names`)."""
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
         given = key
         key = key or known or (self.tickers.get(ticker) if ticker else None) or squash(name)
         if not key:
             return None
+        if filed:
+            self.registered.update(squash(v) for v in every)
         old = self.entities.get(key)
         tickers = set(old.tickers if old else ()) | ({ticker} if ticker else set())
         self.entities[key] = Entity(key, old.name if old else name, frozenset(tickers))

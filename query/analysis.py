@@ -31,7 +31,6 @@ class QueryAnalysis:
     names: list[str] = field(default_factory=list)  # the companies' own names as written: who, not what
     stand: int | None = None  # the year it stands in ("as of FY2021"): a later year named is that report's forecast
     written: list[str] = field(default_factory=list)  # every company name as written (own, brand, former)
-    unnamed: list[str] = field(default_factory=list)  # capitalized words no company takes: "Humira"
     inferred: list[str] = field(default_factory=list)  # a company read off its product's name, as a note says it
 
     @property
@@ -63,5 +62,4 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
-                         entities.written(question) if entities else [],
-                         entities.unnamed(question) if entities else [])
+                         entities.written(question) if entities else [])

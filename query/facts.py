@@ -119,8 +119,12 @@ def synonym_terms(text: str) -> list[str]:
 
 def synonym_concepts(text: str) -> list[ConceptMatch]:
     """Concepts of the synonyms the text names (:func:`synonym_terms`), each concept once."""
+    return _term_concepts(synonym_terms(text))
+
+
+def _term_concepts(terms: list[str]) -> list[ConceptMatch]:
     found: dict[str, ConceptMatch] = {}
-    for term in synonym_terms(text):
+    for term in terms:
         for rank, concept in enumerate(synonyms()[term]):
             found.setdefault(concept, ConceptMatch(concept, 100.0 - rank, f"synonym '{term}'"))
     return list(found.values())
@@ -175,7 +179,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     terms = synonym_terms(question)
     if any(not synonyms()[t] for t in terms):
         return []  # a measure no statement reports ("comparable sales"): its "sales" is not the revenue line
-    concepts = [m.concept for m in synonym_concepts(question)]
+    concepts = [m.concept for m in _term_concepts(terms)]
     if not concepts:
         said = metric_words(question, names)
         consolidated = {**scope, "dimensional": False}  # a concept is chosen by its consolidated facts

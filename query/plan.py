@@ -161,7 +161,8 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     question = analysis.question
     core = core_question(question)
     plan = QueryPlan(question, core, analysis,
-                     lexical_query(core_question(question, instructions=True), analysis.names))
+                     lexical_query(core_question(question, instructions=True), analysis.names),
+                     rules=list(analysis.inferred))  # a company read off its product's name
     if analysis.years:
         plan.target_year = max(analysis.years)
         stand = analysis.stand  # while among the years asked: a follow-up narrowed to one year keeps it

@@ -185,29 +185,27 @@ class Retriever:
             snap = snap or self.snapshot()
             self.check_model(snap.catalog)
             analysis = analyze(text, snap.catalog.entities)
-            rule = self._product_owner(analysis, filters, snap)
+            self._product_owner(analysis, filters, snap)
             plan = make_plan(analysis)
-            plan.rules += [rule] if rule else []
         with timing.stage("embed"):
             vector = self.embed(text)
         return Question(text, plan, vector, filters, opts, snap)
 
-    def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> str:
-        """A question naming no company but words no company's name takes ("Humira"): when one company's
-        filings print most of the passages holding them, it is the company asked about (added to the
-        analysis); the rule as ``--explain`` shows it, or "" when none is."""
-        if analysis.entities or not analysis.unnamed:
-            return ""
-        words = " ".join(analysis.unnamed)
+    def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> None:
+        """A question naming no company but words no company's name takes ("Humira",
+        ``EntityIndex.unnamed``): when one company's filings print most of the passages holding them, it is
+        the company asked about, added to the analysis with the note that says so (``analysis.inferred``)."""
+        unnamed = [] if analysis.entities else snap.catalog.entities.unnamed(analysis.question)
+        if not unnamed:
+            return
+        words = " ".join(unnamed)
         hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], words, filters, scoring.OWNER_HITS)
         docs = snap.catalog.docs
         key = scoring.owner([docs[h.source["doc_id"]].entity if h.source["doc_id"] in docs else None for h in hits])
         entity = snap.catalog.entities.entities.get(key) if key else None
-        if entity is None:
-            return ""
-        analysis.entities = [entity]
-        analysis.inferred = [f"{words}: no company named; the evidence is {entity.name}'s, whose filings print it"]
-        return f"{words}: printed in {entity.name}'s filings, the company asked about"
+        if entity is not None:
+            analysis.entities = [entity]
+            analysis.inferred = [f"{words}: no company named; the evidence is {entity.name}'s, whose filings print it"]
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
         """A complementary query for curation: the parent's plan narrowed to one company (and year), its text

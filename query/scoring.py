@@ -7,6 +7,7 @@ for, one evidence item per page). ``query.retrieve`` decides what to search; thi
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -108,12 +109,8 @@ def owner(entities: list[str | None], share: float = OWNER_SHARE, least: int = O
     unnamed words found (``entities``: each hit's company, best first), at least ``least`` of them: "Humira"
     is printed in AbbVie's filings and nobody else's, so the question is AbbVie's; a word every company
     prints ("Board") names nobody."""
-    counts: dict[str, int] = {}
-    for e in entities:
-        if e:
-            counts[e] = counts.get(e, 0) + 1
-    best = max(counts.items(), key=lambda kv: (kv[1], kv[0]), default=None)
-    return best[0] if best and best[1] >= least and best[1] >= share * len(entities) else None
+    best = Counter(e for e in entities if e).most_common(1)
+    return best[0][0] if best and best[0][1] >= least and best[0][1] >= share * len(entities) else None
 
 
 def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
