@@ -554,7 +554,11 @@ class EntityIndex:
                 and (inside or word.lower() not in self.vocab.emphasis))
 
     def _before_figure(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
-        return i + 1 < len(tokens) and tokens[i + 1][0].lower() in self.vocab.figure_words and names_period(question)
+        """Just before a reported figure in a question naming a period ("apple revenue 2023"); a search box's
+        first word, before a figure within three words ("apple services revenue fy24": a segment's words
+        between the company and its figure)."""
+        ahead = [t.lower() for t, _ in tokens[i + 1:i + (4 if i == 0 else 2)]]
+        return bool(self.vocab.figure_words.intersection(ahead)) and names_period(question)
 
     def _beside_filing_word(self, tokens: list[tuple[str, int]], i: int) -> bool:
         near = [t.lower() for t, _ in tokens[max(0, i - 2):i] + tokens[i + 1:i + 3]]

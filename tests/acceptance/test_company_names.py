@@ -95,3 +95,21 @@ def test_common_words_that_are_names_or_tickers_name_nobody_in_neutral_sentences
     assert len(NEUTRAL) == 30
     named = {s: [e.name for e in idx.find(s)] for s in NEUTRAL}
     assert {s: n for s, n in named.items() if n} == {}
+
+
+# Typed into a search box: lower case, the company first, a segment's or a measure's words, then the figure
+SEARCH_BOX = {
+    "apple services revenue fy24": "AAPL", "visa payments volume 2023": "V", "ford model e ebit 2023 q2": "F",
+    "travelers catastrophe losses q3 2023": "TRV", "coke unit case volume 2023": "KO",
+    "gm north america ebit-adjusted 2023": "GM", "exxon upstream earnings q2 2023": "XOM",
+    "dow packaging net sales q2 2023": "DOW",
+}
+# The same words not at a search box's start, or with no period: words
+SEARCH_BOX_NEUTRAL = ["what apple orchards revenue in 2023", "apple services revenue", "the target operating margin"]
+
+
+def test_a_search_box_query_names_its_company_by_its_first_word(universe):
+    *_, idx = universe
+    found = {q: sorted(t for e in idx.find(q) for t in e.tickers) for q in SEARCH_BOX}
+    assert {q: t for q, t in SEARCH_BOX.items() if t not in found[q]} == {}, found
+    assert {q: n for q in SEARCH_BOX_NEUTRAL if (n := [e.name for e in idx.find(q)])} == {}

@@ -365,7 +365,7 @@ def test_a_common_word_name_before_a_reported_figure_names_its_company():
 def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     """"nvidia revenue 2023": a whole name or a ticker of three letters or more names its company in lower case;
     a common word, a word of a name, a name that is a word in lower case ("gap") and a two-letter ticker only
-    beside a filing word or before a reported figure; a name that is a phrase first ("waste management")
+    beside a filing word or before a reported figure (a search box's first word: within three words); a name that is a phrase first ("waste management")
     never; a question with capitals anywhere reads lower case as words."""
     vocab = Vocabulary(names={"XOM": ("Exxon",), "IBM": ("Red Hat",)}, generic=frozenset({"waste", "management"}),
                        common=frozenset({"apple", "on"}),
@@ -383,6 +383,9 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("how much did nvidia spend on r&d in 2022?") == ["NVIDIA Corporation"]
     assert found("exxon mobil capex 2023") == ["Exxon Mobil"] and found("aapl and xom buybacks") == ["Apple Inc.", "Exxon Mobil"]
     assert found("apple's revenue in 2023") == ["Apple Inc."] and found("apple orchards in 2023") == []
+    # a search box's first word, a segment's words before the figure; not mid-sentence, nor with no period
+    assert found("apple services revenue fy24") == ["Apple Inc."] and found("apple services revenue") == []
+    assert found("what apple orchards revenue in 2023") == [] and found("apple orchards and pears net 2023") == []
     assert found("gap net sales 2023") == ["The Gap, Inc."] and found("the gap between 2022 and 2023") == []
     assert found("ge revenue 2023") == found("ge's backlog") == ["General Electric"] and found("ge and the plan") == []
     assert found("exxon revenue 2023") == ["Exxon Mobil"] and found("the exxon valdez") == []  # a one-word brand
