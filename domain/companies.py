@@ -383,6 +383,27 @@ class EntityIndex:
         searchable = self.searchable
         return self._ordered(self._mentions(question, lambda keys: not keys & searchable))
 
+    def parents(self, question: str) -> list[tuple[str, Entity]]:
+        """(name as written, company) for each company named that has no published document but whose name
+        opens with the name of one company that has: a business later spun off under its parent's name
+        ("Honeywell Aerospace", "GE HealthCare", "GE Vernova"), which the parent's filings report as a
+        segment until then. One company only, the first word or words that name one."""
+        if self.searchable is None:
+            return []
+        out = []
+        for written, keys, _ in self._matches(question):
+            if keys & self.searchable:
+                continue
+            words = _bare(written).split()
+            for n in range(len(words) - 1, 0, -1):
+                lead = " ".join(words[:n])
+                found = (self._named(lead, n) if n > 1 else self._listed_name(lead)) & self.searchable
+                if found:
+                    if len(found) == 1:
+                        out.append((_bare(written), self.entities[found.pop()]))
+                    break
+        return out
+
     def ambiguous(self, question: str) -> list[tuple[str, list[Entity]]]:
         """(word, the companies it names) for each word of the question that names several."""
         out = []

@@ -104,7 +104,7 @@ class SearchResult:
     ambiguous_names: list[str] = field(default_factory=list)  # a name the question uses that fits several companies
     period_taken: list[str] = field(default_factory=list)  # no period named: the filing the answer takes (newest)
     company_pages: list[str] = field(default_factory=list)  # several companies named: each one's best page and rank
-    inferred_companies: list[str] = field(default_factory=list)  # no company named: the one its product names
+    inferred_companies: list[str] = field(default_factory=list)  # a company read off a product or a spin-off's name
 
     def as_dict(self) -> dict:
         return {"question": self.question, "release": self.release, "unindexed_companies": self.unindexed,
@@ -156,8 +156,10 @@ class SearchResponse(BaseModel):
         default_factory=list, description="a question naming no fiscal period: one line per company naming the "
         "filing the answer takes (its newest periodic report) and the one before it, kept among the candidates")
     inferred_companies: list[str] = Field(
-        default_factory=list, description="a question naming no company but a product only one company's "
-        "filings print: the company the evidence is from, read off that name: 'Humira: no company named; the "
-        "evidence is AbbVie's, whose filings print it'")
+        default_factory=list, description="a company the evidence is from that the question does not name, "
+        "and why: a product only its filings print ('Humira: no company named; the evidence is AbbVie's, whose "
+        "filings print it'), or the parent a business with no indexed filing was spun off from under its name "
+        "('GE Vernova: no indexed filing; the evidence is from the filings of GE Aerospace, whose business it "
+        "was')")
     evidence: list[Evidence]
     explain: dict | None = None

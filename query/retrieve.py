@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from domain.companies import EntityIndex
 from domain.text import clean_question, terms
 from kernel import timing
 from kernel.company_directory import read_directory
@@ -185,6 +186,7 @@ class Retriever:
             snap = snap or self.snapshot()
             self.check_model(snap.catalog)
             analysis = analyze(text, snap.catalog.entities)
+            _parents(analysis, snap.catalog.entities)
             self._product_owner(analysis, filters, snap)
             plan = make_plan(analysis)
         with timing.stage("embed"):
@@ -373,3 +375,14 @@ def company_pages(plan: QueryPlan, entity_of: dict[str, str | None], evidence: l
         lines.append(f"{e.name}: best page {evidence[at - 1].doc_id} page {evidence[at - 1].page}, rank {at}"
                      if at else f"{e.name}: no page among the evidence (no indexed filing matched)")
     return lines
+
+
+def _parents(analysis: QueryAnalysis, entities: EntityIndex) -> None:
+    """A company named with no indexed filing whose name opens with an indexed company's ("Honeywell
+    Aerospace", "GE Vernova": spun off under the parent's name, ``EntityIndex.parents``): the parent's
+    filings, which reported it as a segment, are searched too, and a note says so."""
+    for written, parent in entities.parents(analysis.question):
+        if all(e.key != parent.key for e in analysis.entities):
+            analysis.entities = [*analysis.entities, parent]
+            analysis.inferred = [*analysis.inferred, f"{written}: no indexed filing; the evidence is from the "
+                                 f"filings of {parent.name}, whose business it was"]

@@ -309,6 +309,18 @@ def test_a_company_named_as_people_name_it_answers_from_its_filings_only(ibm, ca
     assert json.loads(out.out)["ambiguous_names"] == result.ambiguous_names
 
 
+def test_a_business_spun_off_under_its_parents_name_answers_from_the_parents_filings(ibm, capsys, monkeypatch):
+    """"Honeywell Aerospace" is a listed company with no indexed filing, and in 2023 Honeywell's Aerospace
+    segment: the evidence is HON's 10-Q, and the answer says whose filings it took and why."""
+    question = "What was Honeywell Aerospace's segment profit in the second quarter of 2023?"
+    result = Retriever(Resources(ibm)).search(question, k=5)
+    assert result.evidence and {e.doc_id for e in result.evidence} == {"HON_2023Q2_10Q"}
+    note = ("Honeywell Aerospace: no indexed filing; the evidence is from the filings of Honeywell Technologies, "
+            "whose business it was")
+    assert result.inferred_companies == [note]
+    assert f"note: {note}" in _cli_json(ibm, question, capsys, monkeypatch).err
+
+
 def test_a_product_named_without_its_company_answers_from_the_company_whose_filings_print_it(ibm, capsys,
                                                                                               monkeypatch):
     """"Xeon" names no company, yet only Intel's filings print it: the evidence is Intel's, and the answer

@@ -410,3 +410,24 @@ def test_capitalized_words_no_company_takes_are_what_a_question_naming_none_sear
     assert idx.unnamed("What did Walt Disney say about Hulu in June 2023?") == ["Hulu"]
     assert idx.unnamed("Keytruda sales in 2023? Humira's too.") == []  # each opens its sentence
     assert idx.unnamed("What was GAAP revenue on Monday?") == []
+
+
+def test_a_business_spun_off_under_its_parents_name_reads_as_the_parents_when_it_has_no_filings():
+    """"GE Vernova", "Honeywell Aerospace": no filing of theirs is indexed, but their names open with the name
+    of a company whose filings are, which reported them as segments; a name opening with no indexed company's
+    ("Solventum") or with a word that names several ("General") has no parent."""
+    idx = EntityIndex(vocab=Vocabulary(names={}, generic=frozenset({"general"}), common=frozenset(),
+                                       filing_words=frozenset()))
+    for name, ticker in (("GE Aerospace", "GE"), ("GE Vernova", "GEV"), ("Honeywell Technologies", "HON"),
+                         ("Honeywell Aerospace", "HONA"), ("Solventum", "SOLV"), ("3M", "MMM"),
+                         ("General Mills", "GIS"), ("General Motors", "GM"), ("General Dynamics", "GD")):
+        idx.add(name, ticker)
+    idx.finish(searchable={idx.tickers[t] for t in ("GE", "HON", "MMM", "GIS", "GM")})
+
+    def parents(question):
+        return [(written, e.name) for written, e in idx.parents(question)]
+
+    assert parents("What were GE Vernova's orders in 2023?") == [("GE Vernova", "GE Aerospace")]
+    assert parents("honeywell aerospace segment profit q2 2023") == [("honeywell aerospace", "Honeywell Technologies")]
+    assert parents("Solventum sales in 2023") == parents("General Dynamics backlog in 2023") == []
+    assert parents("GE Aerospace orders in 2023") == []  # indexed itself
