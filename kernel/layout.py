@@ -57,6 +57,7 @@ INDEX_DATASETS = {
 PARTITION_COLUMN = "doc_part"  # the column index datasets are partitioned by: the document's part name
 
 FINGERPRINT_KEY = b"secplat.fingerprint"  # Parquet metadata key: the inputs a chunks part was made from
+CONTENT_KEY = b"secplat.content"  # Parquet metadata key: what a chunks part holds, which later stages key on
 PART_PATTERN = r"([^/]+)\.parquet$"  # a part name from the path of the file it lives in
 _PART_RE = re.compile(PART_PATTERN)
 
@@ -201,13 +202,24 @@ def fingerprint(*inputs: object) -> str:
 
 
 def chunk_fingerprint(lake: Lake, part: str) -> str | None:
-    """The fingerprint a document's chunks were made with (what later stages key their reruns on), or
-    None when the document has no chunks yet."""
+    """What later stages key their reruns on: the fingerprint of what a document's chunks hold (a chunks
+    part written before it was kept: of its inputs), or None when the document has no chunks yet. A new
+    segmenter that makes the same chunks changes nothing downstream."""
+    meta = _chunk_meta(lake, part)
+    return (meta.get(CONTENT_KEY) or meta.get(FINGERPRINT_KEY) or b"").decode() or None
+
+
+def chunk_inputs(lake: Lake, part: str) -> str | None:
+    """The fingerprint of the inputs a document's chunks were made from (the segment stage's own rerun key),
+    or None when the document has no chunks yet."""
+    return _chunk_meta(lake, part).get(FINGERPRINT_KEY, b"").decode() or None
+
+
+def _chunk_meta(lake: Lake, part: str) -> dict[bytes, bytes]:
     try:
-        meta = read_parquet_footer(lake, dataset_key("chunks", part)).metadata or {}
+        return read_parquet_footer(lake, dataset_key("chunks", part)).metadata or {}
     except FileNotFoundError:
-        return None
-    return meta.get(FINGERPRINT_KEY, b"").decode() or None
+        return {}
 
 
 def chunk_fingerprints(lake: Lake) -> dict[str, str | None]:

@@ -105,8 +105,19 @@ def merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def page_ranges(pages: list[str], defs: list[ItemDef], printed: dict[int, int]) -> dict[str, list[tuple[int, int]]]:
     """Item key -> merged 0-based page ranges (inclusive) of the document."""
     to_page = printed_to_page(printed, len(pages))
-    return {key: merge([(to_page(a), to_page(b)) for a, b in found])
-            for key, found in index_ranges(pages, defs).items()}
+    found = index_ranges(pages, defs)
+    if found and all(a == b for spans in found.values() for a, b in spans):
+        found = start_ranges(found, max(printed, default=len(pages)))
+    return {key: merge([(to_page(a), to_page(b)) for a, b in spans]) for key, spans in found.items()}
+
+
+def start_ranges(starts: dict[str, list[tuple[int, int]]], last: int) -> dict[str, list[tuple[int, int]]]:
+    """An index naming one page per reference ("Item 1 Business Page 3 ... Item 7 ... Page 8": McDonald's)
+    gives where each Item starts: it runs to the page before the next start, the last one to the last
+    printed page. Items starting on one page share its run."""
+    begins = sorted({a for spans in starts.values() for a, _ in spans})
+    until = {a: (begins[i + 1] - 1 if i + 1 < len(begins) else max(a, last)) for i, a in enumerate(begins)}
+    return {key: [(a, until[a]) for a, _ in spans] for key, spans in starts.items()}
 
 
 def page_runs(labels: dict[int, str]) -> list[tuple[str, int, int]]:

@@ -13,8 +13,9 @@ from kernel.settings import ConfigError, Settings
 STAGE = "segment"
 
 
-SEGMENTER_VERSION = "4"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once;
-# 4: an annual report (EX-13) as the 10-K Items its sections hold
+SEGMENTER_VERSION = "5"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once;
+# 4: an annual report (EX-13) as the 10-K Items its sections hold; 5: an index naming one page per Item gives
+# where each starts (McDonald's)
 
 
 @dataclass

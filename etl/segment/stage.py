@@ -3,9 +3,13 @@ with a fingerprint of their inputs; unchanged documents skipped, the failed quar
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+
+import pyarrow as pa
 
 from domain.rules import ANNUAL_REPORT_EXHIBIT
 from domain.sec_items import expected_items, title_of
@@ -16,7 +20,15 @@ from etl.segment.items import Segmentation, segment
 from etl.segment.options import SEGMENTER_VERSION, STAGE, SegmentOptions
 from etl.segment.release_sections import release_sections
 from etl.segment.report import SegmentReport
-from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, dataset_key, dataset_parts, fingerprint
+from kernel.layout import (
+    CONTENT_KEY,
+    FINGERPRINT_KEY,
+    chunk_fingerprint,
+    chunk_inputs,
+    dataset_key,
+    dataset_parts,
+    fingerprint,
+)
 from kernel.quarantine import quarantine, release
 from kernel.run_policy import in_batch
 from kernel.storage import Lake, read_parquet, write_parquet
@@ -49,6 +61,33 @@ def chunks_fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> s
     stages key on this, so a re-flagged document is indexed and published again."""
     revision = doc.get("revision") or 0
     return fingerprint(doc["source_sha256"], options, counter_name, SEGMENTER_VERSION, *([revision] if revision else []))
+
+
+def content_key(lake: Lake, part: str, doc: dict, items: pa.Table, chunks: pa.Table) -> str:
+    """What later stages key on (``kernel.layout.chunk_fingerprint``): the digest of the rows written (items
+    and chunks), the document's source and corrections; the key the part has already when its rows are
+    the same (a new segmenter that leaves a document's chunks as they were embeds nothing again, a lake
+    written before content keys included)."""
+    key = fingerprint(rows_digest(items), rows_digest(chunks), doc["source_sha256"], doc.get("revision") or 0)
+    old = chunk_fingerprint(lake, part)
+    if old is None or old == key:
+        return key
+    try:
+        same = fingerprint(rows_digest(read_parquet(lake, dataset_key("items", part))),
+                           rows_digest(read_parquet(lake, dataset_key("chunks", part))),
+                           doc["source_sha256"], doc.get("revision") or 0) == key
+    except (FileNotFoundError, pa.ArrowInvalid):
+        same = False
+    return old if same else key
+
+
+def rows_digest(table: pa.Table) -> str:
+    """A table's rows, column by column, as one digest (its metadata left out)."""
+    digest = hashlib.sha256()
+    for name in sorted(table.column_names):
+        digest.update(name.encode())
+        digest.update(json.dumps(table.column(name).to_pylist(), default=str).encode())
+    return digest.hexdigest()
 
 
 def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:
@@ -110,7 +149,7 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
         if not in_batch(doc.get("cik"), doc["doc_id"], options.batch):
             continue
         fp = chunks_fingerprint(doc, options.chunk, options.model)
-        if chunk_fingerprint(lake, part) == fp:
+        if chunk_inputs(lake, part) == fp:
             report.skipped += 1
         else:
             todo.append((part, doc, fp))
@@ -119,9 +158,11 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
         part, doc, fp = job
         started = time.perf_counter()
         items, chunks, seg, warning = segment_document(lake, part, doc, chunker)
-        write_parquet(lake, dataset_key("items", part), to_table(ItemRecord, items))
-        table = to_table(ChunkRecord, chunks)
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), FINGERPRINT_KEY: fp.encode()})
+        items_table, table = to_table(ItemRecord, items), to_table(ChunkRecord, chunks)
+        content = content_key(lake, part, doc, items_table, table)
+        write_parquet(lake, dataset_key("items", part), items_table)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), FINGERPRINT_KEY: fp.encode(),
+                                               CONTENT_KEY: content.encode()})
         write_parquet(lake, dataset_key("chunks", part), table)
         release(lake, STAGE, part)
         return doc, len(chunks), seg, warning, time.perf_counter() - started

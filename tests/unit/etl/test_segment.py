@@ -238,6 +238,24 @@ def test_a_cross_reference_index_gives_items_several_page_ranges():
                        ("8", 8, 9), ("unknown", 9, 9)]
 
 
+def test_an_index_naming_one_page_per_item_gives_where_each_starts():
+    """McDonald's: "Item 1 Business Page 3 ... Item 7 ... Page 8": each Item runs from its page to the page
+    before the next Item's, the last to the last printed page; Items naming one page share its run."""
+    from etl.segment.cross_reference import start_ranges
+    from etl.segment.items import segment
+
+    assert start_ranges({"1": [(3, 3)], "7": [(5, 5)], "2": [(8, 8)], "3": [(8, 8)]}, 9) == \
+        {"1": [(3, 4)], "7": [(5, 7)], "2": [(8, 9)], "3": [(8, 9)]}
+    body = [f"Our business, page {n}.\n{n}" for n in range(1, 9)]  # printed numbers 1..8 on pages 1..8
+    index = ("Form 10-K Cross-Reference Index\nPage reference\nPart I\nItem 1 Business Page 1\nItem 1A Risk Factors "
+             "Page 6\nItem 1B Unresolved Staff Comments Not applicable\nPart II\nItem 7 Management's Discussion and "
+             "Analysis Page 3\nItem 8 Financial Statements Page 7\n9")
+    seg = segment(["Annual report on Form 10-K", *body, index], "10-K")
+    assert seg.method == "cross-reference" and "1B" in seg.missing
+    assert [(s.item, s.start.page, s.end.page) for s in seg.chunk_spans] == \
+        [("cover", 0, 1), ("1", 1, 3), ("7", 3, 6), ("1A", 6, 7), ("8", 7, 9)]
+
+
 def test_ten_q_part_one_items_without_their_item_headings():
     from etl.segment.items import segment
 
@@ -312,3 +330,35 @@ def test_a_corrected_membership_reflags_a_document_and_segment_redoes_it(tmp_pat
     assert reflag(lake, converted_documents(lake), corrected) == []  # idempotent
     assert reflag(lake, converted_documents(lake), {8: corrected[7]}) == []  # a company it holds no periods of
     assert run_segment(lake, options).segmented == 1  # the corrected document goes on through the stages
+
+
+def test_a_new_segmenter_redoes_every_document_but_changes_the_later_stages_key_only_where_chunks_change(
+        tmp_path, monkeypatch):
+    """The later stages (embeddings, trees, lexicon) key on what a document's chunks hold: a segmenter version
+    that re-segments everything and leaves a document's items and chunks as they were changes nothing
+    downstream, a part written before content keys (its inputs' fingerprint only) included; a document whose
+    chunks change gets a new key."""
+    import etl.segment.stage as stage
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
+    from kernel.layout import FINGERPRINT_KEY, chunk_fingerprint, chunk_inputs, dataset_key
+    from kernel.storage import read_parquet, write_parquet
+
+    page = "Item 7. Management's Discussion and Analysis\n" + "The year went well for the company and its customers. " * 6
+    lake = _lake_with_pages(tmp_path, ["FORM 10-K\n", page], [[], []])
+    options = SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+    assert run_segment(lake, options).segmented == 1
+    key, inputs = chunk_fingerprint(lake, "t"), chunk_inputs(lake, "t")
+    assert key != inputs  # the rows' digest, not the inputs'
+    monkeypatch.setattr(stage, "SEGMENTER_VERSION", "next")
+    assert run_segment(lake, options).segmented == 1 and chunk_inputs(lake, "t") != inputs
+    assert chunk_fingerprint(lake, "t") == key  # the same rows: the later stages redo nothing
+    legacy = read_parquet(lake, dataset_key("chunks", "t")).replace_schema_metadata({FINGERPRINT_KEY: b"old"})
+    write_parquet(lake, dataset_key("chunks", "t"), legacy)  # written before content keys
+    assert chunk_fingerprint(lake, "t") == "old"
+    monkeypatch.setattr(stage, "SEGMENTER_VERSION", "after")
+    assert run_segment(lake, options).segmented == 1 and chunk_fingerprint(lake, "t") == "old"
+    monkeypatch.setattr(stage, "SEGMENTER_VERSION", "smaller")
+    smaller = SegmentOptions(token_counter(None), ChunkOptions(tokens=20, overlap=2, min_tokens=2), "all-MiniLM-L6-v2")
+    assert run_segment(lake, smaller).segmented == 1 and chunk_fingerprint(lake, "t") not in ("old", key)
