@@ -9,6 +9,7 @@ the second / third quarter's report; the first three months: the first quarter).
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections.abc import Iterable
@@ -137,11 +138,25 @@ def ends_on(period_end: dt.date | None, day: dt.date) -> bool:
     return period_end is not None and abs((period_end - day).days) <= PERIOD_END_SLACK
 
 
+# A month and its year with no day ("daily users in June 2023", "as of September 2023"): its last day
+_MONTH_YEAR = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|"
+                         r"december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?\s+(?:of\s+)?"
+                         r"((?:19|20)\d{2})\b", re.I)
+
+
 def named_day(text: str) -> dt.date | None:
     """The first day the text names ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
-    or a span at that date, which may be a quarter's end as well as a year's. None when it names none (or
-    none that is a date: "June 31")."""
-    return next(filter(None, (_day(*m.groups()) for m in _DATE.finditer(text or ""))), None)
+    or a span at that date, which may be a quarter's end as well as a year's; a month named with its year and
+    no day, its last day ("in June 2023": the report whose period ends with that month). None when it names
+    none (or none that is a date: "June 31")."""
+    day = next(filter(None, (_day(*m.groups()) for m in _DATE.finditer(text or ""))), None)
+    if day is not None:
+        return day
+    month = _MONTH_YEAR.search(text or "")
+    if month is None:
+        return None
+    number, year = _MONTH[month.group(1).lower()[:3]], int(month.group(2))
+    return dt.date(year, number, calendar.monthrange(year, number)[1])
 
 
 def periods(text: str) -> list[Period]:

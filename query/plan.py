@@ -32,7 +32,8 @@ about the document it needs (year, period, form) weighed against a candidate's m
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
      another quarter tier 2.
-  D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"): the reports of an allowed type whose
+  D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"; a month and its year, "in June 2023",
+     its last day): the reports of an allowed type whose
      period ends that day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides);
      the annual report gets A only if it is one of them (a quarter's end is no year's); the company's other
      reports then print no balance of that day: tier 1, no points, whatever year they are of (the fiscal 2023

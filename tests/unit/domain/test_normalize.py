@@ -73,6 +73,10 @@ def test_the_day_a_question_names():
     assert named_day("as of Sept. 30 2021 and June 30, 2022") == dt.date(2021, 9, 30)  # the first
     assert named_day("June 31, 2023, then July 1, 2023") == dt.date(2023, 7, 1)  # no such day: the next
     assert named_day("revenue in fiscal 2023") is None
+    # a month with its year and no day: its last day, the end of the period a report closes with it
+    assert named_day("daily users in June 2023") == dt.date(2023, 6, 30)
+    assert named_day("the quarter ended Feb. 2024") == dt.date(2024, 2, 29) == named_day("February of 2024")
+    assert named_day("Mayer 2023 and Marches 2022") is None  # a word that opens like a month is none
 
 
 def test_the_year_a_question_stands_in():

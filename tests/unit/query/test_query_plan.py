@@ -108,6 +108,20 @@ def test_a_span_named_by_its_last_day_is_the_quarter_report_ending_that_day():
     assert year.doc_types == [] and document_tier(year, 2023, "10-K", "FY", True, dt.date(2023, 9, 30))[0] == 0
 
 
+def test_a_month_named_with_its_year_is_the_report_whose_period_ends_with_it():
+    """Rule D over a month and no day ("daily users in June 2023", "Visa's revenue in the quarter ending June
+    2023"): the report whose period ends that month comes first (Visa's fiscal third quarter, Apple's 10-Q
+    ending July 1 within the slack), not the fiscal year's 10-K."""
+    import datetime as dt
+
+    p = plan_of("How many people used Acme's apps daily in June 2023?")
+    assert document_tier(p, 2023, "10-Q", "Q2", True, dt.date(2023, 6, 30))[0] == 0
+    assert document_tier(p, 2023, "10-Q", "Q3", True, dt.date(2023, 7, 1))[0] == 0  # a 52/53-week quarter
+    assert document_tier(p, 2023, "10-K", "FY", True, dt.date(2023, 12, 31), company_has_day=True)[0] == 1
+    visa = plan_of("What was Acme's net revenue in the quarter ending June 2023?")
+    assert document_tier(visa, 2023, "10-Q", "Q3", True, dt.date(2023, 6, 30))[0] == 0
+
+
 def test_concepts_route_judgements_to_their_evidence():
     p = plan_of("Does Acme have a reasonably healthy liquidity profile based on its quick ratio for FY 2022? If the "
                 "quick ratio is not relevant to measure liquidity, please state that and explain why.")
