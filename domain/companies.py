@@ -443,7 +443,7 @@ class EntityIndex:
                 if tokens[i][0].islower() and squash(written) not in self.lower_names and \
                         not (uncased and self._uncased_name(question, tokens, i, written)):  # a name holds a capital
                     continue
-                keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]))
+                keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]), uncased)
                 if keys and (n > 1 or self._stands(question, tokens, i)):
                     out.append((written, keys, tokens[i][1]))
                     spans.append((i, i + n))
@@ -499,13 +499,24 @@ class EntityIndex:
         mobil", "home depot") unless it is a phrase before it is a name (``ordinary_phrases``: "waste
         management", "principal financial"); a common word ("apple"), a brand, a distinctive word of a name
         ("disney") or a name that is a word in lower case (``lower_case_words``: "gap") only beside a filing
-        word or before a reported figure ("apple's revenue in 2023")."""
+        word or before a reported figure ("apple's revenue in 2023"); a name's two leading words ("bristol
+        myers") where a name stands (:meth:`_uncased_lead`)."""
         squashed, one = squash(written), len(_kept_words(written)) == 1  # "the target" is one word
         if squashed in self.vocab.phrases or one and squashed in self.vocab.generic:
             return False
         if one and (squashed in self.vocab.common or squashed in self.vocab.lower_words or squashed not in self.spoken):
             return (squashed in self.words or squashed in self.spoken) and self._figure_or_filing(question, tokens, i)
-        return squashed in self.spoken
+        return squashed in self.spoken or not one and squashed in self.leads and self._uncased_lead(question, tokens,
+                                                                                                    i, written)
+
+    def _uncased_lead(self, question: str, tokens: list[tuple[str, int]], i: int, written: str) -> bool:
+        """A name's leading words in lower case ("bristol myers") only where a name stands: a search box's
+        first words, a possessive, beside a filing word or before a figure ("the bristol myers case" stays
+        words)."""
+        words = written.split()
+        last = i + len(words) - 1
+        return i == 0 and words[0].lower() != "the" or _possessive(tokens[last][0]) or \
+            self._figure_or_filing(question, tokens, last)
 
     def _uncased_ticker(self, question: str, tokens: list[tuple[str, int]], i: int, word: str) -> bool:
         """A ticker in lower case: of three letters or more ("aapl", "ibm"); of two, as a possessive ("gm's"),
@@ -519,13 +530,14 @@ class EntityIndex:
     def _figure_or_filing(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         return self._beside_filing_word(tokens, i) or self._before_figure(question, tokens, i)
 
-    def _named(self, written: str, n: int, hyphenated: bool = False) -> set[str]:
+    def _named(self, written: str, n: int, hyphenated: bool = False, uncased: bool = False) -> set[str]:
         squashed = squash(written)
         keys = {self.names[squashed], *self.also.get(squashed, ())} if squashed in self.names else set()
         if n > 1 and not keys and squashed + "s" in self.names:  # the last word's plural dropped: "Texas Instrument"
             keys = {self.names[squashed + "s"]}
         if n > 1:
-            leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or self._two_word_lead(written, squashed))
+            leads = squashed in self.leads and (n >= MIN_LEAD or hyphenated or
+                                                self._two_word_lead(written, squashed, uncased))
             return keys or ({self.leads[squashed]} if leads else set())
         keys |= self.words.get(squashed, set())
         if not keys and written[:1].isupper() and _CAMEL.match(written) and squashed in self.leads:
@@ -537,13 +549,13 @@ class EntityIndex:
             keys = ({self.names[stem]} if stem in self.names else set()) | self.words.get(stem, set())
         return keys
 
-    def _two_word_lead(self, written: str, squashed: str) -> bool:
-        """Whether two leading words written apart name their company: two capitalized words, neither an
-        initial ("J P", "U S"), that the vocabulary does not know as a place or a phrase first ("Las Vegas",
-        "Palo Alto", "Public Service")."""
+    def _two_word_lead(self, written: str, squashed: str, uncased: bool = False) -> bool:
+        """Whether two leading words written apart name their company: two capitalized words (in a question
+        typed without capitals, two words), neither an initial ("J P", "U S"), that the vocabulary does not
+        know as a place or a phrase first ("Las Vegas", "Palo Alto", "Public Service")."""
         words = [_bare(w) for w in written.split()]  # "Bristol Myers's"
-        return len(words) == 2 and all(w[:1].isupper() and len(w) > 2 and w.isalpha() for w in words) and \
-            squashed not in self.vocab.places
+        return len(words) == 2 and all((uncased or w[:1].isupper()) and len(w) > 2 and w.isalpha() for w in words) \
+            and squashed not in self.vocab.places and squashed not in self.vocab.phrases
 
     def _stands(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Whether a one-word name stands for its company here: always, unless it is a common word; then

@@ -370,10 +370,12 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     vocab = Vocabulary(names={"XOM": ("Exxon",), "IBM": ("Red Hat",)}, generic=frozenset({"waste", "management"}),
                        common=frozenset({"apple", "on"}),
                        filing_words=frozenset({"10 k"}), figure_words=frozenset({"revenue", "net"}),
-                       phrases=frozenset({"wastemanagement"}), lower_words=frozenset({"gap"}))
+                       phrases=frozenset({"wastemanagement"}), lower_words=frozenset({"gap"}),
+                       places=frozenset({"lasvegas"}))
     idx = _built(vocab, (("NVIDIA Corporation", "NVDA"), ("Apple Inc.", "AAPL"), ("The Gap, Inc.", "GAP"),
                          ("General Electric", "GE"), ("Waste Management", "WM"), ("ON Semiconductor", "ON"),
-                         ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL"), ("IBM", "IBM")))
+                         ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL"), ("IBM", "IBM"),
+                         ("Bristol-Myers Squibb", "BMY"), ("Las Vegas Sands", "LVS")))
     add_vocabulary_names(idx)
     idx.finish()
 
@@ -390,6 +392,8 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("ge revenue 2023") == found("ge's backlog") == ["General Electric"] and found("ge and the plan") == []
     assert found("exxon revenue 2023") == ["Exxon Mobil"] and found("the exxon valdez") == []  # a one-word brand
     assert found("red hat subscriptions") == ["IBM"]  # a brand of two words or more reads as a whole name
+    # a name's two leading words, unless they are a place first ("las vegas" stays the city)
+    assert found("bristol myers eliquis revenue 2023") == ["Bristol-Myers Squibb"] and found("las vegas hotels") == []
     # listed with a company named, a word that names one only with a cue is one ("apple and alphabet")
     assert found("ge, apple and nvidia capex") == ["General Electric", "Apple Inc.", "NVIDIA Corporation"]
     assert found("nvidia vs colgate") == ["NVIDIA Corporation", "Colgate-Palmolive"]
