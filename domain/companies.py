@@ -225,6 +225,8 @@ def add_vocabulary_names(index: EntityIndex) -> None:
         if ticker in index.tickers:
             key = index.tickers[ticker]
             index.add(index.entities[key].name, ticker, extra_names=names, words=False, key=key)
+            # reviewed whole names of two words or more read in lower case too ("ford credit", "bell atlantic")
+            index.spoken.update(squash(v) for n in names for v in variants(n) if len(_kept_words(v)) > 1)
     filed = [*index.vocab.former.values(), *index.vocab.filed.values()]
     index.registered.update(squash(v) for names in filed for n in names for v in variants(n))
     index.brands = {squash(v) for t, names in index.vocab.names.items() for n in names

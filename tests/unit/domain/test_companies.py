@@ -338,6 +338,9 @@ def test_a_business_names_its_company_as_a_whole_name_and_beside_a_filer_of_that
     assert idx.own_names("Ford Credit earnings before taxes 2023") == ["Ford"]  # who; "Credit" is what is asked
     assert idx.own_names("What was Whole Foods' revenue in 2023?") == []  # no word of Amazon's own name
     assert idx.find("Credit losses rose in 2023.") == []
+    # typed without capitals, a reviewed whole name of two words or more still names its company
+    assert [e.name for e in idx.find("ford credit ebt 2023")] == ["Ford Motor Company"]
+    assert idx.find("credit losses rose in 2023") == []
     assert [e.name for e in idx.find("What was Whole Foods' revenue in 2023?")] == ["Amazon"]
     assert idx.unindexed("What was Whole Foods' revenue in 2023?") == []  # Amazon's filings answer it
     assert [w for w, _ in idx.ambiguous("Whole Foods Market revenue")] == ["Whole Foods Market"]
