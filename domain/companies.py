@@ -220,6 +220,8 @@ def add_vocabulary_names(index: EntityIndex) -> None:
     for ticker, names in index.vocab.names.items():
         if ticker in index.tickers:
             index.add(names[0], ticker, extra_names=names[1:], key=index.tickers[ticker])
+            # an abbreviation joined by "&" is no word, in lower case too ("p&g", "j&j")
+            index.spoken.update(squash(v) for n in names for v in variants(n) if "&" in v)
     index.businesses = {squash(n) for names in index.vocab.businesses.values() for n in names}
     for ticker, names in [*index.vocab.former.items(), *index.vocab.businesses.items()]:
         if ticker in index.tickers:

@@ -370,7 +370,8 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     a common word, a word of a name, a name that is a word in lower case ("gap") and a two-letter ticker only
     beside a filing word or before a reported figure (a search box's first word: within three words); a name that is a phrase first ("waste management")
     never; a question with capitals anywhere reads lower case as words."""
-    vocab = Vocabulary(names={"XOM": ("Exxon",), "IBM": ("Red Hat",)}, generic=frozenset({"waste", "management"}),
+    vocab = Vocabulary(names={"XOM": ("Exxon",), "IBM": ("Red Hat",), "PG": ("P&G",)},
+                       generic=frozenset({"waste", "management"}),
                        common=frozenset({"apple", "on"}),
                        filing_words=frozenset({"10 k"}), figure_words=frozenset({"revenue", "net"}),
                        phrases=frozenset({"wastemanagement"}), lower_words=frozenset({"gap"}),
@@ -378,7 +379,7 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     idx = _built(vocab, (("NVIDIA Corporation", "NVDA"), ("Apple Inc.", "AAPL"), ("The Gap, Inc.", "GAP"),
                          ("General Electric", "GE"), ("Waste Management", "WM"), ("ON Semiconductor", "ON"),
                          ("Exxon Mobil", "XOM"), ("Colgate-Palmolive", "CL"), ("IBM", "IBM"),
-                         ("Bristol-Myers Squibb", "BMY"), ("Las Vegas Sands", "LVS")))
+                         ("Bristol-Myers Squibb", "BMY"), ("Las Vegas Sands", "LVS"), ("Procter & Gamble", "PG")))
     add_vocabulary_names(idx)
     idx.finish()
 
@@ -395,6 +396,7 @@ def test_a_question_typed_without_capitals_reads_names_in_lower_case():
     assert found("ge revenue 2023") == found("ge's backlog") == ["General Electric"] and found("ge and the plan") == []
     assert found("exxon revenue 2023") == ["Exxon Mobil"] and found("the exxon valdez") == []  # a one-word brand
     assert found("red hat subscriptions") == ["IBM"]  # a brand of two words or more reads as a whole name
+    assert found("how much did p&g spend on ads") == ["Procter & Gamble"]  # an abbreviation "&" joins is no word
     # a name's two leading words, unless they are a place first ("las vegas" stays the city)
     assert found("bristol myers eliquis revenue 2023") == ["Bristol-Myers Squibb"] and found("las vegas hotels") == []
     # listed with a company named, a word that names one only with a cue is one ("apple and alphabet")
