@@ -547,7 +547,7 @@ class EntityIndex:
         if not keys and written[:1].isupper() and _CAMEL.match(written) and squashed in self.leads:
             return {self.leads[squashed]}  # leading words written as one: "ThermoFisher", "BristolMyers"
         if not keys and squashed.endswith("s") and len(squashed) > MIN_WORD and written[-1:] == "s" and \
-                squashed[:-1] not in self.vocab.common:
+                squashed[:-1] not in self.vocab.common and squashed not in self.vocab.generic:  # "Systems" no "System"
             # a surname-company with a final "s" and no apostrophe: "Smuckers", "Hersheys" for Smucker, Hershey
             stem = squashed[:-1]
             keys = ({self.names[stem]} if stem in self.names else set()) | self.words.get(stem, set())

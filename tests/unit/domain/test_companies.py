@@ -119,6 +119,13 @@ def test_accents_and_a_final_s_without_apostrophe_name_the_company():
     assert names("Nestlé's margins") == ["Nestlé S.A."]
     assert names("What were Smuckers net sales?") == ["J M Smucker Co"]
     assert names("Targets for 2024 were met") == []
+    # a corporate noun with its "s" is no surname: "Adobe Systems" names no "Ryder System"
+    idx = EntityIndex(vocab=Vocabulary(names={}, generic=frozenset({"systems"}), common=frozenset(),
+                                       filing_words=frozenset()))
+    for name, ticker in (("Adobe Inc.", "ADBE"), ("Ryder System", "R")):
+        idx.add(name, ticker)
+    idx.finish()
+    assert [e.name for e in idx.find("What was Adobe Systems's revenue in 2023?")] == ["Adobe Inc."]
     # a whole name with its last word's plural "s" dropped is that name: "Texas Instrument's revenue"
     assert names("What was Texas Instrument's revenue?") == ["Texas Instruments"]
 
