@@ -159,7 +159,7 @@ class SearchResponse(BaseModel):
         default_factory=list, description="a company the evidence is from that the question does not name, "
         "and why: a product only its filings print ('Humira: no company named; the evidence is AbbVie's, whose "
         "filings print it'), or the parent a business with no indexed filing was spun off from under its name "
-        "('GE Vernova: no indexed filing; the evidence is from the filings of GE Aerospace, whose business it "
-        "was')")
+        "('GE Vernova: no indexed filing; the evidence is from the filings of GE Aerospace, whose name it "
+        "opens with')")
     evidence: list[Evidence]
     explain: dict | None = None

@@ -385,4 +385,4 @@ def _parents(analysis: QueryAnalysis, entities: EntityIndex) -> None:
         if all(e.key != parent.key for e in analysis.entities):
             analysis.entities = [*analysis.entities, parent]
             analysis.inferred = [*analysis.inferred, f"{written}: no indexed filing; the evidence is from the "
-                                 f"filings of {parent.name}, whose business it was"]
+                                 f"filings of {parent.name}, whose name it opens with"]

@@ -316,7 +316,7 @@ def test_a_business_spun_off_under_its_parents_name_answers_from_the_parents_fil
     result = Retriever(Resources(ibm)).search(question, k=5)
     assert result.evidence and {e.doc_id for e in result.evidence} == {"HON_2023Q2_10Q"}
     note = ("Honeywell Aerospace: no indexed filing; the evidence is from the filings of Honeywell Technologies, "
-            "whose business it was")
+            "whose name it opens with")
     assert result.inferred_companies == [note]
     assert f"note: {note}" in _cli_json(ibm, question, capsys, monkeypatch).err
 
