@@ -3,7 +3,6 @@ with a fingerprint of their inputs; unchanged documents skipped, the failed quar
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -68,26 +67,23 @@ def content_key(lake: Lake, part: str, doc: dict, items: pa.Table, chunks: pa.Ta
     and chunks), the document's source and corrections; the key the part has already when its rows are
     the same (a new segmenter that leaves a document's chunks as they were embeds nothing again, a lake
     written before content keys included)."""
-    key = fingerprint(rows_digest(items), rows_digest(chunks), doc["source_sha256"], doc.get("revision") or 0)
-    old = chunk_fingerprint(lake, part)
+    def of(items: pa.Table, chunks: pa.Table) -> str:
+        return fingerprint(rows_digest(items), rows_digest(chunks), doc["source_sha256"], doc.get("revision") or 0)
+
+    key, old = of(items, chunks), chunk_fingerprint(lake, part)
     if old is None or old == key:
         return key
     try:
-        same = fingerprint(rows_digest(read_parquet(lake, dataset_key("items", part))),
-                           rows_digest(read_parquet(lake, dataset_key("chunks", part))),
-                           doc["source_sha256"], doc.get("revision") or 0) == key
+        before = of(read_parquet(lake, dataset_key("items", part)), read_parquet(lake, dataset_key("chunks", part)))
     except (FileNotFoundError, pa.ArrowInvalid):
-        same = False
-    return old if same else key
+        return key
+    return old if before == key else key
 
 
 def rows_digest(table: pa.Table) -> str:
     """A table's rows, column by column, as one digest (its metadata left out)."""
-    digest = hashlib.sha256()
-    for name in sorted(table.column_names):
-        digest.update(name.encode())
-        digest.update(json.dumps(table.column(name).to_pylist(), default=str).encode())
-    return digest.hexdigest()
+    return fingerprint(*(f"{name}={json.dumps(table.column(name).to_pylist(), default=str)}"
+                         for name in sorted(table.column_names)))
 
 
 def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:
