@@ -24,6 +24,12 @@ def test_core_question_drops_instructions_and_caveats():
          "decimal places.")
     assert core_question(q) == "what is the FY2015 current ratio for Acme?"
     assert core_question("Is Acme's business subject to cyclicality?") == "Is Acme's business subject to cyclicality?"
+    # a caveat after a semicolon is a clause of its own: the question it follows is no "explain why" question
+    q = ("How many times has Acme sold its inventory in FY2022? Calculate inventory turnover ratio for the FY; if "
+         "inventory management is not meaningful for the company then state that and explain why.")
+    assert core_question(q).endswith("for the FY;")
+    p = plan_of(q)
+    assert not p.narrative and p.figure and set(p.statements) == {"balance sheet", "income statement"}
 
 
 def test_lexical_query_speaks_the_filings_words():
