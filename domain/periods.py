@@ -183,14 +183,19 @@ def names_period(text: str) -> bool:
 # later year it names is then that report's forecast, maturity or schedule ("as of FY 2021, how much did Verizon
 # expect to pay for its retirees in 2024"), not a report to read.
 _AS_OF = re.compile(r"\bas\s+of\s+(?:the\s+(?:end|close)\s+of\s+)?$")
+# A report named by its period ("in its fourth-quarter 2022 earnings release", "per its 2023 10-K") stands there
+# too, a quarter's as well as a year's: a later year named is what that report forecasts ("guidance for 2023").
+_REPORT_NAMED = re.compile(r"^\s*(?:form\s+)?(?:10-?k|10-?q|(?:annual|quarterly|earnings|results)\s+(?:report|"
+                           r"release)|earnings\s+call|(?:press\s+)?release)\b")
 
 
 def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
-    """The fiscal year a question takes its stand in ("as of FY2021"), or None. ``found``: the text's
+    """The fiscal year a question takes its stand in ("as of FY2021", "in its Q4 2022 earnings release"), or None. ``found``: the text's
     :func:`periods`, when the caller has them already."""
     masked = (text or "").lower().replace("’", "'")
     for p in periods(text) if found is None else found:
-        if p.year and p.quarter is None and _AS_OF.search(masked[:p.start]):
+        if p.year and p.quarter is None and _AS_OF.search(masked[:p.start]) or p.year and \
+                _REPORT_NAMED.search(masked[p.end:]):
             return p.year
     return None
 

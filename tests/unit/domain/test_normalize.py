@@ -87,6 +87,12 @@ def test_the_year_a_question_stands_in():
     assert vantage_year("as of Q2 2023, what") is None  # a quarter's report: not a year's
     assert vantage_year("as of mid-2023, expected from the 2022 program") is None
     assert vantage_year("revenue in 2023 and 2024") is None
+    # a report named by its period stands there, a quarter's too: the later year is its forecast's
+    assert vantage_year("What guidance for 2023 did Acme give in its fourth-quarter 2022 earnings release?") == 2022
+    assert vantage_year("Per its 2023 10-K, what does Acme expect to spend in 2025?") == 2023
+    assert vantage_year("In Acme's Q2 2023 release, what is the outlook for 2024?") == 2023
+    assert vantage_year("Acme's 2023 revenue, and its 2024 10-K's outlook") == 2024
+    assert vantage_year("revenue in 2023 versus 2022 reported") is None
 
 
 def test_a_period_named_in_figures_or_in_words():

@@ -74,6 +74,9 @@ def test_a_question_standing_in_a_year_reads_that_years_report():
     assert plan_of("Acme's revenue in 2021 and in 2024").target_year == 2024
     assert plan_of("As of FY2023, how has revenue changed since FY2021?").target_year == 2023
     assert plan_of("Charges expected from the 2022 program, as of mid-2023?").target_year == 2023
+    # a report named by its quarter stands there: the later year is its guidance's
+    p4 = plan_of("What EPS guidance for 2023 did Acme give in its fourth-quarter 2022 earnings release?")
+    assert p4.target_year == 2022 and p4.analysis.quarters == [4]
     # curation's follow-up for the later year asks for that year's documents, not the stand's again
     from query.plan import follow_up_plan
     assert follow_up_plan(p, None, 2024).target_year == 2024 and follow_up_plan(p, None, 2021).target_year == 2021
