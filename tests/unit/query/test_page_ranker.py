@@ -66,6 +66,12 @@ def test_prose_that_explains_a_change_asks_what_drove_it():
     assert driver_labels(segment) == ["bca revenues"]  # its table's rows around the sentence explain nothing
     assert driver_labels("Worldwide Net sales were $19,457 in 2023, up 8.5% from 2022, due to net selling price "
                          "increases.") == ["worldwide net sales"]
+    # a change stated as "compared to ..., a decrease of 37%", its cause opening the next sentence
+    assert driver_labels("Consolidated operating income was $1.4 billion in 2022 compared to $2.3 billion in 2021, "
+                         "a decrease of 37%. The current year period benefited from an increase in gains.") == \
+        ["consolidated operating income"]
+    assert driver_labels("Consolidated operating income was $1.4 billion in 2022 compared to $2.3 billion in 2021, "
+                         "a decrease of 37%. Our properties are listed in Item 2 of this report.") == []
     doc = {"doc_id": "HD_2023_10K", "company": "Home Depot", "fiscal_year": 2023, "fiscal_period": "FY"}
     drivers = [p for p in document_pairs(doc, [(32, DRIVERS)]) if p["source"] == "driver"]
     assert {p["label"] for p in drivers} == {"net sales", "bca revenues"} and {p["page"] for p in drivers} == {32}
