@@ -173,6 +173,16 @@ def test_narrative_words_are_the_concept_maps():
     assert m.asks_why("why did it fall", []) and not m.asks_why("what fell", [])
 
 
+def test_where_a_company_operates_is_item_1s_geographic_account():
+    for q in ("What are the geographies that Acme primarily operates in as of FY2022?",
+              "Where does Acme operate geographically?", "Which countries does Acme operate in?"):
+        p = plan_of(q)
+        assert p.sections == ["geographic areas"] and "1" in p.items, q
+    # a segment's or a region's figure is the segment note's, not Item 1's account
+    for q in ("Which segment had the highest revenue?", "Acme revenue by region 2022"):
+        assert plan_of(q).sections == [], q
+
+
 def test_the_workforce_is_item_1s_human_capital_section():
     for q in ("Acme headcount?", "How many employees does Acme have?"):
         assert plan_of(q).sections == ["human capital"] and "1" in plan_of(q).items, q
