@@ -54,6 +54,9 @@ def test_a_statement_page_is_its_title_at_the_top_of_a_page_over_figures():
     # a title over prose is not the statement either
     words = "CONSOLIDATED BALANCE SHEETS\n" + "the company reports its assets and liabilities. " * 20
     assert statement_page("balance sheet", _chunk(words, 10, 10, 0, len(words))) is None
+    # a PDF's text splitting the title's word at its kerning ("Statement of Incom e", 3M's 10-K PDFs)
+    split = "3M Company and Subsidiaries\nConsolidated Statement of Incom e\n" + TABLE
+    assert statement_page("income statement", _chunk(split, 55, 55, 0, len(split))) == 55
 
 
 def test_the_statement_below_an_index_in_the_same_chunk_with_layout_whitespace_is_found():
