@@ -49,6 +49,7 @@ SUFFIXES = frozenset({"the", "inc", "incorporated", "corp", "corporation", "comp
                       "holdings", "holding", "group", "sa", "nv", "ag", "lp", "llc", "class", "common", "stock"})
 MAX_SHARED = 2  # a word in more companies' names than this is no company's name alone
 MAX_NAME_WORDS = 6  # the longest name a question is read for, in words ("HUNT J B TRANSPORT SERVICES INC")
+SEEN_QUESTIONS = 64  # questions whose names' matches an index keeps (a query reads its own six or seven times)
 MIN_LEAD = 3  # leading words of a name, in words ("Bank of New York"), that name its company alone
 MIN_WORD = 4  # shorter words of a name name nothing alone (tickers and abbreviations do)
 GLUED = SUFFIXES | {"health", "bancorp"}  # corporate words a brand glues to its name: "PepsiCo", "PulteGroup"
@@ -262,6 +263,9 @@ class EntityIndex:
     brands: set[str] = field(default_factory=set)  # squashed reviewed names that are brands ("Google", "Instagram")
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
+    # question -> its names' matches: every accessor below reads them (a question's analysis asks six or seven
+    # times); emptied whenever a name is added or the index finished
+    _seen: dict[str, tuple[tuple[str, frozenset[str], int], ...]] = field(default_factory=dict, repr=False)
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
             words: bool = True, key: str | None = None, filed: bool = False) -> str | None:
@@ -272,6 +276,7 @@ class EntityIndex:
         to when the caller knows it (the reviewed names of a ticker's company), not the first name known: a
         word two companies share ("Raytheon") would join them. ``filed``: names the company filed under
         (EDGAR's), its own when a question writes them (:meth:`own_names`)."""
+        self._seen.clear()
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
         given = key
@@ -307,6 +312,7 @@ class EntityIndex:
         """Once all names are in: the distinctive words (module docstring) and each entity's name words,
         for abbreviations ("AmEx"). ``searchable``: the entities that have documents; :meth:`find` reports
         only those (a spun-off company named in passing is not a second subject)."""
+        self._seen.clear()
         self.searchable = set(searchable) if searchable is not None else None
         holders: dict[str, set[str]] = {}
         for key, own in self._words_of.items():
@@ -428,8 +434,18 @@ class EntityIndex:
                 found.setdefault(key, at)
         return found
 
-    def _matches(self, question: str) -> list[tuple[str, set[str], int]]:
-        """(words as written, entity keys, offset) of each name in the question, longest names first."""
+    def _matches(self, question: str) -> tuple[tuple[str, frozenset[str], int], ...]:
+        """(words as written, entity keys, offset) of each name in the question, longest names first; read
+        once per question (``_seen``: the last ``SEEN_QUESTIONS`` questions)."""
+        found = self._seen.get(question)  # read once, kept in a local: another thread's query may empty it
+        if found is None:
+            found = tuple((w, frozenset(keys), at) for w, keys, at in self._find_names(question))
+            if len(self._seen) >= SEEN_QUESTIONS:
+                self._seen.clear()
+            self._seen[question] = found
+        return found
+
+    def _find_names(self, question: str) -> list[tuple[str, set[str], int]]:
         tokens = surface_words(question)
         uncased = not any(c.isupper() for c in question)  # typed without capitals: "nvidia revenue 2023"
         out: list[tuple[str, set[str], int]] = []

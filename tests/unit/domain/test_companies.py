@@ -447,3 +447,19 @@ def test_a_business_spun_off_under_its_parents_name_reads_as_the_parents_when_it
     assert parents("honeywell aerospace segment profit q2 2023") == [("honeywell aerospace", "Honeywell Technologies")]
     assert parents("Solventum sales in 2023") == parents("General Dynamics backlog in 2023") == []
     assert parents("GE Aerospace orders in 2023") == []  # indexed itself
+
+
+def test_a_questions_names_are_read_once_and_read_again_after_the_index_changes():
+    """Every accessor reads the question's matches; they are kept per question, and a name added (or the
+    index finished again) reads them anew, so a company added later is found."""
+    idx = EntityIndex(vocab=VOCAB)
+    idx.add("Honeywell Technologies", "HON")
+    idx.finish()
+    q = "What did Gartner report for 2023?"
+    assert idx.find(q) == [] and idx.written(q) == []
+    assert idx._matches(q) is idx._matches(q)  # read once
+    idx.add("Gartner", "IT")
+    idx.finish()
+    assert [e.name for e in idx.find(q)] == ["Gartner"] and idx.written(q) == ["Gartner"]
+    idx.finish(searchable=set())  # no company with documents: names only
+    assert idx.find(q) == [] and idx.unindexed(q)[0].name == "Gartner"
