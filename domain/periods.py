@@ -185,8 +185,8 @@ def names_period(text: str) -> bool:
 _AS_OF = re.compile(r"\bas\s+of\s+(?:the\s+(?:end|close)\s+of\s+)?$")
 # A report named by its period ("in its fourth-quarter 2022 earnings release", "per its 2023 10-K") stands there
 # too, a quarter's as well as a year's: a later year named is what that report forecasts ("guidance for 2023").
-_REPORT_NAMED = re.compile(r"^\s*(?:form\s+)?(?:10-?k|10-?q|(?:annual|quarterly|earnings|results)\s+(?:report|"
-                           r"release)|earnings\s+call|(?:press\s+)?release)\b")
+_REPORT_NAMED = re.compile(r"^\s*(?:form\s+)?(?:10-?k|10-?q|(?:annual|quarterly|earnings|results)\s+(?:press\s+)?"
+                           r"(?:report|release)|earnings\s+call|(?:press\s+)?release)\b")
 
 
 def vantage_year(text: str, found: list[Period] | None = None) -> int | None:

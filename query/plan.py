@@ -66,7 +66,7 @@ _INSTRUCTION = re.compile(
 # Caveats: a conditional sentence that tells how to answer ("If gross margin is not a useful metric for a
 # company like this, state that and explain why."; "If that ratio is the wrong gauge, say so.").
 _CAVEAT = re.compile(r"^\s*if\b[^?]{0,160}\b(state|say|explain|answer|respond|write|return|give|note)\b", re.I)
-_SENTENCES = re.compile(r"(?<=[.?!;])\s+")  # a clause after a semicolon is read as a sentence too
+_SENTENCES = re.compile(r"(?<=[.?!])\s+|(?<=;)\s+(?=if\b)", re.I)  # and a caveat after a semicolon ("...; if ...")
 # Words asking about several fiscal years without naming one: the newest annual report answers.
 _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|three|four|five|several|few|\d+)\s+)?"
                          r"(?:fiscal\s+)?years\b|\bover (?:the|recent) years\b|\bmulti-?year\b|\bannual(?:ly)?\b|"

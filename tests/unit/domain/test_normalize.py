@@ -91,6 +91,7 @@ def test_the_year_a_question_stands_in():
     assert vantage_year("What guidance for 2023 did Acme give in its fourth-quarter 2022 earnings release?") == 2022
     assert vantage_year("Per its 2023 10-K, what does Acme expect to spend in 2025?") == 2023
     assert vantage_year("In Acme's Q2 2023 release, what is the outlook for 2024?") == 2023
+    assert vantage_year("In Acme's Q4 2022 earnings press release, what EPS did it guide to for 2023?") == 2022
     assert vantage_year("Acme's 2023 revenue, and its 2024 10-K's outlook") == 2024
     assert vantage_year("revenue in 2023 versus 2022 reported") is None
 
