@@ -28,12 +28,12 @@ def test_core_question_drops_instructions_and_caveats():
     q = ("How many times has Acme sold its inventory in FY2022? Calculate inventory turnover ratio for the FY; if "
          "inventory management is not meaningful for the company then state that and explain why.")
     assert core_question(q).endswith("for the FY;")
+    p = plan_of(q)
+    assert not p.narrative and p.figure and set(p.statements) == {"balance sheet", "income statement"}
     # a caveat's own clauses stay one caveat ("say so; explain why")
     q = ("Is Acme's working capital positive in FY2023? If working capital is not a relevant metric for this "
          "company, say so; explain why.")
     assert core_question(q) == "Is Acme's working capital positive in FY2023?" and not plan_of(q).narrative
-    p = plan_of(q)
-    assert not p.narrative and p.figure and set(p.statements) == {"balance sheet", "income statement"}
 
 
 def test_lexical_query_speaks_the_filings_words():
