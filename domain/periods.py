@@ -190,12 +190,12 @@ _REPORT_NAMED = re.compile(r"^\s*(?:form\s+)?(?:10-?k|10-?q|(?:annual|quarterly|
 
 
 def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
-    """The fiscal year a question takes its stand in ("as of FY2021", "in its Q4 2022 earnings release"), or None. ``found``: the text's
-    :func:`periods`, when the caller has them already."""
+    """The fiscal year a question takes its stand in ("as of FY2021", "in its Q4 2022 earnings release"), or
+    None. ``found``: the text's :func:`periods`, when the caller has them already."""
     masked = (text or "").lower().replace("’", "'")
     for p in periods(text) if found is None else found:
-        if p.year and p.quarter is None and _AS_OF.search(masked[:p.start]) or p.year and \
-                _REPORT_NAMED.search(masked[p.end:]):
+        as_of = p.quarter is None and _AS_OF.search(masked[:p.start])  # a year's, not a quarter's
+        if p.year and (as_of or _REPORT_NAMED.search(masked[p.end:])):
             return p.year
     return None
 
