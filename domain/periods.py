@@ -263,3 +263,11 @@ def period_distance(year: int, quarter: int | None, fiscal_year: int | None, fis
     period = (fiscal_period or "").upper()
     have = int(period[1]) if period[:1] == "Q" and period[1:2].isdigit() else 4
     return abs((fiscal_year * 4 + have) - (year * 4 + (quarter or 4)))
+
+
+# Words that only say when: a table's row or heading made of them ("Second Quarter", "Six Months Ended") names
+# no part of a company, whatever question repeats them.
+PERIOD_WORDS = frozenset(re.findall(r"\w+",
+    "fiscal quarter quarters quarterly annual annually year years month months ended ending end first second "
+    "third fourth three six nine twelve fy ytd ttm q1 q2 q3 q4 january february march april may june july "
+    "august september october november december"))

@@ -56,6 +56,20 @@ class ConceptMap:
         said = [cue for c in self.concepts if c.name in names and c.figure for cue in c.cues if has_phrase(stems, cue)]
         return max(said, key=len, default=None)
 
+    def metric_cues(self, text: str, names: list[str]) -> tuple[Cue, ...]:
+        """Every cue of the named figure concepts of which the text says one: the ways a filing may print the
+        metric asked ("net sales" for a question's "revenue")."""
+        stems = phrase_text(words(text))
+        return tuple(cue for c in self.concepts if c.name in names and c.figure and _any_cue(stems, c.cues)
+                     for cue in c.cues)
+
+    def metric_words(self, text: str, names: list[str]) -> frozenset[str]:
+        """Every word of the named figure concepts' cues that the text says ("net", "revenue" of "net
+        revenues"; "percentage" of "gross margin percentage"): words that say what is measured, none a part."""
+        stems = phrase_text(words(text))
+        return frozenset(w for c in self.concepts if c.name in names and c.figure for cue in c.cues
+                         if has_phrase(stems, cue) for w in cue)
+
     def asks_why(self, text: str, matched: list[Concept]) -> bool:
         """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one
         (``matched``: the question's concepts)."""

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from domain.periods import PERIOD_WORDS
 from domain.sec_items import MDNA_ITEMS
 from domain.statements import HEADING_WINDOW, Section
+from domain.text import words
 from kernel import timing
 from kernel.search import Filters, Hit, SearchReader
 from query import scoring
@@ -22,13 +24,16 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
+    named_parts,
     non_gaap,
+    part_row,
     row_page,
     titled_last,
 )
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
+_PERIOD_STEMS = frozenset(words(" ".join(sorted(PERIOD_WORDS))))
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
@@ -90,6 +95,8 @@ class Pins:
 
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
+            if plan.figure and q.opts.rows:
+                self._part_pin(q, d, scope, pin)
             for statement in plan.statements:
                 chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)]
                 found = best_statement_page(statement, chunks, self._following(q, statement, chunks))
@@ -145,6 +152,27 @@ class Pins:
             if page not in taken:
                 pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
                 return
+
+    def _part_pin(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
+        """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
+        table of parts, which neither the consolidated statements nor the search's prose outrank it with:
+        the MD&A page of the document whose table row the part labels (:func:`query.statements.part_row`),
+        the label naming most of the part, ties in the search's order."""
+        cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
+        if not cues:
+            return
+        names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
+        ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | _PERIOD_STEMS | \
+            frozenset(w for n in names for w in words(n))
+        parts = named_parts(q.plan.lexical, ignore)
+        if not parts:
+            return
+        asked = frozenset(words(q.plan.core))
+        hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
+        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source))]
+        if rows:
+            (page, _, label), h = max(rows, key=lambda t: t[0][1])
+            pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
 
     def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
         """Whether one of these pages prints the metric's row, of percentages if the question asks a share (its

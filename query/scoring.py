@@ -14,7 +14,7 @@ from typing import NamedTuple
 from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.statements import driver_labels
-from domain.text import lower_words, phrase_text, terms, words
+from domain.text import FUNCTION_WORDS, lower_words, phrase_text, terms, words
 from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
@@ -246,11 +246,10 @@ def second_document(evidence: list[Evidence], doc_score: dict[str, float], first
     return evidence
 
 
-_FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its"})
 # Words by which a metric's label says it is the company's whole ("worldwide net sales", "total revenues"):
 # not a part the question leaves unnamed, so not counted against the label's fit.
 _WHOLE_WORDS = frozenset(words("worldwide total consolidated overall global"))  # as words() stems them
-_NOT_A_PART = _FUNCTION_WORDS | _WHOLE_WORDS  # a label's words that name no part of the metric
+_NOT_A_PART = FUNCTION_WORDS | _WHOLE_WORDS  # a label's words that name no part of the metric
 
 
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:

@@ -24,7 +24,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
-from domain.text import has_phrase, lower_words, phrase_text, words
+from domain.text import FUNCTION_WORDS, has_phrase, lower_words, phrase_text, surface_words, words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -168,6 +168,60 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False) -> int
             return page_position(chunk, at)[0]
         at += len(line) + 1
     return None
+
+
+PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
+# Words a part's label may add to the part's own: it is a segment's, a business's (none names which)
+_STRUCTURE = frozenset(words("segment segments business businesses division divisions group total net gross "
+                             "percentage percent rate growth change adjusted reported eps ebit ebitda gaap non "
+                             "usd fy ttm ytd"))
+
+
+def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict
+             ) -> tuple[int, int, str] | None:
+    """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
+    company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
+    2,262"): a label of the question's own words (``asked``: its stems) holding one of ``parts`` (the names
+    it writes with a capital, :func:`named_parts`), with ``ROW_FIGURES`` figures, in a chunk that names the
+    metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
+    sales). The consolidated statements print no part's row, so a part's figure stands in MD&A's or a note's
+    table of parts."""
+    text = chunk.get("text") or ""
+    stems = phrase_text(words(text))
+    if not any(has_phrase(stems, cue) for cue in metric):
+        return None
+    lines = text.split("\n")
+    at = 0
+    for i, line in enumerate(lines):
+        said = words(_FIGURE.sub(" ", line))
+        named = frozenset(said) - FUNCTION_WORDS
+        part = named & parts
+        if part and len(said) <= PART_LABEL_WORDS and named <= asked and _label_first(line) and \
+                len(_FIGURE.findall(line) + _row_cells(lines[i + 1:])) >= ROW_FIGURES:
+            return page_position(chunk, at)[0], len(part), _label(line)
+        at += len(line) + 1
+    return None
+
+
+def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
+    """The stems of the words a question writes with a capital, a sentence's first aside (names: "Theme
+    Parks", "Optum Health", "Diabetes"), less ``ignore`` (the companies' names, the periods, the metric's
+    words) and words that say a part is one without naming it ("segment", "EPS"): a line item is asked in
+    lower case ("free cash flow", "research and development expenses"), a part by its name. A question typed
+    in lower case names no part."""
+    caps = [w for w, at in surface_words(question)
+            if w[:1].isupper() and not re.search(r"(?:^|[.?!;:])\W*$", question[:at])]  # no sentence's first word
+    return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
+
+
+def _label(line: str) -> str:
+    """A row's label as printed: its line up to the first cell."""
+    return re.split(r"\s*\|\s*|\s+[(\-–—$]?\s*\d", line.strip(), maxsplit=1)[0]
+
+
+def _label_first(line: str) -> bool:
+    """Whether a line opens with its label's words (then figures), as a table's row does."""
+    return bool(re.match(r"^\W*[A-Za-z&]", line)) and not re.search(r"[A-Za-z]{2}.*\d.*[A-Za-z]{2}", line)
 
 
 def _may_label(line: str, metric: tuple[str, ...]) -> bool:

@@ -221,3 +221,46 @@ def test_a_share_asked_is_read_off_a_row_of_percentages():
     assert non_gaap("Non-GAAP gross margin percentage") and non_gaap("Adjusted EBITDA")
     assert non_gaap("Non\u2011GAAP gross margin") and non_gaap("non\u2013gaap") and non_gaap("NONGAAP")
     assert not non_gaap("unadjusted EBITDA margin") and not non_gaap("Adjustments to reconcile net income")
+
+
+def test_a_part_is_a_name_the_question_writes_with_a_capital():
+    """"Theme Parks", "Diabetes", "Google Cloud" are parts; a line item asked in lower case, a sentence's first
+    word, the periods and the words that say a part is one without naming it are not; a question typed in
+    lower case names none."""
+    from domain.periods import PERIOD_WORDS
+    from domain.text import words
+    from query.statements import named_parts
+
+    periods = frozenset(words(" ".join(PERIOD_WORDS)))
+    assert named_parts("What was the revenue of Theme Parks segment in 2023?", periods) == frozenset(words("theme parks"))
+    assert named_parts("Diabetes revenue in Q2 2023. Use the EPS table.", periods) == frozenset()  # first words
+    assert named_parts("What was Medtronic's Diabetes revenue in the Second Quarter?", periods | {"medtron"}) == \
+        frozenset(words("diabetes"))
+    assert named_parts("What was Amazon's free cash flow for the trailing twelve months?", frozenset(words("amazon"))) \
+        == frozenset()
+    assert named_parts("what was google cloud's operating income in 2023?", periods) == frozenset()
+
+
+def test_a_parts_figure_is_read_off_the_row_its_name_labels():
+    """MD&A's table of segments prints a row labelled by the part (its label all the question's words), in a
+    table naming the metric by one of its cues; a row of another part, the metric's own row, prose, a row
+    with one figure and a table of another measure are not it."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.statements import part_row
+
+    question = "What was the revenue of Comcast's Theme Parks segment in 2023?"
+    cues = concept_map().metric_cues(question, ["revenue and growth"])
+    assert words("net sales") in cues and words("revenue") in cues
+    asked, parts = frozenset(words(question)), frozenset(words("theme parks"))
+    table = {"text": "Year ended December 31 (in millions) | 2023 | 2022 / Revenue\nMedia | $25,355 | $26,719\n"
+                     "Theme Parks | 8,947 | 7,541\nEliminations | (2,800) | (3,442)", "page_start": 43, "page_end": 43}
+    assert part_row(asked, parts, cues, table) == (43, 2, "Theme Parks")
+    sales = {"text": "Net Sales\nDiabetes\n2,488\n2,262\nTotal", "page_start": 34, "page_end": 34}
+    diabetes = "What was the revenue of Medtronic's Diabetes segment in fiscal 2024?"
+    assert part_row(frozenset(words(diabetes)), frozenset(words("diabetes")), cues, sales) == (34, 1, "Diabetes")
+    other_measure = {**table, "text": table["text"].replace("Revenue", "Comparable sales")}
+    prose = {"text": "Revenue at Theme Parks grew 18.6% to $8,947 million in 2023.", "page_start": 48, "page_end": 48}
+    one_cell = {"text": "Revenue\nTheme Parks | 8,947", "page_start": 9, "page_end": 9}
+    metric_row = {"text": "Revenue | $8,947 | $7,541", "page_start": 48, "page_end": 48}
+    assert all(part_row(asked, parts, cues, c) is None for c in (other_measure, prose, one_cell, metric_row))
