@@ -113,16 +113,32 @@ PERIOD_END_SLACK = 15  # days a 52/53-week period's last day may stand off the d
 
 def period_ended(text: str) -> tuple[int, dt.date] | None:
     """(months, last day) of a span the text names by its end, as filings head their columns ("the three
-    months ended June 30, 2023", "the quarter ended July 1, 2023", "fiscal year ended January 28, 2024"):
-    the report whose period ends that day answers, whatever number its fiscal year carries. None when no
-    span is named so, or its day is not a date."""
+    months ended June 30, 2023", "the quarter ended July 1, 2023", "fiscal year ended January 28, 2024"), or
+    a quarter by its last month ("the December quarter of 2023": that month's last day): the report whose
+    period ends that day answers, whatever number its fiscal year carries. None when no span is named so,
+    or its day is not a date."""
     m = _ENDED.search(text or "")
     if not m:
-        return None
+        return _month_quarter(text)
     span = (m.group(1) or m.group(2) or "").lower()
     months = int(span) if span.isdigit() else _SPAN_MONTHS.get(span.split()[-1], 12)
     day = _day(*m.group(3, 4, 5))
     return (months, day) if day else None
+
+
+# A quarter named by the month it ends in ("the December quarter of 2023", "the June 2023 quarter"), as
+# companies whose fiscal year is not the calendar's say it: the quarter whose last day is in that month.
+_MONTH_QUARTER = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:((?:19|20)\d{2})\s+"
+                            r"quarter|quarter\s+(?:of\s+)?((?:19|20)\d{2}))\b", re.I)
+
+
+def _month_quarter(text: str | None) -> tuple[int, dt.date] | None:
+    """(3, the month's last day) of a quarter named by its last month and year, or None."""
+    m = _MONTH_QUARTER.search(text or "")
+    if not m:
+        return None
+    number, year = _MONTH[m.group(1).lower()[:3]], int(m.group(2) or m.group(3))
+    return 3, dt.date(year, number, calendar.monthrange(year, number)[1])
 
 
 def _day(month: str, day: str, year: str) -> dt.date | None:
@@ -136,6 +152,17 @@ def _day(month: str, day: str, year: str) -> dt.date | None:
 def ends_on(period_end: dt.date | None, day: dt.date) -> bool:
     """Whether a report's period ends on the named day (within a 52/53-week year's slack)."""
     return period_end is not None and abs((period_end - day).days) <= PERIOD_END_SLACK
+
+
+RELEASE_LAG_DAYS = 100  # an earnings release comes out within about a quarter of its quarter's last day
+
+
+def releases_quarter(release_day: dt.date | None, day: dt.date) -> bool:
+    """Whether an earnings release dated ``release_day`` (a release's own date stands for its period's end in
+    the catalog) reports the quarter that ended on ``day``: it ends then, or the release follows it within
+    ``RELEASE_LAG_DAYS`` (Apple's release of February 1, 2024 reports the quarter ended December 30, 2023)."""
+    return release_day is not None and (ends_on(release_day, day) or
+                                        0 <= (release_day - day).days <= RELEASE_LAG_DAYS)
 
 
 # A month and its year with no day ("daily users in June 2023", "as of September 2023"): its last day

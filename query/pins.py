@@ -26,6 +26,7 @@ from query.statements import (
     continuation,
     named_parts,
     non_gaap,
+    part_heading,
     part_row,
     row_page,
     titled_last,
@@ -36,6 +37,7 @@ from schemas.index import INDEXES
 _PERIOD_STEMS = frozenset(words(" ".join(sorted(PERIOD_WORDS))))
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
 
 
@@ -173,6 +175,33 @@ class Pins:
         if rows:
             (page, _, label), h = max(rows, key=lambda t: t[0][1])
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
+        self._part_section(q, parts, cues, hits, pin)
+
+    def _part_section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> None:
+        """A part's own MD&A section (its heading closing a text chunk, :func:`query.statements.part_heading`)
+        prints the part's figure in the table after its heading, on a row labelled by the metric alone
+        ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page."""
+        for h in hits:
+            heading = part_heading(parts, h.source)
+            if heading is None:
+                continue
+            for table in self._next_chunks(q, h.source, PART_SECTION_TABLES):
+                page = next((p for cue in cues if (p := row_page(cue, table)) is not None), None)
+                if page is not None:
+                    pin(table, table["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
+                    return
+
+    def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
+        """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
+        ids, at = [], chunk
+        for _ in range(n):
+            nxt = next_chunk_id(at)
+            if nxt is None:
+                break
+            ids.append(nxt)
+            at = {**at, "seq": int(at["seq"]) + 1}
+        found = {f["chunk_id"]: f for f in self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)}
+        return [found[i] for i in ids if i in found]
 
     def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
         """Whether one of these pages prints the metric's row, of percentages if the question asks a share (its

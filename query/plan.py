@@ -31,7 +31,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
   E  a span shorter than a year named by its last day ("the three months ended June 30, 2023", "the quarter
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
-     another quarter tier 2.
+     another quarter tier 2; an earnings release dated within about a quarter after that day likewise
+     (``domain.periods.releases_quarter``). A quarter named by its last month ("the December quarter of
+     2023") is named by that month's last day.
   D  a day named alone ("cash at March 3, 2023", "as of June 30, 2023"; a month and its year, "in June 2023",
      its last day): the reports of an allowed type whose
      period ends that day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides);
@@ -50,7 +52,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods
+from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, releases_quarter
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from domain.sec_items import ANNUAL_ONLY_ITEMS
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
@@ -224,15 +226,25 @@ def short_span(analysis: QueryAnalysis) -> bool:
     return analysis.ended is not None and analysis.ended[0] < 12
 
 
+def reports_span(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
+    """Whether a quarter's report covers the span the question names by its last day (E): a 10-Q whose
+    period ends that day, an earnings release dated within about a quarter after it (a release's date is its
+    own, ``domain.periods.releases_quarter``)."""
+    if not short_span(plan.analysis) or period_end is None:
+        return False
+    day = plan.analysis.ended[1]
+    return ends_on(period_end, day) if form == QUARTERLY else form == EARNINGS and releases_quarter(period_end, day)
+
+
 def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
                   company_has_target: bool, period_end: dt.date | None = None,
                   company_has_day: bool = False) -> tuple[int, str]:
     """(tier, why) of a document under the plan's rules R1-R3, E and D (module docstring); lower is better.
     ``company_has_target``: the company has a document of the target year and an allowed type;
     ``company_has_day``: it has a report of an allowed type ending on the day asked (:func:`on_day`)."""
-    if short_span(plan.analysis) and form == QUARTERLY and period_end is not None:
-        day = plan.analysis.ended[1]  # a 10-Q's period ends on its quarter's last day (a release's: its own)
-        return (0, f"E its period ends {day}") if ends_on(period_end, day) else (2, "")
+    if short_span(plan.analysis) and form in (QUARTERLY, EARNINGS) and period_end is not None:
+        day = plan.analysis.ended[1]
+        return (0, f"E it reports the quarter ended {day}") if reports_span(plan, form, period_end) else (2, "")
     if on_day(plan, form, period_end):
         return 0, f"D its period ends {plan.analysis.day}, the day asked"
     if company_has_day:

@@ -50,7 +50,7 @@ from query.facts import (
 )
 from query.page_order import page_order, question_kind
 from query.pins import Pins
-from query.plan import QueryPlan, follow_up_plan, make_plan
+from query.plan import QueryPlan, follow_up_plan, make_plan, reports_span
 from query.question import Question
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
@@ -172,7 +172,10 @@ class Retriever:
                 result.period_taken = taken_notes(q.plan.target_year, q.plan.analysis.quarters, newest, before,
                                                   result.evidence)
         result.timings = timings
-        result.missing_periods = period_notes(q.plan.target_year, q.plan.analysis.quarters, result.evidence,
+        # a span named by its last day and found by that day (E) is no fiscal year's, whatever number it carries
+        found = (snap.catalog.docs.get(e.doc_id) for e in result.evidence)
+        year = None if any(d and reports_span(q.plan, d.form, d.period_end) for d in found) else q.plan.target_year
+        result.missing_periods = period_notes(year, q.plan.analysis.quarters, result.evidence,
                                               snap.catalog.docs, [e.key for e in q.plan.analysis.entities])
         result.unindexed = [_company(e) for e in snap.catalog.entities.unindexed(text)]
         result.inferred_companies = q.plan.analysis.inferred

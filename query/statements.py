@@ -203,6 +203,23 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     return None
 
 
+PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section heading stands (its table is next)
+
+
+def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
+    """The heading of a part's own section that closes a text chunk (MD&A's "AEROSPACE", "Theme Parks Segment
+    Results of Operations": its table of results is the next chunk), or None: one of the last lines, opening
+    with one of ``parts``' words, of few words and no figures, not a sentence."""
+    if chunk.get("kind", "text") != "text":
+        return None
+    lines = [line for line in (chunk.get("text") or "").split("\n") if re.search(r"[A-Za-z]", line)]
+    for line in lines[-PART_HEADING_LINES:]:  # lines of words: a chart's stray figures after it are no line
+        said = words(line)
+        if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line):
+            return line.strip()
+    return None
+
+
 def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     """The stems of the words a question writes with a capital, a sentence's first aside (names: "Theme
     Parks", "Optum Health", "Diabetes"), less ``ignore`` (the companies' names, the periods, the metric's

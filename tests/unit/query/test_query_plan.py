@@ -121,6 +121,26 @@ def test_a_span_named_by_its_last_day_is_the_quarter_report_ending_that_day():
     assert year.doc_types == [] and document_tier(year, 2023, "10-K", "FY", True, dt.date(2023, 9, 30))[0] == 0
 
 
+def test_a_quarter_named_by_its_last_month_is_found_by_that_day_in_a_release_too():
+    """"The December quarter of 2023" (as companies whose fiscal year is not the calendar's say it) is the
+    quarter ended December 31, 2023: rule E takes the 10-Q ending then and the earnings release dated within
+    about a quarter after it (the catalog dates a release by its own day), not a release of another quarter."""
+    import datetime as dt
+
+    from domain.periods import period_ended, releases_quarter
+
+    assert period_ended("net sales for the December quarter of 2023") == (3, dt.date(2023, 12, 31))
+    assert period_ended("Apple's revenue in the June 2023 quarter") == (3, dt.date(2023, 6, 30))
+    assert period_ended("revenue in March 2023") is None and period_ended("the quarter of 2023") is None
+    assert releases_quarter(dt.date(2024, 2, 1), dt.date(2023, 12, 30))
+    assert not releases_quarter(dt.date(2024, 5, 2), dt.date(2023, 12, 30))  # the next quarter's release
+    assert not releases_quarter(dt.date(2023, 11, 2), dt.date(2023, 12, 30)) and not releases_quarter(None, dt.date(2023, 12, 30))
+    p = plan_of("What were Apple's total net sales for the December quarter of 2023 according to its earnings release?")
+    assert document_tier(p, 2024, "EARNINGS", "Q1", True, dt.date(2024, 2, 1))[0] == 0
+    assert document_tier(p, 2024, "EARNINGS", "Q2", True, dt.date(2024, 5, 2))[0] == 2
+    assert document_tier(p, 2024, "10-Q", "Q1", True, dt.date(2023, 12, 30))[0] == 0
+
+
 def test_a_month_named_with_its_year_is_the_report_whose_period_ends_with_it():
     """Rule D over a month and no day ("daily users in June 2023", "Visa's revenue in the quarter ending June
     2023"): the report whose period ends that month comes first (Visa's fiscal third quarter, Apple's 10-Q

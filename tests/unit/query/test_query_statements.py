@@ -264,3 +264,23 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     one_cell = {"text": "Revenue\nTheme Parks | 8,947", "page_start": 9, "page_end": 9}
     metric_row = {"text": "Revenue | $8,947 | $7,541", "page_start": 48, "page_end": 48}
     assert all(part_row(asked, parts, cues, c) is None for c in (other_measure, prose, one_cell, metric_row))
+
+
+def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
+    """MD&A's section on a segment opens with its name on a line of its own ("AEROSPACE", "Theme Parks Segment
+    Results of Operations") at a text chunk's end, its table next; a sentence, a line with figures, a heading
+    of another part or one far above the chunk's end are not it, nor a table chunk."""
+    from domain.text import words
+    from query.statements import part_heading
+
+    aerospace = frozenset(words("aerospace"))
+    assert part_heading(aerospace, {"text": "found in Note L.\n29\nAEROSPACE"}) == "AEROSPACE"
+    assert part_heading(aerospace, {"text": "AEROSPACE\nNet Sales\n549755814952\n549755814953"}) == "AEROSPACE"
+    parks = frozenset(words("theme parks"))
+    assert part_heading(parks, {"text": "Other expenses.\nTable of Contents\nTheme Parks Segment Results of Operations"}) \
+        == "Theme Parks Segment Results of Operations"
+    assert part_heading(aerospace, {"text": "Aerospace revenue rose on higher deliveries."}) is None
+    assert part_heading(aerospace, {"text": "Aerospace 1,953 1,867"}) is None
+    assert part_heading(aerospace, {"text": "MARINE SYSTEMS"}) is None
+    assert part_heading(aerospace, {"text": "AEROSPACE\nOne.\nTwo.\nThree.\nFour."}) is None
+    assert part_heading(aerospace, {"text": "AEROSPACE", "kind": "table"}) is None
