@@ -31,7 +31,7 @@ _SURFACE = re.compile(r"[A-Za-z0-9&]+(?:['’][sS])?")
 _POSSESSIVE = re.compile(r"['’]s\b")
 # Words that join a label's or a phrase's names without naming anything ("Research and Development", "Cost of
 # Sales"): a label's fit is read on its other words.
-FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its"})
+FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its", "through", "by"})
 _COMPOUNDS = {"cashflow": "cash flow", "cashflows": "cash flows", "nongaap": "non gaap"}
 
 

@@ -158,8 +158,10 @@ class Pins:
     def _part_pin(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
         """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
         table of parts, which neither the consolidated statements nor the search's prose outrank it with:
-        the MD&A page of the document whose table row the part labels (:func:`query.statements.part_row`),
-        the label naming most of the part, ties in the search's order."""
+        the MD&A page of the document whose table row the part labels (:func:`query.statements.part_row`;
+        a document without MD&A, a release, anywhere in it), the label naming most of the part, then the
+        first page: MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales,
+        the brand's, before each geography's)."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
         if not cues:
             return
@@ -170,10 +172,11 @@ class Pins:
         if not parts:
             return
         asked = frozenset(words(q.plan.core))
-        hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
+        hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
+            self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
         rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source))]
         if rows:
-            (page, _, label), h = max(rows, key=lambda t: t[0][1])
+            (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
         self._part_section(q, parts, cues, hits, pin)
 

@@ -181,7 +181,8 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
              ) -> tuple[int, int, str] | None:
     """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
     company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
-    2,262"): a label of the question's own words (``asked``: its stems) holding one of ``parts`` (the names
+    2,262"): a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
+    Direct" for NIKE Direct's revenues) holding one of ``parts`` (the names
     it writes with a capital, :func:`named_parts`), with ``ROW_FIGURES`` figures, in a chunk that names the
     metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
     sales). The consolidated statements print no part's row, so a part's figure stands in MD&A's or a note's
@@ -190,13 +191,14 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     stems = phrase_text(words(text))
     if not any(has_phrase(stems, cue) for cue in metric):
         return None
+    measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
     lines = text.split("\n")
     at = 0
     for i, line in enumerate(lines):
         said = words(_FIGURE.sub(" ", line))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts
-        if part and len(said) <= PART_LABEL_WORDS and named <= asked and _label_first(line) and \
+        if part and len(said) <= PART_LABEL_WORDS and named <= asked | measured and _label_first(line) and \
                 len(_FIGURE.findall(line) + _row_cells(lines[i + 1:])) >= ROW_FIGURES:
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1

@@ -264,6 +264,11 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     one_cell = {"text": "Revenue\nTheme Parks | 8,947", "page_start": 9, "page_end": 9}
     metric_row = {"text": "Revenue | $8,947 | $7,541", "page_start": 48, "page_end": 48}
     assert all(part_row(asked, parts, cues, c) is None for c in (other_measure, prose, one_cell, metric_row))
+    direct = "What were NIKE Direct revenues in fiscal 2021?"  # the label may say the metric its own way
+    brand = {"text": "Revenues\nSales to Wholesale Customers | 25,898 | 23,156\nSales through NIKE Direct | 16,370 | 12,382",
+             "page_start": 33, "page_end": 33}
+    assert part_row(frozenset(words(direct)), frozenset(words("direct")), cues, brand) == \
+        (33, 1, "Sales through NIKE Direct")
 
 
 def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
