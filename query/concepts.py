@@ -57,11 +57,12 @@ class ConceptMap:
         return max(said, key=len, default=None)
 
     def metric_cues(self, text: str, names: list[str]) -> tuple[Cue, ...]:
-        """Every cue of the named figure concepts of which the text says one: the ways a filing may print the
-        metric asked ("net sales" for a question's "revenue")."""
+        """The cues of the named figure concepts of which the text says one: the ways a filing may print the
+        metric asked ("net sales" for a question's "revenue"); a one-word cue only if the text says it
+        ("sales" alone heads comparable sales' tables too)."""
         stems = phrase_text(words(text))
         return tuple(cue for c in self.concepts if c.name in names and c.figure and _any_cue(stems, c.cues)
-                     for cue in c.cues)
+                     for cue in c.cues if len(cue) > 1 or has_phrase(stems, cue))
 
     def metric_words(self, text: str, names: list[str]) -> frozenset[str]:
         """Every word of the named figure concepts' cues that the text says ("net", "revenue" of "net
