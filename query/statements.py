@@ -199,7 +199,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts
         if part and len(said) <= PART_LABEL_WORDS and named <= asked | measured and _label_first(line) and \
-                len(_FIGURE.findall(line) + _row_cells(lines[i + 1:])) >= ROW_FIGURES:
+                len(_FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
     return None
@@ -220,6 +220,15 @@ def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
         if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line):
             return line.strip()
     return None
+
+
+def _part_cells(lines: list[str]) -> list[str]:
+    """A part's row's figures on the lines after its label, one line of words between allowed (a PDF's table
+    of products prints each one's indication under its name: "Paxlovid", "COVID-19 in certain high-risk
+    patients", then its figures)."""
+    cells = _row_cells(lines)
+    words_at = next((i for i, line in enumerate(lines) if re.search(r"[A-Za-z]{2}", line)), None)
+    return cells if cells or words_at is None else _row_cells(lines[words_at + 1:])
 
 
 def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:

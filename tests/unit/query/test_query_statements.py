@@ -269,6 +269,10 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
              "page_start": 33, "page_end": 33}
     assert part_row(frozenset(words(direct)), frozenset(words("direct")), cues, brand) == \
         (33, 1, "Sales through NIKE Direct")
+    pfizer = "What were Pfizer's Paxlovid revenues in the second quarter of 2023?"  # an indication under the name
+    products = {"text": "Revenues\nPaxlovid\nCOVID-19 in certain high-risk patients\n143\n8,115\nEliquis\n1,762",
+                "page_start": 38, "page_end": 38}
+    assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid")
 
 
 def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
