@@ -30,6 +30,7 @@ from query.statements import (
     part_row,
     row_page,
     titled_last,
+    typed_lower,
 )
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
@@ -168,13 +169,14 @@ class Pins:
         names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
         ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | _PERIOD_STEMS | \
             frozenset(w for n in names for w in words(n))
-        parts = named_parts(q.plan.lexical, ignore)
+        titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
+        parts = named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
         if not parts:
             return
         asked = frozenset(words(q.plan.core))
         hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
             self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
-        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source))]
+        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled))]
         if rows:
             (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")

@@ -177,16 +177,16 @@ _STRUCTURE = frozenset(words("segment segments business businesses division divi
                              "usd fy ttm ytd"))
 
 
-def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict
-             ) -> tuple[int, int, str] | None:
+def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
+             titled: bool = False) -> tuple[int, int, str] | None:
     """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
     company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
     2,262"): a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
     Direct" for NIKE Direct's revenues) holding one of ``parts`` (the names
     it writes with a capital, :func:`named_parts`), with ``ROW_FIGURES`` figures, in a chunk that names the
     metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
-    sales). The consolidated statements print no part's row, so a part's figure stands in MD&A's or a note's
-    table of parts."""
+    sales); with ``titled`` (a question typed in lower case), a label written as a name. The consolidated
+    statements print no part's row, so a part's figure stands in MD&A's or a note's table of parts."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
     if not any(has_phrase(stems, cue) for cue in metric):
@@ -199,7 +199,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts
         if part and len(said) <= PART_LABEL_WORDS and named <= asked | measured and _label_first(line) and \
-                len(_FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
+                (not titled or _titled(line)) and len(_FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
     return None
@@ -235,11 +235,29 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     """The stems of the words a question writes with a capital, a sentence's first aside (names: "Theme
     Parks", "Optum Health", "Diabetes"), less ``ignore`` (the companies' names, the periods, the metric's
     words) and words that say a part is one without naming it ("segment", "EPS"): a line item is asked in
-    lower case ("free cash flow", "research and development expenses"), a part by its name. A question typed
-    in lower case names no part."""
+    lower case ("free cash flow", "research and development expenses"), a part by its name. A question
+    typed all in lower case ("theme parks revenue 2023") says no case: each of its words may be a part,
+    which a row then names only in a title's capitals (:func:`part_row`'s ``titled``)."""
+    if typed_lower(question):
+        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - _ASKING
     caps = [w for w, at in surface_words(question)
             if w[:1].isupper() and not re.search(r"(?:^|[.?!;:])\W*$", question[:at])]  # no sentence's first word
     return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
+
+
+_ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
+
+
+def typed_lower(question: str) -> bool:
+    """Whether a question is typed without a capital (a search box's "nike direct revenue fy21")."""
+    return not any(c.isupper() for c in question)
+
+
+def _titled(line: str) -> bool:
+    """Whether a row's label is written as a name: each word but the joining ones opens with a capital
+    ("Theme Parks", "Sales through NIKE Direct"), not a line item's sentence case ("Free cash flow")."""
+    said = re.findall(r"[A-Za-z][A-Za-z&'’-]*", _label(line))
+    return bool(said) and all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in said)
 
 
 def _label(line: str) -> str:

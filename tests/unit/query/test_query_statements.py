@@ -225,8 +225,8 @@ def test_a_share_asked_is_read_off_a_row_of_percentages():
 
 def test_a_part_is_a_name_the_question_writes_with_a_capital():
     """"Theme Parks", "Diabetes", "Google Cloud" are parts; a line item asked in lower case, a sentence's first
-    word, the periods and the words that say a part is one without naming it are not; a question typed in
-    lower case names none."""
+    word, the periods and the words that say a part is one without naming it are not; a question typed all in
+    lower case says no case, so its other words may all be parts."""
     from domain.periods import PERIOD_WORDS
     from domain.text import words
     from query.statements import named_parts
@@ -238,7 +238,9 @@ def test_a_part_is_a_name_the_question_writes_with_a_capital():
         frozenset(words("diabetes"))
     assert named_parts("What was Amazon's free cash flow for the trailing twelve months?", frozenset(words("amazon"))) \
         == frozenset()
-    assert named_parts("what was google cloud's operating income in 2023?", periods) == frozenset()
+    # typed all in lower case: every word may be a part but the asking, joining and ignored ones
+    assert named_parts("what was google cloud's operating income in 2023?", periods | frozenset(words("operating income"))) \
+        == frozenset(words("google cloud"))
 
 
 def test_a_parts_figure_is_read_off_the_row_its_name_labels():
@@ -273,6 +275,14 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     products = {"text": "Revenues\nPaxlovid\nCOVID-19 in certain high-risk patients\n143\n8,115\nEliquis\n1,762",
                 "page_start": 38, "page_end": 38}
     assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid")
+    # a question typed in lower case: the row must write the part as a name, not a line item's sentence case
+    typed = "free cash flow of theme parks 2023"
+    named_row = {"text": "Revenue\nTheme Parks | 8,947 | 7,541", "page_start": 43, "page_end": 43}
+    line_item = {"text": "Revenue\nFree cash flow | 8,947 | 7,541", "page_start": 44, "page_end": 44}
+    parts_typed = frozenset(words("free theme parks"))
+    assert part_row(frozenset(words(typed)), parts_typed, cues, named_row, titled=True) == (43, 2, "Theme Parks")
+    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item, titled=True) is None
+    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item) == (44, 1, "Free cash flow")
 
 
 def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
