@@ -16,6 +16,7 @@ from query import scoring
 from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.facts import describe, fact_pages, question_facts, synonym_concepts
+from query.parts import named_parts, part_heading, part_row, typed_lower
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.statements import (
@@ -24,13 +25,9 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
-    named_parts,
     non_gaap,
-    part_heading,
-    part_row,
     row_page,
     titled_last,
-    typed_lower,
 )
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
@@ -159,7 +156,7 @@ class Pins:
     def _part_pin(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
         """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
         table of parts, which neither the consolidated statements nor the search's prose outrank it with:
-        the MD&A page of the document whose table row the part labels (:func:`query.statements.part_row`;
+        the MD&A page of the document whose table row the part labels (:func:`query.parts.part_row`;
         a document without MD&A, a release, anywhere in it), the label naming most of the part, then the
         first page: MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales,
         the brand's, before each geography's)."""
@@ -183,7 +180,7 @@ class Pins:
         self._part_section(q, parts, cues, hits, pin)
 
     def _part_section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> None:
-        """A part's own MD&A section (its heading closing a text chunk, :func:`query.statements.part_heading`)
+        """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
         prints the part's figure in the table after its heading, on a row labelled by the metric alone
         ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page."""
         for h in hits:

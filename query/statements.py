@@ -24,7 +24,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
-from domain.text import FUNCTION_WORDS, has_phrase, lower_words, phrase_text, surface_words, words
+from domain.text import has_phrase, lower_words, phrase_text, words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -137,7 +137,7 @@ ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and th
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
 _LETTERS = re.compile(r"[A-Za-z&]+")
-_FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")
+FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")  # a table cell: an amount or a percent
 
 
 def non_gaap(text: str | None) -> bool:
@@ -160,114 +160,14 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False) -> int
         if not _may_label(line, metric):
             at += len(line) + 1
             continue
-        said = words(_FIGURE.sub(" ", line))
+        said = words(FIGURE.sub(" ", line))
         said = said[1:] if said[:1] == _TOTAL and said[1:1 + len(metric)] == metric else said  # "Total revenues"
         labelled = said[:len(metric)] == metric and len(said) <= len(metric) + _ROW_LABEL_SLACK
-        cells = _FIGURE.findall(_without_label(line, metric)) + _row_cells(lines[i + 1:])
+        cells = FIGURE.findall(_without_label(line, metric)) + row_cells(lines[i + 1:])
         if labelled and len([c for c in cells if "%" in c or not percent]) >= ROW_FIGURES:
             return page_position(chunk, at)[0]
         at += len(line) + 1
     return None
-
-
-PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
-# Words a part's label may add to the part's own: it is a segment's, a business's (none names which)
-_STRUCTURE = frozenset(words("segment segments business businesses division divisions group total net gross "
-                             "percentage percent rate growth change adjusted reported eps ebit ebitda gaap non "
-                             "usd fy ttm ytd"))
-
-
-def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
-             titled: bool = False) -> tuple[int, int, str] | None:
-    """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
-    company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
-    2,262"): a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
-    Direct" for NIKE Direct's revenues) holding one of ``parts`` (the names
-    it writes with a capital, :func:`named_parts`), with ``ROW_FIGURES`` figures, in a chunk that names the
-    metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
-    sales); with ``titled`` (a question typed in lower case), a label written as a name. The consolidated
-    statements print no part's row, so a part's figure stands in MD&A's or a note's table of parts."""
-    text = chunk.get("text") or ""
-    stems = phrase_text(words(text))
-    if not any(has_phrase(stems, cue) for cue in metric):
-        return None
-    measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
-    lines = text.split("\n")
-    at = 0
-    for i, line in enumerate(lines):
-        said = words(_FIGURE.sub(" ", line))
-        named = frozenset(said) - FUNCTION_WORDS
-        part = named & parts
-        if part and len(said) <= PART_LABEL_WORDS and named <= asked | measured and _label_first(line) and \
-                (not titled or _titled(line)) and len(_FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
-            return page_position(chunk, at)[0], len(part), _label(line)
-        at += len(line) + 1
-    return None
-
-
-PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section heading stands (its table is next)
-
-
-def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
-    """The heading of a part's own section that closes a text chunk (MD&A's "AEROSPACE", "Theme Parks Segment
-    Results of Operations": its table of results is the next chunk), or None: one of the last lines, opening
-    with one of ``parts``' words, of few words and no figures, not a sentence."""
-    if chunk.get("kind", "text") != "text":
-        return None
-    lines = [line for line in (chunk.get("text") or "").split("\n") if re.search(r"[A-Za-z]", line)]
-    for line in lines[-PART_HEADING_LINES:]:  # lines of words: a chart's stray figures after it are no line
-        said = words(line)
-        if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line):
-            return line.strip()
-    return None
-
-
-def _part_cells(lines: list[str]) -> list[str]:
-    """A part's row's figures on the lines after its label, one line of words between allowed (a PDF's table
-    of products prints each one's indication under its name: "Paxlovid", "COVID-19 in certain high-risk
-    patients", then its figures)."""
-    cells = _row_cells(lines)
-    words_at = next((i for i, line in enumerate(lines) if re.search(r"[A-Za-z]{2}", line)), None)
-    return cells if cells or words_at is None else _row_cells(lines[words_at + 1:])
-
-
-def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
-    """The stems of the words a question writes with a capital, a sentence's first aside (names: "Theme
-    Parks", "Optum Health", "Diabetes"), less ``ignore`` (the companies' names, the periods, the metric's
-    words) and words that say a part is one without naming it ("segment", "EPS"): a line item is asked in
-    lower case ("free cash flow", "research and development expenses"), a part by its name. A question
-    typed all in lower case ("theme parks revenue 2023") says no case: each of its words may be a part,
-    which a row then names only in a title's capitals (:func:`part_row`'s ``titled``)."""
-    if typed_lower(question):
-        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - _ASKING
-    caps = [w for w, at in surface_words(question)
-            if w[:1].isupper() and not re.search(r"(?:^|[.?!;:])\W*$", question[:at])]  # no sentence's first word
-    return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
-
-
-_ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
-
-
-def typed_lower(question: str) -> bool:
-    """Whether a question is typed without a capital (a search box's "nike direct revenue fy21")."""
-    return not any(c.isupper() for c in question)
-
-
-def _titled(line: str) -> bool:
-    """Whether a row's label is written as a name: each word but the joining ones opens with a capital
-    ("Theme Parks", "Sales through NIKE Direct"), not a line item's sentence case ("Free cash flow")."""
-    said = re.findall(r"[A-Za-z][A-Za-z&'’-]*", _label(line))
-    return bool(said) and all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in said)
-
-
-def _label(line: str) -> str:
-    """A row's label as printed: its line up to the first cell."""
-    return re.split(r"\s*\|\s*|\s+[(\-–—$]?\s*\d", line.strip(), maxsplit=1)[0]
-
-
-def _label_first(line: str) -> bool:
-    """Whether a line opens with its label's words (then figures), as a table's row does."""
-    return bool(re.match(r"^\W*[A-Za-z&]", line)) and not re.search(r"[A-Za-z]{2}.*\d.*[A-Za-z]{2}", line)
 
 
 def _may_label(line: str, metric: tuple[str, ...]) -> bool:
@@ -282,13 +182,13 @@ def _without_label(line: str, metric: tuple[str, ...]) -> str:
     return re.sub(r"^\W*" + r"\W+".join(r"[A-Za-z&]+" for _ in metric), "", line.strip())
 
 
-def _row_cells(lines: list[str]) -> list[str]:
+def row_cells(lines: list[str]) -> list[str]:
     """Figures on the lines after a row's label, up to the next line with words."""
     cells: list[str] = []
     for line in lines:
         if re.search(r"[A-Za-z]{2}", line):
             break
-        cells += _FIGURE.findall(line)
+        cells += FIGURE.findall(line)
     return cells
 
 

@@ -1,0 +1,88 @@
+"""A part of the company a question names, and the table rows and MD&A sections that print its figure
+(``query.parts``), on tiny literal inputs."""
+
+from __future__ import annotations
+
+
+def test_a_part_is_a_name_the_question_writes_with_a_capital():
+    """"Theme Parks", "Diabetes", "Google Cloud" are parts; a line item asked in lower case, a sentence's first
+    word, the periods and the words that say a part is one without naming it are not; a question typed all in
+    lower case says no case, so its other words may all be parts."""
+    from domain.periods import PERIOD_WORDS
+    from domain.text import words
+    from query.parts import named_parts
+
+    periods = frozenset(words(" ".join(PERIOD_WORDS)))
+    assert named_parts("What was the revenue of Theme Parks segment in 2023?", periods) == frozenset(words("theme parks"))
+    assert named_parts("Diabetes revenue in Q2 2023. Use the EPS table.", periods) == frozenset()  # first words
+    assert named_parts("What was Medtronic's Diabetes revenue in the Second Quarter?", periods | {"medtron"}) == \
+        frozenset(words("diabetes"))
+    assert named_parts("What was Amazon's free cash flow for the trailing twelve months?", frozenset(words("amazon"))) \
+        == frozenset()
+    # typed all in lower case: every word may be a part but the asking, joining and ignored ones
+    assert named_parts("what was google cloud's operating income in 2023?", periods | frozenset(words("operating income"))) \
+        == frozenset(words("google cloud"))
+
+
+
+def test_a_parts_figure_is_read_off_the_row_its_name_labels():
+    """MD&A's table of segments prints a row labelled by the part (its label all the question's words), in a
+    table naming the metric by one of its cues; a row of another part, the metric's own row, prose, a row
+    with one figure and a table of another measure are not it."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.parts import part_row
+
+    question = "What was the revenue of Comcast's Theme Parks segment in 2023?"
+    cues = concept_map().metric_cues(question, ["revenue and growth"])
+    assert words("net sales") in cues and words("revenue") in cues
+    asked, parts = frozenset(words(question)), frozenset(words("theme parks"))
+    table = {"text": "Year ended December 31 (in millions) | 2023 | 2022 / Revenue\nMedia | $25,355 | $26,719\n"
+                     "Theme Parks | 8,947 | 7,541\nEliminations | (2,800) | (3,442)", "page_start": 43, "page_end": 43}
+    assert part_row(asked, parts, cues, table) == (43, 2, "Theme Parks")
+    sales = {"text": "Net Sales\nDiabetes\n2,488\n2,262\nTotal", "page_start": 34, "page_end": 34}
+    diabetes = "What was the revenue of Medtronic's Diabetes segment in fiscal 2024?"
+    assert part_row(frozenset(words(diabetes)), frozenset(words("diabetes")), cues, sales) == (34, 1, "Diabetes")
+    other_measure = {**table, "text": table["text"].replace("Revenue", "Comparable sales")}
+    prose = {"text": "Revenue at Theme Parks grew 18.6% to $8,947 million in 2023.", "page_start": 48, "page_end": 48}
+    one_cell = {"text": "Revenue\nTheme Parks | 8,947", "page_start": 9, "page_end": 9}
+    metric_row = {"text": "Revenue | $8,947 | $7,541", "page_start": 48, "page_end": 48}
+    assert all(part_row(asked, parts, cues, c) is None for c in (other_measure, prose, one_cell, metric_row))
+    direct = "What were NIKE Direct revenues in fiscal 2021?"  # the label may say the metric its own way
+    brand = {"text": "Revenues\nSales to Wholesale Customers | 25,898 | 23,156\nSales through NIKE Direct | 16,370 | 12,382",
+             "page_start": 33, "page_end": 33}
+    assert part_row(frozenset(words(direct)), frozenset(words("direct")), cues, brand) == \
+        (33, 1, "Sales through NIKE Direct")
+    pfizer = "What were Pfizer's Paxlovid revenues in the second quarter of 2023?"  # an indication under the name
+    products = {"text": "Revenues\nPaxlovid\nCOVID-19 in certain high-risk patients\n143\n8,115\nEliquis\n1,762",
+                "page_start": 38, "page_end": 38}
+    assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid")
+    # a question typed in lower case: the row must write the part as a name, not a line item's sentence case
+    typed = "free cash flow of theme parks 2023"
+    named_row = {"text": "Revenue\nTheme Parks | 8,947 | 7,541", "page_start": 43, "page_end": 43}
+    line_item = {"text": "Revenue\nFree cash flow | 8,947 | 7,541", "page_start": 44, "page_end": 44}
+    parts_typed = frozenset(words("free theme parks"))
+    assert part_row(frozenset(words(typed)), parts_typed, cues, named_row, titled=True) == (43, 2, "Theme Parks")
+    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item, titled=True) is None
+    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item) == (44, 1, "Free cash flow")
+
+
+
+def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
+    """MD&A's section on a segment opens with its name on a line of its own ("AEROSPACE", "Theme Parks Segment
+    Results of Operations") at a text chunk's end, its table next; a sentence, a line with figures, a heading
+    of another part or one far above the chunk's end are not it, nor a table chunk."""
+    from domain.text import words
+    from query.parts import part_heading
+
+    aerospace = frozenset(words("aerospace"))
+    assert part_heading(aerospace, {"text": "found in Note L.\n29\nAEROSPACE"}) == "AEROSPACE"
+    assert part_heading(aerospace, {"text": "AEROSPACE\nNet Sales\n549755814952\n549755814953"}) == "AEROSPACE"
+    parks = frozenset(words("theme parks"))
+    assert part_heading(parks, {"text": "Other expenses.\nTable of Contents\nTheme Parks Segment Results of Operations"}) \
+        == "Theme Parks Segment Results of Operations"
+    assert part_heading(aerospace, {"text": "Aerospace revenue rose on higher deliveries."}) is None
+    assert part_heading(aerospace, {"text": "Aerospace 1,953 1,867"}) is None
+    assert part_heading(aerospace, {"text": "MARINE SYSTEMS"}) is None
+    assert part_heading(aerospace, {"text": "AEROSPACE\nOne.\nTwo.\nThree.\nFour."}) is None
+    assert part_heading(aerospace, {"text": "AEROSPACE", "kind": "table"}) is None
