@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from domain import vocabulary
 from domain.periods import names_period
-from domain.text import surface_words
+from domain.text import surface_words, typed_lower
 from domain.vocabulary import VocabularyError
 
 SUFFIXES = frozenset({"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
@@ -447,7 +447,7 @@ class EntityIndex:
 
     def _find_names(self, question: str) -> list[tuple[str, set[str], int]]:
         tokens = surface_words(question)
-        uncased = not any(c.isupper() for c in question)  # typed without capitals: "nvidia revenue 2023"
+        uncased = typed_lower(question)
         out: list[tuple[str, set[str], int]] = []
         spans: list[tuple[int, int]] = []  # the tokens of each name found
         covered = 0  # tokens before this index belong to a name already matched ("Lockheed Martin")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from domain.rules import ANNUAL, EARNINGS, QUARTERLY
 from domain.sec_items import STATEMENT_ITEMS
+from domain.text import words
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,13 @@ def _month_quarter(text: str | None) -> tuple[int, dt.date] | None:
     m = _MONTH_QUARTER.search(text or "")
     if not m:
         return None
-    number, year = _MONTH[m.group(1).lower()[:3]], int(m.group(2) or m.group(3))
-    return 3, dt.date(year, number, calendar.monthrange(year, number)[1])
+    return 3, _month_end(m.group(1), int(m.group(2) or m.group(3)))
+
+
+def _month_end(month: str, year: int) -> dt.date:
+    """The last day of a month named by its word ("December", "sept"), in a year."""
+    number = _MONTH[month.lower()[:3]]
+    return dt.date(year, number, calendar.monthrange(year, number)[1])
 
 
 def _day(month: str, day: str, year: str) -> dt.date | None:
@@ -182,8 +188,7 @@ def named_day(text: str) -> dt.date | None:
     month = _MONTH_YEAR.search(text or "")
     if month is None:
         return None
-    number, year = _MONTH[month.group(1).lower()[:3]], int(month.group(2))
-    return dt.date(year, number, calendar.monthrange(year, number)[1])
+    return _month_end(month.group(1), int(month.group(2)))
 
 
 def periods(text: str) -> list[Period]:
@@ -292,9 +297,9 @@ def period_distance(year: int, quarter: int | None, fiscal_year: int | None, fis
     return abs((fiscal_year * 4 + have) - (year * 4 + (quarter or 4)))
 
 
-# Words that only say when: a table's row or heading made of them ("Second Quarter", "Six Months Ended") names
-# no part of a company, whatever question repeats them.
-PERIOD_WORDS = frozenset(re.findall(r"\w+",
+# Words that only say when, as ``domain.text.words`` stems them: a table's row or heading made of them ("Second
+# Quarter", "Six Months Ended") names no part of a company, whatever question repeats them.
+PERIOD_WORDS = frozenset(words(
     "fiscal quarter quarters quarterly annual annually year years month months ended ending end first second "
     "third fourth three six nine twelve fy ytd ttm q1 q2 q3 q4 january february march april may june july "
     "august september october november december"))

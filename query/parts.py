@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, surface_words, words
+from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, surface_words, typed_lower, words
 from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
 
 PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
@@ -85,11 +85,6 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
 
 
 _ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
-
-
-def typed_lower(question: str) -> bool:
-    """Whether a question is typed without a capital (a search box's "nike direct revenue fy21")."""
-    return not any(c.isupper() for c in question)
 
 
 def _titled(line: str) -> bool:

@@ -9,14 +9,14 @@ from collections.abc import Callable
 from domain.periods import PERIOD_WORDS
 from domain.sec_items import MDNA_ITEMS
 from domain.statements import HEADING_WINDOW, Section
-from domain.text import words
+from domain.text import typed_lower, words
 from kernel import timing
 from kernel.search import Filters, Hit, SearchReader
 from query import scoring
 from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.facts import describe, fact_pages, question_facts, synonym_concepts
-from query.parts import named_parts, part_heading, part_row, typed_lower
+from query.parts import named_parts, part_heading, part_row
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.statements import (
@@ -32,7 +32,6 @@ from query.statements import (
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
-_PERIOD_STEMS = frozenset(words(" ".join(sorted(PERIOD_WORDS))))
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
@@ -164,7 +163,7 @@ class Pins:
         if not cues:
             return
         names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
-        ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | _PERIOD_STEMS | \
+        ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | PERIOD_WORDS | \
             frozenset(w for n in names for w in words(n))
         titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
         parts = named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
@@ -195,13 +194,7 @@ class Pins:
 
     def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
         """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
-        ids, at = [], chunk
-        for _ in range(n):
-            nxt = next_chunk_id(at)
-            if nxt is None:
-                break
-            ids.append(nxt)
-            at = {**at, "seq": int(at["seq"]) + 1}
+        ids = [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None]
         found = {f["chunk_id"]: f for f in self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)}
         return [found[i] for i in ids if i in found]
 

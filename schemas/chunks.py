@@ -26,12 +26,13 @@ def chunk_id(doc_id: str, item: str, seq: int) -> str:
     return f"{doc_id}:{item}:{seq:04d}"
 
 
-def next_chunk_id(chunk: dict) -> str | None:
-    """The id of the chunk that follows ``chunk`` (a record with doc_id, item and seq) in its Item: what
-    its text runs on into (a statement's title in one chunk, its table in the next)."""
+def next_chunk_id(chunk: dict, ahead: int = 1) -> str | None:
+    """The id of the chunk that follows ``chunk`` (a record with doc_id, item and seq) in its Item, or the
+    ``ahead``-th after it: what its text runs on into (a statement's title in one chunk, its table in the
+    next)."""
     if chunk.get("seq") is None or not chunk.get("doc_id") or chunk.get("item") is None:
         return None
-    return chunk_id(chunk["doc_id"], chunk["item"], int(chunk["seq"]) + 1)
+    return chunk_id(chunk["doc_id"], chunk["item"], int(chunk["seq"]) + ahead)
 
 
 class ChunkRecord(BaseModel):
