@@ -25,6 +25,7 @@ from query.statements import (
     best_section_page,
     best_statement_page,
     continuation,
+    echo_page,
     non_gaap,
     row_page,
     titled_last,
@@ -36,6 +37,7 @@ NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a chang
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
+ECHO_SEARCH = 30  # passages of the document searched for the facts' figures printed again
 
 
 def several_companies(companies: int) -> bool:
@@ -160,15 +162,10 @@ class Pins:
         first page: MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales,
         the brand's, before each geography's)."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
-        if not cues:
-            return
-        names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
-        ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | PERIOD_WORDS | \
-            frozenset(w for n in names for w in words(n))
-        titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
-        parts = named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
+        parts = _asked_parts(q, d) if cues else frozenset()
         if not parts:
             return
+        titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
         hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
             self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
@@ -259,7 +256,8 @@ class Pins:
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
-            for page, facts in fact_pages(found, plan.target_year or d.fiscal_year, fact_limit):
+            pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit)
+            for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
                 hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
                         if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
@@ -267,7 +265,31 @@ class Pins:
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
+            if pages and not several_companies(len(best)):
+                self._echo_pin(q, d, pages, pins, top)
         return pins
+
+    def _echo_pin(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
+                  top: float) -> None:
+        """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
+        segment note's total (untagged in most filings), which answer as well as the statement and are where
+        many readers look: the document's first other page printing one of the facts' figures as a cell
+        (:func:`query.statements.echo_page`)."""
+        facts = [f for _, found in pages for f in found]
+        if _asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
+            return  # a part asked, the whole's figures found: their reprint is not the part's
+        displays = {str(f.get("display") or "") for f in facts}
+        tagged = {p for p, _ in pages}
+        scope = {**(q.filters or {}), "doc_id": d.doc_id}
+        hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays))}", scope, ECHO_SEARCH)
+        asked = frozenset(words(q.plan.core))
+        echoes = [(page, h) for h in hits
+                  if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
+        if echoes:
+            page, h = min(echoes, key=lambda t: t[0])
+            pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
+                            {**h.source, "_page": page, "_basis": "fact",
+                             "_reason": "prints the figure asked again (the facts' amount, off their tagged pages)"}))
 
     def _following(self, q: Question, statement: str, chunks: list[dict]) -> dict[str, dict]:
         """chunk_id -> the chunk after it, for the chunks that name the statement near their end (an HTML
@@ -286,6 +308,16 @@ class Pins:
         """A chunk of the next page when the statement runs on to it (``query.statements.continuation``)."""
         hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
         return continuation(statement, page, [h.source for h in hits])
+
+
+def _asked_parts(q: Question, d: DocInfo) -> frozenset[str]:
+    """The parts of the company the question names (:func:`query.parts.named_parts`), its companies' names,
+    periods and the metric's own words aside (``d``: the document, whose company's names are no part)."""
+    names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
+    ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | PERIOD_WORDS | \
+        frozenset(w for n in names for w in words(n))
+    titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
+    return named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

@@ -192,6 +192,29 @@ def row_cells(lines: list[str]) -> list[str]:
     return cells
 
 
+ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within a document
+
+
+def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | None:
+    """The page on which a chunk prints one of ``displays`` (a reported fact's figures, as "16,046") as a
+    table's cell on a row the question's words (stems, ``asked``) label: the amount a question asks, printed
+    again off its statement (MD&A's summary of results, a segment note's "Total"). Only figures of
+    ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), and only
+    under a label of the question's own words, so a fact the question did not mean (the dividends paid of
+    "payments volume") is not printed again by an equity statement's row."""
+    text = chunk.get("text") or ""
+    for m in FIGURE.finditer(text):
+        cell = m.group().strip(" ($-–—)%")
+        if cell not in displays or sum(c.isdigit() for c in cell) < ECHO_DIGITS or "%" in m.group():
+            continue
+        row = re.split(r"\n| / ", text[:m.start()])[-1]
+        said = words(FIGURE.sub(" ", row.replace("|", " ")))
+        label = [w for w in said if w not in _TOTAL]
+        if said and set(label) <= asked:  # "Total" alone labels a table's sum of the parts
+            return page_position(chunk, m.start())[0]
+    return None
+
+
 def section_page(section: Section, chunk: dict) -> int | None:
     """The page on which a chunk of the section's Items opens the MD&A ``section`` (its heading on a line
     of its own, ``domain.statements.section_heads``)."""

@@ -3,6 +3,7 @@ own page) and the page a chunk's evidence belongs to."""
 
 from __future__ import annotations
 
+from domain.text import words
 from query.analysis import QueryAnalysis
 from query.plan import make_plan
 from query.scoring import evidence_page
@@ -221,3 +222,27 @@ def test_a_share_asked_is_read_off_a_row_of_percentages():
     assert non_gaap("Non-GAAP gross margin percentage") and non_gaap("Adjusted EBITDA")
     assert non_gaap("Non\u2011GAAP gross margin") and non_gaap("non\u2013gaap") and non_gaap("NONGAAP")
     assert not non_gaap("unadjusted EBITDA margin") and not non_gaap("Adjustments to reconcile net income")
+
+
+def test_echo_page_finds_the_amount_printed_again_under_the_questions_label():
+    from query.statements import echo_page
+
+    asked = frozenset(words("What were Abbott's total net sales for 2023?"))
+    summary = {"text": "Results of operations\nNet sales | $ 40,109 | $ 43,653", "page_start": 28, "page_end": 28}
+    segments = {"text": "Other | 14 | 11\nTotal | $40,109 | $43,653", "page_start": 74, "page_end": 74}
+    assert echo_page({"40,109"}, asked, summary) == 28
+    assert echo_page({"40,109"}, asked, segments) == 74  # "Total" alone: the sum of the parts
+
+
+def test_echo_page_ignores_other_labels_short_figures_percents_and_prose():
+    from query.statements import echo_page
+
+    asked = frozenset(words("How much did Visa's payments volume grow in fiscal 2024?"))
+    equity = {"text": "Cash dividends declared | (4,217) | (3,751)", "page_start": 59, "page_end": 59}
+    assert echo_page({"4,217"}, asked, equity) is None  # a fact the question did not mean
+    sales = frozenset(words("What were the net sales?"))
+    assert echo_page({"400"}, sales, {"text": "Net sales | 400", "page_start": 1, "page_end": 1}) is None
+    assert echo_page({"19,457"}, sales, {"text": "Net sales | 19,457%", "page_start": 1, "page_end": 1}) is None
+    prose = {"text": "Worldwide Net sales were $19,457 in 2023, up 8.5%", "page_start": 31, "page_end": 31}
+    assert echo_page({"19,457"}, sales, prose) is None  # a sentence is no table's row
+    assert echo_page({"19,457"}, sales, {"text": "| 19,457 | 17,967", "page_start": 1, "page_end": 1}) is None
