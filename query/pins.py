@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.periods import PERIOD_WORDS
-from domain.sec_items import MDNA_ITEMS
+from domain.sec_items import MDNA_ITEMS, STATEMENT_ITEMS
 from domain.statements import HEADING_WINDOW, Section
 from domain.text import typed_lower, words
 from kernel import timing
@@ -78,7 +78,8 @@ class Pins:
                 pinned = self.statement_pins(q, best, hits)
         if q.opts.facts:
             with timing.stage("facts"):
-                pinned = self.fact_pins(q, best, (pinned or hits)[0].score) + pinned
+                taken = {(h.source["doc_id"], int(h.source["_page"])) for h in pinned}
+                pinned = self.fact_pins(q, best, (pinned or hits)[0].score, taken) + pinned
         return pinned
 
     def statement_pins(self, q: Question, best: list[DocInfo], hits: list[Hit]) -> list[Hit]:
@@ -241,11 +242,13 @@ class Pins:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
-    def fact_pins(self, q: Question, best: list[DocInfo], top: float) -> list[Hit]:
+    def fact_pins(self, q: Question, best: list[DocInfo], top: float,
+                  taken: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> list[Hit]:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
         question names (:func:`fact_page_limit` of them), with the facts as the reason (the companies' names
         are no concept words). Documents without facts (PDFs, filings before iXBRL) pin nothing: the
-        statements' pages and the search stand."""
+        statements' pages and the search stand. ``taken``: (document, page) pinned already, which a
+        figure printed again does not pin twice."""
         plan = q.plan
         metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
@@ -266,27 +269,28 @@ class Pins:
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
             if pages and not several_companies(len(best)):
-                self._echo_pin(q, d, pages, pins, top)
+                self._echo_pin(q, d, pages, pins, top, taken)
         return pins
 
     def _echo_pin(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
-                  top: float) -> None:
+                  top: float, taken: frozenset[tuple[str, int]] | set[tuple[str, int]]) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
-        (:func:`query.statements.echo_page`)."""
+        (:func:`query.statements.echo_page`), outside the statements' Item first (a 10-Q's other statements
+        print net income again before its MD&A does)."""
         facts = [f for _, found in pages for f in found]
         if _asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
         displays = {str(f.get("display") or "") for f in facts}
-        tagged = {p for p, _ in pages}
+        tagged = {p for p, _ in pages} | {p for doc, p in taken if doc == d.doc_id}
         scope = {**(q.filters or {}), "doc_id": d.doc_id}
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         echoes = [(page, h) for h in hits
                   if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
         if echoes:
-            page, h = min(echoes, key=lambda t: t[0])
+            page, h = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
                             {**h.source, "_page": page, "_basis": "fact",
                              "_reason": "prints the figure asked again (the facts' amount, off their tagged pages)"}))

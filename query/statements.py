@@ -136,6 +136,7 @@ _NON_GAAP = tuple(tuple(lower_words(p)) for p in ("non gaap", "nongaap", "adjust
 ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and the one compared
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
+_WHOLE = frozenset(words("total consolidated"))  # a row label naming the whole, not a line item
 _LETTERS = re.compile(r"[A-Za-z&]+")
 FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")  # a table cell: an amount or a percent
 
@@ -197,7 +198,7 @@ ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within 
 
 def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | None:
     """The page on which a chunk prints one of ``displays`` (a reported fact's figures, as "16,046") as a
-    table's cell on a row the question's words (stems, ``asked``) label: the amount a question asks, printed
+    table's cell on a row the question's words (stems, ``asked``) or the whole's ("Total", "Consolidated") label: the amount a question asks, printed
     again off its statement (MD&A's summary of results, a segment note's "Total"). Only figures of
     ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), and only
     under a label of the question's own words, so a fact the question did not mean (the dividends paid of
@@ -209,8 +210,8 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
             continue
         row = re.split(r"\n| / ", text[:m.start()])[-1]
         said = words(FIGURE.sub(" ", row.replace("|", " ")))
-        label = [w for w in said if w not in _TOTAL]
-        if said and set(label) <= asked:  # "Total" alone labels a table's sum of the parts
+        label = [w for w in said if w not in _WHOLE]
+        if said and set(label) <= asked:  # "Total", "Consolidated" alone label a table's sum of the parts
             return page_position(chunk, m.start())[0]
     return None
 

@@ -232,6 +232,8 @@ def test_echo_page_finds_the_amount_printed_again_under_the_questions_label():
     segments = {"text": "Other | 14 | 11\nTotal | $40,109 | $43,653", "page_start": 74, "page_end": 74}
     assert echo_page({"40,109"}, asked, summary) == 28
     assert echo_page({"40,109"}, asked, segments) == 74  # "Total" alone: the sum of the parts
+    whole = {"text": "Eliminations | (253)\nConsolidated Operating Revenues | $ 40,109", "page_start": 23, "page_end": 23}
+    assert echo_page({"40,109"}, frozenset(words("Abbott's total operating revenues")), whole) == 23
 
 
 def test_echo_page_ignores_other_labels_short_figures_percents_and_prose():
