@@ -164,8 +164,9 @@ class Retriever:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
                 chosen = [d.doc for d in docs]
-                newest = scoring.newest_reports(chosen, scoring.newest_forms(q.plan))
-                before = {d.doc_id: scoring.previous_report(d, chosen) for d in newest}
+                forms = scoring.newest_forms(q.plan)
+                newest = scoring.newest_reports(chosen, forms)
+                before = {d.doc_id: scoring.previous_report(d, chosen, forms) for d in newest}
                 result.evidence = scoring.second_document(result.evidence, scoring.second_scores(docs, q.plan, before))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, entity_of, result.evidence)

@@ -165,9 +165,13 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
     return out + rest[: k - len(out)]
 
 
-def previous_report(doc: DocInfo, candidates: Iterable[DocInfo]) -> DocInfo | None:
-    """The same company's report of the same form just before ``doc`` (by period end), among ``candidates``."""
-    earlier = [d for d in candidates if d.entity == doc.entity and d.form == doc.form and d.period_end
+def previous_report(doc: DocInfo, candidates: Iterable[DocInfo], forms: tuple[str, ...] | None = None) -> DocInfo | None:
+    """The same company's report just before ``doc`` (by period end) among ``candidates``, of ``forms`` (rule
+    L's, :func:`newest_forms`; default: ``doc``'s own form): before a newest 10-K, the 10-Q of a quarter
+    that year when any periodic report answers (an accrual, a stake, a merger's terms the quarter reported),
+    the 10-K before when only an annual report does (a trend over years)."""
+    forms = forms or (doc.form,)
+    earlier = [d for d in candidates if d.entity == doc.entity and d.form in forms and d.period_end
                and doc.period_end and d.period_end < doc.period_end]
     return max(earlier, key=lambda d: (str(d.period_end), d.doc_id), default=None)
 
@@ -180,7 +184,7 @@ def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryP
     have = {d.doc.doc_id for d in chosen}
     out = list(chosen)
     for doc in newest_reports((t.doc for t in chosen), newest_forms(plan)):
-        before = previous_report(doc, (t.doc for t in scored))
+        before = previous_report(doc, (t.doc for t in scored), newest_forms(plan))
         if before is not None and before.doc_id not in have:
             out.extend(t for t in scored if t.doc.doc_id == before.doc_id)
             have.add(before.doc_id)

@@ -266,13 +266,28 @@ def test_no_period_named_keeps_the_report_before_the_newest():
     q3 = DocInfo(doc_id="KO_2024Q3_10Q", form="10-Q", fiscal_year=2024, period_end="2024-09-30", entity="cocacola")
     scored = [ScoredDoc(ko24, 3.0, ""), ScoredDoc(q3, 2.0, ""), ScoredDoc(ko22, 1.0, ""), ScoredDoc(ko23, 0.5, "")]
     chosen = scored[:2]
-    no_year = plan_for("how has revenue trended")
+    no_year = plan_for("how has revenue trended over the last three years")
     assert [d.doc.doc_id for d in with_previous(chosen, scored, no_year)] == \
         ["KO_2024_10K", "KO_2024Q3_10Q", "KO_2023_10K"]  # the 10-K before the newest, not the oldest
     assert with_previous(chosen, scored, plan_for("revenue in 2024", years=[2024])) == chosen  # a year named
     assert previous_report(ko23, [ko24, ko23, ko22]).doc_id == "KO_2022_10K"
     assert previous_report(ko22, [ko24, ko23, ko22]) is None
     assert [d.doc_id for d in newest_reports(t.doc for t in chosen)] == ["KO_2024_10K"]
+
+
+def test_no_period_named_any_report_answers_the_one_before_is_the_quarter_before():
+    """When any periodic report answers (an accrual, a stake), the report before a newest 10-K is that year's
+    10-Q, not the 10-K a year older; when only an annual report does (a trend), it is the 10-K before."""
+    ge23 = DocInfo(doc_id="GE_2023_10K", form="10-K", fiscal_year=2023, period_end="2023-12-31", entity="ge")
+    ge22 = DocInfo(doc_id="GE_2022_10K", form="10-K", fiscal_year=2022, period_end="2022-12-31", entity="ge")
+    q2 = DocInfo(doc_id="GE_2023Q2_10Q", form="10-Q", fiscal_year=2023, period_end="2023-06-30", entity="ge")
+    scored = [ScoredDoc(ge23, 3.0, ""), ScoredDoc(ge22, 1.0, ""), ScoredDoc(q2, 0.5, "")]
+    stake = plan_for("How much of GE HealthCare did General Electric retain?")
+    assert [d.doc.doc_id for d in with_previous(scored[:1], scored, stake)] == ["GE_2023_10K", "GE_2023Q2_10Q"]
+    trend = plan_for("How has revenue trended over the last three years?")
+    assert [d.doc.doc_id for d in with_previous(scored[:1], scored, trend)] == ["GE_2023_10K", "GE_2022_10K"]
+    assert previous_report(ge23, [ge23, ge22, q2], newest_forms(stake)).doc_id == "GE_2023Q2_10Q"
+    assert previous_report(ge23, [ge23, ge22, q2]).doc_id == "GE_2022_10K"  # its own form by default
 
 
 def test_with_no_period_named_the_report_before_the_newest_is_a_close_second():
