@@ -195,7 +195,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     asked = metric_words(question, names)
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
-    named = named_members([f for f in found if f.get("dimensions")], asked)
+    named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))))
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows
     return named or [f for f in found if not f.get("dimensions")]
 
@@ -213,11 +213,14 @@ def member_words(dimension: str) -> tuple[str, ...]:
     return () if member in _GENERIC_MEMBERS else words(split_concept(member))
 
 
-def named_members(facts: list[dict], asked: str) -> list[dict]:
+def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset()) -> list[dict]:
     """The dimensional facts one of whose members the question names in full (``asked``: its words without
-    the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure."""
+    the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure. A
+    member the metric's own words name (``metric``: the stems of the synonym terms it says) is no part: the
+    "Sales" member of a collaboration's table is not what "Merck's total sales" asks."""
     said = set(words(asked))
-    return [f for f in facts if any((m := member_words(d)) and set(m) <= said for d in f.get("dimensions") or [])]
+    return [f for f in facts if any((m := member_words(d)) and set(m) <= said and not set(m) <= metric
+                                    for d in f.get("dimensions") or [])]
 
 
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2) -> list[tuple[int, list[dict]]]:

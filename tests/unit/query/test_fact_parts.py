@@ -3,6 +3,7 @@ consolidated figure: pure functions on literal facts."""
 
 from __future__ import annotations
 
+from domain.text import words
 from query.facts import describe, member_words, named_members
 
 SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
@@ -28,6 +29,17 @@ def test_the_facts_of_the_part_the_question_names():
     assert named_members(facts, "What was Mobility operating income for the six months?") == [mobility]
     assert named_members(facts, "What was operating income of the operating segments?") == []  # generic member
     assert named_members(facts, "What was operating income?") == []
+
+
+def test_a_member_the_metrics_own_words_name_is_no_part():
+    """Merck's collaboration table tags Bayer's sales with a "Sales" member: "Merck's total sales" names the
+    metric, not that part; a part's own name still picks its facts."""
+    sales = _fact(["srt:ProductOrServiceAxis=us-gaap:SalesMember", "us-gaap:CollaborativeArrangementsAxis=mrk:BayerAGMember"], "142")
+    facts = [sales]
+    metric = frozenset(words("sales"))
+    assert named_members(facts, "What were total sales in the second quarter?") == [sales]  # without the metric
+    assert named_members(facts, "What were total sales in the second quarter?", metric) == []
+    assert named_members(facts, "What were Bayer AG sales in the second quarter?", metric) == [sales]
 
 
 def test_a_parts_reason_names_its_members():
