@@ -77,13 +77,14 @@ def _floor(evidence: list, ratio: float) -> list:
 
 def _dedupe(evidence: list, threshold: float = 0.9) -> list:
     """Evidence whose text all but repeats an earlier item's is dropped, unless it is the same chunk standing
-    for another page: a chunk that runs from one page's foot into the next (a statement's title, then its
-    table) may be pinned for both pages, and they are two pages, not one text twice."""
+    for another page (a chunk that runs from one page's foot into the next, a statement's title, then its
+    table, may be pinned for both pages, and they are two pages, not one text twice) or a pinned page (a
+    table MD&A prints as the statement does is two pages a reader may cite, pinned for what they print)."""
     kept, shingles = [], []
     for e in evidence:
         tokens = set(lower_words(e.text))
-        if any(chunk != e.chunk_id and len(tokens & s) / max(1, len(tokens | s)) >= threshold
-               for chunk, s in shingles):
+        if e.basis == "match" and any(chunk != e.chunk_id and len(tokens & s) / max(1, len(tokens | s)) >= threshold
+                                      for chunk, s in shingles):
             continue
         kept.append(e)
         shingles.append((e.chunk_id, tokens))
