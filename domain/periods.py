@@ -54,7 +54,7 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b{_FY}\s*'?(?:{_Y}|{_YY})\s*[-/]?\s*q([1-4])\b"), "yq"),  # FY2023Q1, FY23 Q1
     (re.compile(rf"\bq([1-4])\s*(?:of\s+)?(?:{_FY}\s*)?'?\s*{_Y}\b"), "qy"),  # Q1 2023, Q1 FY2023, Q12023
     (re.compile(rf"\bq([1-4])\s*(?:'|{_FY}\s*'?)\s*{_YY}\b"), "qyy"),  # Q1'23, Q1 FY23
-    (re.compile(rf"\b([1-4])q\s*'?(?:{_Y}|{_YY})\b"), "qy2"),  # 1Q23, 1Q 2023
+    (re.compile(rf"\b([1-4])q\s*(?:{_FY}\s*)?'?(?:{_Y}|{_YY})\b"), "qy2"),  # 1Q23, 1Q 2023, 4Q FY2022
     (re.compile(rf"\bh([12])\s*(?:of\s+)?(?:{_FY}\s*)?'?\s*(?:{_Y}|{_YY})?\b"), "hy"),  # H1 FY2023, H1 2023, H2
     (re.compile(rf"\b([12])h\s*'?(?:{_Y}|{_YY})\b"), "hy"),  # 1H23
     (re.compile(rf"\b(first|second|third|fourth)[\s-]+(?:fiscal[\s-]+)?quarter(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?"

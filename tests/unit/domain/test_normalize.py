@@ -38,6 +38,7 @@ def test_a_cue_matches_whole_words_in_a_row_and_keeps_little_words():
     ("revenue in FY2023Q1", 2023, 1),
     ("revenue in Q1 FY2023", 2023, 1),
     ("revenue in 1Q23", 2023, 1),
+    ("Oracle revenue for 4Q FY2022?", 2022, 4),
     ("revenue in Q1'23", 2023, 1),
     ("revenue in Q12023", 2023, 1),
     ("Q2 of FY2024", 2024, 2),
