@@ -49,14 +49,14 @@ def test_a_parts_reason_names_its_members():
 
 
 def test_one_fact_page_each_when_several_companies_are_named():
-    from query.pins import FACT_PAGES, fact_page_limit
+    from query.pin_policy import FACT_PAGES, fact_page_limit
 
     assert fact_page_limit(1) == FACT_PAGES == 2 and fact_page_limit(0) == FACT_PAGES
     assert fact_page_limit(2) == fact_page_limit(3) == 1
 
 
 def test_pinned_pages_run_on_only_for_one_company():
-    from query.pins import pins_run_on, several_companies
+    from query.pin_policy import pins_run_on, several_companies
 
     assert [several_companies(n) for n in (0, 1, 2, 3)] == [False, False, True, True]
     assert pins_run_on(1) and pins_run_on(0) and not pins_run_on(2)

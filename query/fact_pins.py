@@ -1,0 +1,75 @@
+"""Fact pins: over iXBRL filings, the pages printing the facts a metric question names, and the page that
+prints their amount again off the tagged ones (MD&A's summary, a segment note's total), placed above the
+statements' pins. Documents without facts (PDFs, filings before iXBRL) pin nothing here."""
+
+from __future__ import annotations
+
+from domain.sec_items import STATEMENT_ITEMS
+from domain.text import words
+from kernel.search import Hit
+from query.catalog import DocInfo
+from query.facts import describe, fact_pages, question_facts, synonym_concepts
+from query.part_pins import asked_parts
+from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
+from query.question import Question
+from query.statements import echo_page
+
+ECHO_SEARCH = 30  # passages of the document searched for the facts' figures printed again
+
+
+class FactPins(PinReader):
+    """``FactPins(backend)(question, best documents, top score, pages taken)``: the facts' pages, then the
+    amount printed again."""
+
+    def __call__(self, q: Question, best: list[DocInfo], top: float,
+                  taken: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> list[Hit]:
+        """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
+        question names (:func:`fact_page_limit` of them), with the facts as the reason (the companies' names
+        are no concept words). Documents without facts (PDFs, filings before iXBRL) pin nothing: the
+        statements' pages and the search stand. ``taken``: (document, page) pinned already, which a
+        figure printed again does not pin twice."""
+        plan = q.plan
+        metric = not plan.narrative and (plan.figure or bool(synonym_concepts(plan.core)))
+        if not metric or not q.snap.has_facts:
+            return []
+        names = [e.name for e in plan.analysis.entities] + plan.analysis.written + \
+            [n for d in best for n in (d.company, d.ticker)]
+        pins: list[Hit] = []
+        fact_limit = fact_page_limit(len(best))
+        for d in best[:PINNED_DOCUMENTS]:
+            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
+            pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit)
+            for page, facts in pages:
+                scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
+                hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
+                        if int(h.source["page_start"]) <= page <= int(h.source["page_end"])]
+                if hits:
+                    pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
+                                    {**hits[0].source, "_page": page, "_basis": "fact",
+                                     "_reason": f"reports {describe(facts)}"}))
+            if pages and not several_companies(len(best)):
+                self._echo(q, d, pages, pins, top, taken)
+        return pins
+
+    def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
+                  top: float, taken: frozenset[tuple[str, int]] | set[tuple[str, int]]) -> None:
+        """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
+        segment note's total (untagged in most filings), which answer as well as the statement and are where
+        many readers look: the document's first other page printing one of the facts' figures as a cell
+        (:func:`query.statements.echo_page`), outside the statements' Item first (a 10-Q's other statements
+        print net income again before its MD&A does)."""
+        facts = [f for _, found in pages for f in found]
+        if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
+            return  # a part asked, the whole's figures found: their reprint is not the part's
+        displays = {str(f.get("display") or "") for f in facts}
+        tagged = {p for p, _ in pages} | {p for doc, p in taken if doc == d.doc_id}
+        scope = {**(q.filters or {}), "doc_id": d.doc_id}
+        hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays))}", scope, ECHO_SEARCH)
+        asked = frozenset(words(q.plan.core))
+        echoes = [(page, h) for h in hits
+                  if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
+        if echoes:
+            page, h = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
+            pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
+                            {**h.source, "_page": page, "_basis": "fact",
+                             "_reason": "prints the figure asked again (the facts' amount, off their tagged pages)"}))

@@ -1,0 +1,69 @@
+"""Part pins: a part of the company the question names (a segment, a product, a business) printed by MD&A's
+table of parts or its own section, which neither the consolidated statements nor the search's prose outrank
+it with. The part itself is read by ``query.parts``; these are the pages ``query.pins`` adds for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.periods import PERIOD_WORDS
+from domain.sec_items import MDNA_ITEMS
+from domain.text import typed_lower, words
+from kernel.search import Filters, Hit
+from query.catalog import DocInfo
+from query.concepts import concept_map
+from query.parts import named_parts, part_heading, part_row
+from query.pin_policy import PinReader
+from query.question import Question
+from query.statements import row_page
+
+PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
+
+
+class PartPins(PinReader):
+    """``PartPins(backend)(question, document, scope, pin)``: the part's table row and section pages."""
+
+    def __call__(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
+        """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
+        table of parts, which neither the consolidated statements nor the search's prose outrank it with:
+        the MD&A page of the document whose table row the part labels (:func:`query.parts.part_row`;
+        a document without MD&A, a release, anywhere in it), the label naming most of the part, then the
+        first page: MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales,
+        the brand's, before each geography's)."""
+        cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
+        parts = asked_parts(q, d) if cues else frozenset()
+        if not parts:
+            return
+        titled = typed_lower(q.plan.core)
+        asked = frozenset(words(q.plan.core))
+        hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
+            self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
+        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled))]
+        if rows:
+            (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
+            pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
+        self._section(q, parts, cues, hits, pin)
+
+    def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> None:
+        """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
+        prints the part's figure in the table after its heading, on a row labelled by the metric alone
+        ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page."""
+        for h in hits:
+            heading = part_heading(parts, h.source)
+            if heading is None:
+                continue
+            for table in self._next_chunks(q, h.source, PART_SECTION_TABLES):
+                page = next((p for cue in cues if (p := row_page(cue, table)) is not None), None)
+                if page is not None:
+                    pin(table, table["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
+                    return
+
+
+def asked_parts(q: Question, d: DocInfo) -> frozenset[str]:
+    """The parts of the company the question names (:func:`query.parts.named_parts`), its companies' names,
+    periods and the metric's own words aside (``d``: the document, whose company's names are no part)."""
+    names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
+    ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | PERIOD_WORDS | \
+        frozenset(w for n in names for w in words(n))
+    titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
+    return named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)

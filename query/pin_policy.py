@@ -1,0 +1,51 @@
+"""How many pages the pins take, and how pins read the index: the policies every pin kind shares (pure, on
+plain counts) and the one search they all run (a document's passages by BM25). Used by ``query.pins``,
+``query.part_pins`` and ``query.fact_pins``."""
+
+from __future__ import annotations
+
+from kernel.search import Filters, Hit, SearchReader
+from query.question import Question
+from schemas.chunks import next_chunk_id
+from schemas.index import INDEXES
+
+PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
+
+
+def several_companies(companies: int) -> bool:
+    """Whether the documents chosen are several companies' (``companies``: how many companies' best
+    documents were chosen): then each company's best page must stand among the first five, so pins take
+    fewer pages of any one company (:func:`fact_page_limit`, :func:`pins_run_on`)."""
+    return companies >= 2
+
+
+def fact_page_limit(companies: int) -> int:
+    """Fact pages pinned in one company's document: ``FACT_PAGES``, or one when several companies are named,
+    so that each company's best page stands among the first five, not two of one company's beside one of the
+    other's (Home Depot's and Lowe's net sales: four statement pages, neither MD&A's discussion)."""
+    return 1 if several_companies(companies) else FACT_PAGES
+
+
+def pins_run_on(companies: int) -> bool:
+    """Whether a pinned page's next page is pinned too (a statement, note or MD&A section running on). Not
+    when several companies are named: each company's first pages are then the other pins and its best
+    passage, not the second page of one of its pins (Alphabet's legal-matters note over two pages put
+    its Item 3 page, and Apple's, below the fifth)."""
+    return not several_companies(companies)
+
+
+class PinReader:
+    """What every pin kind reads with: one engine's passages, searched within a scope or looked up by id."""
+
+    def __init__(self, backend: SearchReader):
+        self.backend = backend
+
+    def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
+        return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
+
+    def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
+        """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
+        ids = [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None]
+        found = {f["chunk_id"]: f for f in self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)}
+        return [found[i] for i in ids if i in found]
