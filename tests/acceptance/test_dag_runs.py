@@ -70,13 +70,18 @@ def _airflow_ui_shows_the_run(env: dict, home: Path, run_id: str, shots: Path) -
                      "the DAG list")
             driver.save_screenshot(str(shots / "airflow-dags.png"))
             driver.get(f"{base}/dags/secplat_nightly/runs/{urllib.parse.quote(run_id, safe='')}")
-            def run_page() -> str:
-                text = body_text(driver)
-                return text if "Task Instances" in text and "Success" in text else ""
+            tasks = ("plan", "companies", "crawl", "convert", "segment", "index")
 
-            text = wait_for(run_page, "the run's task instances")
+            def run_page() -> str:
+                """The run's page once every task's row has rendered (the table fills in after its header and
+                first rows: reading it at the first "Success" raced the skipped rows)."""
+                text = body_text(driver)
+                ready = "Task Instances" in text and "Success" in text and "Skipped" in text
+                return text if ready and all(task in text for task in tasks) else ""
+
+            text = wait_for(run_page, "the run's task instances, every task's row with its state")
             driver.save_screenshot(str(shots / "airflow-run.png"))
-            for task in ("plan", "companies", "crawl", "convert", "segment", "index"):
+            for task in tasks:
                 assert task in text, (task, text[:2000])
             assert "Skipped" in text  # a dry run announces no index-ready data
     finally:
