@@ -32,6 +32,8 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 # Words that join a label's or a phrase's names without naming anything ("Research and Development", "Cost of
 # Sales"): a label's fit is read on its other words.
 FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its", "through", "by"})
+
+
 def typed_lower(text: str | None) -> bool:
     """Whether a text is typed without a capital (a search box's "nvidia revenue 2023"): it then says
     nothing by case, neither a name's nor a part's."""

@@ -18,6 +18,7 @@ RANKERS = ("rules", "learned", "learned-all")  # how the hierarchical mode order
 # Why an evidence item is there. The learned ranker's features, the CLI's label and the JSON read this field,
 # never the wording of ``reason`` (an explanation for people, free to change).
 Basis = Literal["match", "statement", "continuation", "note", "section", "cover", "fact", "row", "reranker"]
+SEARCH_BASES = frozenset({"match", "reranker"})  # found by the search (and reordered), not pinned for what it prints
 BASIS_LABELS: dict[str, str] = {
     "match": "search match", "statement": "statement pin", "continuation": "statement pin (continued)",
     "note": "note pin", "section": "section pin", "cover": "cover pin", "fact": "fact pin", "row": "row pin",

@@ -21,7 +21,7 @@ from typing import Any
 from domain.text import lower_words
 from kernel import llm
 from query.analysis import Entity, QueryAnalysis
-from query.api import Evidence, RetrievalOptions, SearchResult
+from query.api import SEARCH_BASES, Evidence, RetrievalOptions, SearchResult
 from query.catalog import Catalog
 from query.plan import QueryPlan
 
@@ -83,8 +83,8 @@ def _dedupe(evidence: list, threshold: float = 0.9) -> list:
     kept, shingles = [], []
     for e in evidence:
         tokens = set(lower_words(e.text))
-        if e.basis == "match" and any(chunk != e.chunk_id and len(tokens & s) / max(1, len(tokens | s)) >= threshold
-                                      for chunk, s in shingles):
+        if e.basis in SEARCH_BASES and any(chunk != e.chunk_id and len(tokens & s) / max(1, len(tokens | s))
+                                           >= threshold for chunk, s in shingles):
             continue
         kept.append(e)
         shingles.append((e.chunk_id, tokens))

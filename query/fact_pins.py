@@ -4,6 +4,8 @@ statements' pins. Documents without facts (PDFs, filings before iXBRL) pin nothi
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 from kernel.search import Hit
@@ -22,7 +24,7 @@ class FactPins(PinReader):
     amount printed again."""
 
     def __call__(self, q: Question, best: list[DocInfo], top: float,
-                  taken: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> list[Hit]:
+                 taken: AbstractSet[tuple[str, int]] = frozenset()) -> list[Hit]:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
         question names (:func:`fact_page_limit` of them), with the facts as the reason (the companies' names
         are no concept words). Documents without facts (PDFs, filings before iXBRL) pin nothing: the
@@ -52,7 +54,7 @@ class FactPins(PinReader):
         return pins
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
-                  top: float, taken: frozenset[tuple[str, int]] | set[tuple[str, int]]) -> None:
+              top: float, taken: AbstractSet[tuple[str, int]]) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell

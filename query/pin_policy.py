@@ -44,8 +44,12 @@ class PinReader:
     def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
         return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
 
+    def _get(self, q: Question, ids: list[str]) -> list[dict]:
+        """The passages of these chunk ids (one lookup), those the index holds."""
+        return self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)
+
     def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
         """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
         ids = [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None]
-        found = {f["chunk_id"]: f for f in self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)}
+        found = {f["chunk_id"]: f for f in self._get(q, ids)}
         return [found[i] for i in ids if i in found]

@@ -184,7 +184,7 @@ class Pins(PinReader):
                  if titled_last(statement, c) and (nxt := next_chunk_id(c)) is not None}
         if not after:
             return {}
-        found = self.backend.get(q.snap.target("passages"), INDEXES["passages"], sorted(after))
+        found = self._get(q, sorted(after))
         return {after[f["chunk_id"]]: f for f in found if f.get("chunk_id") in after}
 
     def _continuation(self, q: Question, statement: str, scope: Filters, page: int) -> dict | None:

@@ -165,7 +165,8 @@ def diversify(scored: list[ScoredDoc], analysis: QueryAnalysis, k: int) -> list[
     return out + rest[: k - len(out)]
 
 
-def previous_report(doc: DocInfo, candidates: Iterable[DocInfo], forms: tuple[str, ...] | None = None) -> DocInfo | None:
+def previous_report(doc: DocInfo, candidates: Iterable[DocInfo],
+                    forms: tuple[str, ...] | None = None) -> DocInfo | None:
     """The same company's report just before ``doc`` (by period end) among ``candidates``, of ``forms`` (rule
     L's, :func:`newest_forms`; default: ``doc``'s own form): before a newest 10-K, the 10-Q of a quarter
     that year when any periodic report answers (an accrual, a stake, a merger's terms the quarter reported),
@@ -183,8 +184,9 @@ def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryP
         return chosen
     have = {d.doc.doc_id for d in chosen}
     out = list(chosen)
-    for doc in newest_reports((t.doc for t in chosen), newest_forms(plan)):
-        before = previous_report(doc, (t.doc for t in scored), newest_forms(plan))
+    forms = newest_forms(plan)
+    for doc in newest_reports((t.doc for t in chosen), forms):
+        before = previous_report(doc, (t.doc for t in scored), forms)
         if before is not None and before.doc_id not in have:
             out.extend(t for t in scored if t.doc.doc_id == before.doc_id)
             have.add(before.doc_id)

@@ -198,8 +198,9 @@ ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within 
 
 def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | None:
     """The page on which a chunk prints one of ``displays`` (a reported fact's figures, as "16,046") as a
-    table's cell on a row the question's words (stems, ``asked``) or the whole's ("Total", "Consolidated") label: the amount a question asks, printed
-    again off its statement (MD&A's summary of results, a segment note's "Total"). Only figures of
+    table's cell on a row the question's words (stems, ``asked``) or the whole's ("Total", "Consolidated")
+    label: the amount a question asks, printed again off its statement (MD&A's summary of results, a segment
+    note's "Total"). Only figures of
     ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), and only
     under a label of the question's own words, so a fact the question did not mean (the dividends paid of
     "payments volume") is not printed again by an equity statement's row."""

@@ -29,3 +29,5 @@ def test_a_pinned_page_repeating_a_table_is_kept():
     stays (a reader may cite either); a search match repeating it still goes."""
     kept = _dedupe([_page(86, "c1", basis="fact"), _page(70, "c2", basis="fact"), _page(9, "c3")])
     assert [e.page for e in kept] == [86, 70]
+    reranked = _dedupe([_page(86, "c1", basis="fact"), _page(9, "c3", basis="reranker")])
+    assert [e.page for e in reranked] == [86]  # the cross-encoder's order is still the search's match
