@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
-from domain.text import figures_share
+from domain.text import figures_share, spaced_pattern
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
@@ -141,8 +141,9 @@ class Section:
 
 
 def _pattern(pattern: str, where: str) -> re.Pattern:
+    """A title or closing line as written in the vocabulary, its spaces matching a page's no-break spaces."""
     try:
-        return re.compile(pattern, re.I)
+        return re.compile(spaced_pattern(pattern), re.I)
     except (re.error, TypeError) as exc:
         raise VocabularyError(f"{where}: bad pattern {pattern!r}: {exc}") from None
 

@@ -168,3 +168,30 @@ def clean_question(text: str) -> str:
     folded to single spaces."""
     kept = "".join(ch for ch in text if not 0xD800 <= ord(ch) <= 0xDFFF and (ch.isprintable() or ch.isspace()))
     return " ".join(kept.split())
+
+
+# A space between words as a page's text layer may print it: a no-break space ("Consolidated\xa0Statements\xa0of
+# \xa0Operations", whole PDFs print every space so), a thin or figure space; a line break stays a line break.
+INLINE_SPACE = r"[^\S\n]"
+
+
+def spaced_pattern(pattern: str) -> str:
+    """A vocabulary pattern whose literal spaces (outside character classes) match :data:`INLINE_SPACE`:
+    a title written "statements of operations" finds a page that prints it with no-break spaces."""
+    out, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            out.append(char)
+            escaped = False
+        elif char == "\\":
+            out.append(char)
+            escaped = True
+        elif in_class:
+            out.append(char)
+            in_class = char != "]"
+        elif char == "[":
+            out.append(char)
+            in_class = True
+        else:
+            out.append(INLINE_SPACE if char == " " else char)
+    return "".join(out)

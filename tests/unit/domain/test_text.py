@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from domain.text import (
     clean_question,
     compact,
@@ -9,6 +11,7 @@ from domain.text import (
     lower_words,
     phrase_text,
     plain_term,
+    spaced_pattern,
     surface_words,
     words,
 )
@@ -60,3 +63,12 @@ def test_concept_cues_and_fact_synonyms_match_however_punctuated():
     term_ = next(t for t in synonyms() if " " in t)
     assert synonym_concepts(f"What is the {term_}?") == synonym_concepts(f"what is the {term_.upper()}")
     assert phrase_text(words(f"{term_}?")) == phrase_text(words(term_))
+
+
+def test_a_vocabulary_patterns_spaces_match_a_no_break_space_but_not_a_line_break():
+    title = re.compile(spaced_pattern(r"\bstatements? of (consolidated )?(operations|incom ?e)\b"), re.I)
+    assert title.search("Consolidated\xa0Statements\xa0of\xa0Operations")
+    assert title.search("Consolidated Statement of Incom e")
+    assert not title.search("Consolidated Statements of\nOperations")
+    # a space inside a character class, or escaped, is the vocabulary's own
+    assert spaced_pattern(r"[A-Z ]+ x\ y") == r"[A-Z ]+[^\S\n]x\ y"

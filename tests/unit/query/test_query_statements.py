@@ -58,6 +58,11 @@ def test_a_statement_page_is_its_title_at_the_top_of_a_page_over_figures():
     # a PDF's text splitting the title's word at its kerning ("Statement of Incom e", 3M's 10-K PDFs)
     split = "3M Company and Subsidiaries\nConsolidated Statement of Incom e\n" + TABLE
     assert statement_page("income statement", _chunk(split, 55, 55, 0, len(split))) == 55
+    # a PDF printing every space as a no-break space (CVS Health's 2018 10-K); a line break is no space
+    nbsp = "Page\xa037\nConsolidated\xa0Statements\xa0of\xa0Operations\nIn millions\n" + TABLE
+    assert statement_page("income statement", _chunk(nbsp, 301, 301, 0, len(nbsp))) == 301
+    broken = "Consolidated Statements of\nOperations\n" + TABLE
+    assert statement_page("income statement", _chunk(broken, 40, 40, 0, len(broken))) is None
 
 
 def test_the_statement_below_an_index_in_the_same_chunk_with_layout_whitespace_is_found():
