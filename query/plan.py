@@ -20,7 +20,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
      come before the quarters that lead up to them; a day named, "as of June 30, 2023", may be a quarter's
      end and keeps them);
   R2 when the company has none, its annual report of the next year or the one after (which carries the
-     target year as a comparative column) is tier 1 (+0.4);
+     target year as a comparative column) is tier 1 (+0.4); so is, for a quarter asked of a company with no
+     quarter's report of that year, the annual report of the quarter's own fiscal year (its year holds the
+     quarter: the dividends paid each quarter, the year's quarterly data; the coverage note's closest);
   R3 anything else is tier 2 (kept, so a question never comes back empty, but weighed down);
   A  a fiscal year named with no quarter and no form or wording that points elsewhere: the annual report
      (+0.2; "as of FY2022", a balance, a year's results);
@@ -263,6 +265,8 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
             plan.target_year < fiscal_year <= plan.target_year + COMPARATIVE_YEARS and \
             (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
         return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
+    if not company_has_target and form == ANNUAL and fiscal_year == plan.target_year and plan.analysis.quarters:
+        return 1, f"R2 fiscal {fiscal_year} 10-K holds the quarter asked (no quarter's report of that year)"
     return 2, ""
 
 

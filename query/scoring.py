@@ -19,7 +19,7 @@ from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
-from query.plan import Choice, QueryPlan, document_choice, document_tier, on_day
+from query.plan import Choice, QueryPlan, document_choice, document_tier, on_day, quarter_document
 
 
 class ScoredDoc(NamedTuple):
@@ -77,11 +77,15 @@ def newest_reports(docs: Iterable[DocInfo], forms: tuple[str, ...] = PERIODIC) -
 
 def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice]:
     """doc_id -> its :class:`~query.plan.Choice` (tier and points) under the plan; a company's fallback (R2)
-    applies only when it has no document of the target year and type, its reports not dated the day asked
-    are behind only when it has one that is (D), and "latest" is per company."""
+    applies only when it has no document of the target year and type (for a quarter asked, no quarter's
+    report of that year either: another quarter's 10-Q or release is closer than the year's 10-K), its
+    reports not dated the day asked are behind only when it has one that is (D), and "latest" is per
+    company."""
     docs = list(docs)
     has_target = {d.entity for d in docs
-                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True, d.period_end)[0] == 0}
+                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True, d.period_end)[0] == 0 or
+                  (plan.analysis.quarters and document_year(d) == plan.target_year and
+                   quarter_document(d.form, d.fiscal_period))}
     has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
     return {d.doc_id: document_choice(plan, document_year(d), d.form, d.fiscal_period, d.entity in has_target,

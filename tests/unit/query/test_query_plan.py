@@ -98,6 +98,10 @@ def test_document_rules_r1_r2_r3():
     assert document_tier(q, 2021, "10-Q", "Q1", True)[0] == 0
     assert document_tier(q, 2021, "10-Q", "Q2", True)[0] == 2  # another quarter
     assert document_tier(q, 2021, "10-K", "FY", True)[0] == 2  # not the type asked for
+    # no report of that quarter: the annual report of the quarter's fiscal year holds it (R2), not another year's
+    assert document_tier(q, 2021, "10-K", "FY", False)[0] == 1
+    assert document_tier(q, 2020, "10-K", "FY", False)[0] == 2
+    assert document_tier(p, 2021, "10-K", "FY", False)[0] == 0  # a year asked: R1 as before
 
 
 def test_a_span_named_by_its_last_day_is_the_quarter_report_ending_that_day():
