@@ -33,6 +33,7 @@ class Concept:
     figure: bool
     with_cues: tuple[Cue, ...] = ()  # when given, one of these must be in the question too
     narrative: bool = False  # the question asks for an explanation in prose, whatever figures it names
+    instead_of: tuple[str, ...] = ()  # concepts whose cues said only inside this one's do not count
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
@@ -47,8 +48,13 @@ class ConceptMap:
     narrative: tuple[Cue, ...] = ()  # words asking for an explanation in prose
 
     def matching(self, text: str) -> list[Concept]:
+        """The concepts the text says; one said only inside the words of a concept that stands instead of it
+        is not ("comparable sales" is a statistic MD&A reports, not the income statement's sales)."""
         stems = phrase_text(words(text))
-        return [c for c in self.concepts if c.matches(stems)]
+        said = [c for c in self.concepts if c.matches(stems)]
+        shadowed = {name for c in said for name in c.instead_of
+                    if not any(o.name == name and o.matches(_without(stems, c.cues)) for o in said)}
+        return [c for c in said if c.name not in shadowed]
 
     def metric(self, text: str, names: list[str]) -> Cue | None:
         """The longest cue of the named figure concepts that the text says: the metric a table's row prints."""
@@ -85,6 +91,14 @@ def _any_cue(stems: str, cues: tuple[Cue, ...]) -> bool:
     return any(has_phrase(stems, c) for c in cues)
 
 
+def _without(stems: str, cues: tuple[Cue, ...]) -> str:
+    """The phrase text with every occurrence of the cues cut out (a cut word joins no phrase across it)."""
+    for cue in sorted(cues, key=len, reverse=True):
+        while has_phrase(stems, cue):
+            stems = stems.replace(phrase_text(cue), " | ", 1)
+    return stems
+
+
 def _cue(phrase: str, where: str) -> Cue:
     cue = words(phrase)
     if not cue:
@@ -112,7 +126,11 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_check_evidence(e, known, where) for e in entry["evidence"]),
                                 bool(entry.get("figure", False)),
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
-                                bool(entry.get("narrative", False))))
+                                bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ())))
+    names = {c.name for c in concepts}
+    for c in concepts:
+        if unknown := [n for n in c.instead_of if n not in names]:
+            raise ConceptMapError(f"{source} concept {c.name}: instead_of names no concept: {', '.join(unknown)}")
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())

@@ -224,6 +224,18 @@ def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     assert m.matching("why were sales flat") == [] and m.matching("sales were lower") == []
 
 
+def test_a_concept_said_only_inside_another_that_stands_instead_of_it_is_not_said():
+    m = parse({"concepts": [{"name": "revenue", "cues": ["sales"], "evidence": ["statement: income statement"]},
+                            {"name": "comps", "cues": ["comparable sales"], "evidence": ["item: 7"],
+                             "instead_of": ["revenue"]}]})
+    assert [c.name for c in m.matching("How did comparable sales change?")] == ["comps"]
+    assert [c.name for c in m.matching("Comparable sales and net sales in 2023?")] == ["revenue", "comps"]
+    assert [c.name for c in m.matching("What were net sales?")] == ["revenue"]
+    assert plan_of("By how much did Acme's comparable store sales change in fiscal 2017?").statements == []
+    with pytest.raises(ConceptMapError, match="instead_of names no concept: nothing"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "instead_of": ["nothing"]}]})
+
+
 def test_the_concept_map_is_validated():
     assert len(concept_map().concepts) > 20 and "income taxes" in concept_map().notes
     with pytest.raises(ConceptMapError, match="unknown evidence"):
