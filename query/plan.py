@@ -240,10 +240,12 @@ def reports_span(plan: QueryPlan, form: str | None, period_end: dt.date | None) 
 
 def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
                   company_has_target: bool, period_end: dt.date | None = None,
-                  company_has_day: bool = False) -> tuple[int, str]:
+                  company_has_day: bool = False, company_has_quarter: bool = False) -> tuple[int, str]:
     """(tier, why) of a document under the plan's rules R1-R3, E and D (module docstring); lower is better.
     ``company_has_target``: the company has a document of the target year and an allowed type;
-    ``company_has_day``: it has a report of an allowed type ending on the day asked (:func:`on_day`)."""
+    ``company_has_day``: it has a report of an allowed type ending on the day asked (:func:`on_day`);
+    ``company_has_quarter``: for a quarter asked, it has a quarter's report (:func:`quarter_document`) of the
+    target year, which is closer than that year's annual report (only R2 for a quarter reads it)."""
     if short_span(plan.analysis) and form in (QUARTERLY, EARNINGS) and period_end is not None:
         day = plan.analysis.ended[1]
         return (0, f"E it reports the quarter ended {day}") if reports_span(plan, form, period_end) else (2, "")
@@ -265,7 +267,8 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
             plan.target_year < fiscal_year <= plan.target_year + COMPARATIVE_YEARS and \
             (not plan.doc_types or ANNUAL in plan.doc_types or not plan.analysis.quarters):
         return 1, f"R2 fiscal {fiscal_year} 10-K reports {plan.target_year} as a comparative"
-    if not company_has_target and form == ANNUAL and fiscal_year == plan.target_year and plan.analysis.quarters:
+    if not company_has_target and not company_has_quarter and form == ANNUAL and \
+            fiscal_year == plan.target_year and plan.analysis.quarters:
         return 1, f"R2 fiscal {fiscal_year} 10-K holds the quarter asked (no quarter's report of that year)"
     return 2, ""
 
@@ -314,12 +317,12 @@ DAY_POINTS = 0.3  # D
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
                     company_has_target: bool, latest: bool = False, period_end: dt.date | None = None,
-                    company_has_day: bool = False) -> Choice:
+                    company_has_day: bool = False, company_has_quarter: bool = False) -> Choice:
     """The scored evidence for one candidate document (module docstring). ``company_has_target``: its company
     has a tier-0 document; ``latest``: it is its company's latest periodic report; ``company_has_day``: its
-    company has a report dated the day asked (D)."""
+    company has a report dated the day asked (D); ``company_has_quarter``: as :func:`document_tier`."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
-                               company_has_day)
+                               company_has_day, company_has_quarter)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
     dated_that_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \

@@ -82,14 +82,16 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     reports not dated the day asked are behind only when it has one that is (D), and "latest" is per
     company."""
     docs = list(docs)
+    years = {d.doc_id: document_year(d) for d in docs}
     has_target = {d.entity for d in docs
-                  if document_tier(plan, document_year(d), d.form, d.fiscal_period, True, d.period_end)[0] == 0 or
-                  (plan.analysis.quarters and document_year(d) == plan.target_year and
-                   quarter_document(d.form, d.fiscal_period))}
+                  if document_tier(plan, years[d.doc_id], d.form, d.fiscal_period, True, d.period_end)[0] == 0}
+    has_quarter = {d.entity for d in docs if plan.analysis.quarters and years[d.doc_id] == plan.target_year and
+                   quarter_document(d.form, d.fiscal_period)}
     has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
-    return {d.doc_id: document_choice(plan, document_year(d), d.form, d.fiscal_period, d.entity in has_target,
-                                      d.doc_id in latest_ids, d.period_end, d.entity in has_day) for d in docs}
+    return {d.doc_id: document_choice(plan, years[d.doc_id], d.form, d.fiscal_period, d.entity in has_target,
+                                      d.doc_id in latest_ids, d.period_end, d.entity in has_day,
+                                      d.entity in has_quarter) for d in docs}
 
 
 def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:

@@ -67,6 +67,20 @@ def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     assert tiers["KO_2023_10K"].tier == 1 and "R2" in tiers["KO_2023_10K"].why
 
 
+def test_a_quarters_report_of_the_year_withholds_only_r2_for_a_quarter():
+    """A quarter asked: the year's 10-Q is closer than the year's 10-K (R2 for a quarter withheld), but it is
+    no document of the type asked: "Q4 2022 revenue in its 2022 10-K" still falls back to the 2023 10-K's
+    comparative columns when the 2022 10-K is missing."""
+    q22 = doc("KO_2022Q3_10Q", 2022, "10-Q", period="Q3")
+    in_10k = plan_for("Q4 2022 revenue in its 2022 10-K", years=[2022], quarters=[4], forms=["10-K"])
+    tiers = document_tiers([KO23, q22], in_10k)
+    assert tiers["KO_2023_10K"].tier == 1 and "comparative" in tiers["KO_2023_10K"].why
+    # no 10-K named: the year's 10-K is R2 for a quarter only when no quarter's report of the year exists
+    q2 = plan_for("Q2 2022 dividends", years=[2022], quarters=[2])
+    assert document_tiers([KO22, q22], q2)["KO_2022_10K"].tier == 2
+    assert document_tiers([KO22], q2)["KO_2022_10K"].tier == 1
+
+
 def test_a_day_named_alone_is_the_balance_sheet_of_the_reports_ending_that_day():
     """D: "cash at March 3, 2023" is the report whose period ends that day (a fiscal first quarter), tier 0
     whatever its fiscal year's number, with D's points; the annual report ending another day gets no A."""
