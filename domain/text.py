@@ -173,25 +173,37 @@ def clean_question(text: str) -> str:
 # A space between words as a page's text layer may print it: a no-break space ("Consolidated\xa0Statements\xa0of
 # \xa0Operations", whole PDFs print every space so), a thin or figure space; a line break stays a line break.
 INLINE_SPACE = r"[^\S\n]"
+# Spaces a PDF prints that are not ' ' (no-break, figure, thin, ideographic ...): some filings print every space
+# as U+00A0 ("Consolidated\xa0Statements\xa0of\xa0Operations"), which a pattern's literal ' ' never matches.
+_INLINE_SPACES = {ord(c): " " for c in "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                  "\u2008\u2009\u200a\u202f\u205f\u3000"}
+
+
+def plain_spaces(text: str) -> str:
+    """``text`` with every inline space character written as ' ' (line breaks and tabs kept): page text is
+    stored so, so any pattern over it may write a space as ' '."""
+    return text.translate(_INLINE_SPACES)
 
 
 def spaced_pattern(pattern: str) -> str:
     """A vocabulary pattern whose literal spaces (outside character classes) match :data:`INLINE_SPACE`:
-    a title written "statements of operations" finds a page that prints it with no-break spaces."""
-    out, in_class, escaped = [], False, False
+    a title written "statements of operations" finds a page that prints it with no-break spaces (page text
+    is stored with :func:`plain_spaces`, but a lake converted before that keeps the PDF's)."""
+    out, in_class, escaped, first = [], False, False, False  # first: a ']' here is literal ("[]", "[^]")
     for char in pattern:
         if escaped:
             out.append(char)
-            escaped = False
+            escaped = first = False
         elif char == "\\":
             out.append(char)
             escaped = True
         elif in_class:
+            in_class = char != "]" or first
+            first = first and char == "^" and out[-1] == "["
             out.append(char)
-            in_class = char != "]"
         elif char == "[":
             out.append(char)
-            in_class = True
+            in_class = first = True
         else:
             out.append(INLINE_SPACE if char == " " else char)
     return "".join(out)

@@ -10,6 +10,7 @@ from domain.text import (
     compact_map,
     lower_words,
     phrase_text,
+    plain_spaces,
     plain_term,
     spaced_pattern,
     surface_words,
@@ -72,3 +73,11 @@ def test_a_vocabulary_patterns_spaces_match_a_no_break_space_but_not_a_line_brea
     assert not title.search("Consolidated Statements of\nOperations")
     # a space inside a character class, or escaped, is the vocabulary's own
     assert spaced_pattern(r"[A-Z ]+ x\ y") == r"[A-Z ]+[^\S\n]x\ y"
+    # a ']' first in a class is a member, not its end; an escaped one inside a class too
+    assert spaced_pattern(r"[] ]a b") == r"[] ]a[^\S\n]b"
+    assert spaced_pattern(r"[^] ] c") == r"[^] ][^\S\n]c"
+    assert spaced_pattern(r"[\] ] d") == r"[\] ][^\S\n]d"
+    assert spaced_pattern(r"[^^] e") == r"[^^][^\S\n]e"
+    for p in (r"[] ]a b", r"[^] ] c", r"[\] ] d", r"[^^] e"):
+        re.compile(spaced_pattern(p))
+    assert plain_spaces("a\xa0b\u2009c\u202fd\ne\tf") == "a b c d\ne\tf"  # line breaks and tabs kept
