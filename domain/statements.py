@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
-from domain.text import figures_share, spaced_pattern
+from domain.text import figures_share, plain_spaces, spaced_pattern
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
@@ -209,8 +209,9 @@ def driver_labels(text: str) -> list[str]:
     """The metrics a page's prose explains a change of ("net sales", "BCA revenues"), lower case: one rule for
     the ranker's training questions (``indexing.ranker_pairs``) and the pages a question asking what drove a
     change pins (``query.retrieve``). Read from the page's prose lines: a segment's results page holds its
-    table and the sentences that explain it, a statement's page only figures."""
-    prose = "\n".join(line for line in (text or "").split("\n") if _prose_line(line))
+    table and the sentences that explain it, a statement's page only figures. Spaces read plain: a lake
+    converted before page text was stored so keeps a PDF's no-break spaces."""
+    prose = "\n".join(line for line in plain_spaces(text or "").split("\n") if _prose_line(line))
     out = []
     for m in _DRIVER.finditer(prose):
         label = " ".join(m.group(1).split()).lower()

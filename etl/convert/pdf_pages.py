@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from domain.text import plain_spaces
 from etl.convert.page_markers import MARKER_PREFIX, MARKER_RE, strip_markers
 from schemas.table_text import render_table
 
@@ -108,15 +109,15 @@ def _text(doc: pymupdf.Document, slices: list[Slice], rendered: bool = True) -> 
             continue
         clip = None if full else pymupdf.Rect(-OFF_PAGE, s.y0, page.rect.width + OFF_PAGE, s.y1)
         parts.append(page.get_text("text", clip=clip, flags=RENDERED_TEXT_FLAGS))
-    return strip_markers("".join(parts)).strip("\n")
+    return plain_spaces(strip_markers("".join(parts))).strip("\n")
 
 
 def _found_tables(page: pymupdf.Page) -> list[str]:
     """PyMuPDF's own table finder (slow: ~0.4 s a page), for PDFs without HTML behind them."""
     out = []
     for tab in page.find_tables().tables:
-        rows = [[(c or "").replace("\n", " ").strip() for c in row] for row in tab.extract()]
-        header = [(n or "").replace("\n", " ").strip() for n in tab.header.names]
+        rows = [[plain_spaces(c or "").replace("\n", " ").strip() for c in row] for row in tab.extract()]
+        header = [plain_spaces(n or "").replace("\n", " ").strip() for n in tab.header.names]
         if tab.header.external is False and rows and rows[0] == header:
             rows = rows[1:]
         rows = [[c for c in r if c] for r in rows]

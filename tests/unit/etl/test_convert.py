@@ -209,6 +209,19 @@ def test_pdf_table_finder_is_opt_in(tmp_path):
     assert table_rows(table) == ("Segment | 2023 | 2022", ["Americas | 1200 | 1100", "Europe | 800 | 750"])
 
 
+def test_a_pdfs_no_break_and_thin_spaces_are_stored_as_plain_spaces():
+    """Some filings print every space as U+00A0 (CVS's 2018 10-K): page text is stored with plain spaces, so a
+    pattern's ' ' matches it; line breaks stay."""
+    doc = pymupdf.open()
+    page, font = doc.new_page(), pymupdf.Font("cjk")  # a font that keeps U+00A0 in the text layer
+    writer = pymupdf.TextWriter(page.rect)
+    writer.append((72, 72), "Consolidated\xa0Statements\xa0of\xa0Operations", font=font)
+    writer.append((72, 100), "Net\u2009sales\u202fincreased", font=font)
+    writer.write_text(page)
+    assert "\xa0" in pymupdf.open(stream=doc.tobytes()).load_page(0).get_text()
+    assert page_pdf(doc.tobytes()).pages[0].text == "Consolidated Statements of Operations\nNet sales increased"
+
+
 def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoint):
     url, seen, answers = llm_endpoint
     good = (b"<html><body><p>FORM 10-K</p><p>For the fiscal year ended December 31, 2023</p></body></html>")
