@@ -34,6 +34,7 @@ class Concept:
     with_cues: tuple[Cue, ...] = ()  # when given, one of these must be in the question too
     narrative: bool = False  # the question asks for an explanation in prose, whatever figures it names
     instead_of: tuple[str, ...] = ()  # concepts whose cues said only inside this one's do not count
+    one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
@@ -61,6 +62,17 @@ class ConceptMap:
         stems = phrase_text(words(text))
         said = [cue for c in self.concepts if c.name in names and c.figure for cue in c.cues if has_phrase(stems, cue)]
         return max(said, key=len, default=None)
+
+    def row_labels(self, text: str, names: list[str]) -> list[Cue]:
+        """The labels a table's row of the metric asked may print: the cue the text says (:meth:`metric`), then,
+        for a concept whose cues name one measure (``one_measure``), its other cues of two words or more, longest
+        first ("comp sales" asked, "Comparable sales" printed). Other concepts' cues name several measures
+        ("margins": gross margin, operating income): their rows are not the one asked."""
+        said = self.metric(text, names)
+        if not said:
+            return []
+        own = {cue for c in self.concepts if c.name in names and c.one_measure and said in c.cues for cue in c.cues}
+        return [said] + sorted((c for c in own if c != said and len(c) > 1), key=lambda c: (-len(c), c))
 
     def metric_cues(self, text: str, names: list[str]) -> tuple[Cue, ...]:
         """The cues of the named figure concepts of which the text says one: the ways a filing may print the
@@ -126,11 +138,14 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_check_evidence(e, known, where) for e in entry["evidence"]),
                                 bool(entry.get("figure", False)),
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
-                                bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ())))
+                                bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
+                                bool(entry.get("one_measure", False))))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of if n not in names]:
             raise ConceptMapError(f"{source} concept {c.name}: instead_of names no concept: {', '.join(unknown)}")
+        if c.one_measure and not c.figure:
+            raise ConceptMapError(f"{source} concept {c.name}: one_measure needs figure: true (a row's label)")
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())

@@ -109,15 +109,14 @@ class Pins(PinReader):
                  first: bool) -> None:
         """A figure no pinned statement prints (an effective tax rate, a margin) is read off the table whose row
         it heads, in MD&A's summary or a note: the best such page of the document for the question (among its
-        passages found, else, in the first document, the metric's own words' matches), unless a pinned statement's page prints that
-        row (the statement is then its page)."""
-        metric = concept_map().metric(q.plan.core, q.plan.concepts)
-        if not metric:
-            return
-        percent = q.plan.percent
-        rows = [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None] or \
-            [(page, h) for h in (self._bm25(q, " ".join(metric), scope, 50) if first else [])
-             if (page := row_page(metric, h.source, percent)) is not None]
+        passages found, else, in the first document, the metric's own words' matches), unless a pinned statement's
+        page prints that row (the statement is then its page). The row's label is the cue the question says, else
+        another of its concept's (:meth:`~query.concepts.ConceptMap.row_labels`)."""
+        rows, metric = [], ()
+        for metric in concept_map().row_labels(q.plan.core, q.plan.concepts):
+            rows = self._rows(q, scope, metric, doc_hits, first)
+            if rows:
+                break
         if not rows:
             return
         if not non_gaap(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
@@ -130,6 +129,15 @@ class Pins(PinReader):
             if page not in taken:
                 pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
                 return
+
+    def _rows(self, q: Question, scope: Filters, metric: tuple[str, ...], doc_hits: list[Hit],
+              first: bool) -> list[tuple[int, Hit]]:
+        """(page, passage) of each passage printing the metric as a table's row: among the document's passages
+        found, else, in the first document, the metric's own words' matches."""
+        percent = q.plan.percent
+        return [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None] or \
+            [(page, h) for h in (self._bm25(q, " ".join(metric), scope, 50) if first else [])
+             if (page := row_page(metric, h.source, percent)) is not None]
 
     def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
         """Whether one of these pages prints the metric's row, of percentages if the question asks a share (its

@@ -236,6 +236,20 @@ def test_a_concept_said_only_inside_another_that_stands_instead_of_it_is_not_sai
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "instead_of": ["nothing"]}]})
 
 
+def test_a_row_of_one_measure_may_print_any_of_its_names():
+    """A concept whose cues name one measure lets a row printed under another of its names stand for the one
+    asked ("comp sales" asked, "Comparable sales" printed); a concept grouping measures does not."""
+    m = parse({"concepts": [{"name": "comps", "cues": ["comparable sales", "comp sales", "comps"], "figure": True,
+                             "evidence": ["item: 7"], "one_measure": True},
+                            {"name": "margins", "cues": ["gross margin", "operating income"], "figure": True,
+                             "evidence": ["statement: income statement"]}]})
+    assert m.row_labels("Acme's comp sales in 2023?", ["comps"]) == [("comp", "sale"), ("compar", "sale")]
+    assert m.row_labels("Acme's gross margin in 2023?", ["margins"]) == [("gross", "margin")]
+    assert m.row_labels("Acme's backlog?", ["comps"]) == []
+    with pytest.raises(ConceptMapError, match="one_measure needs figure"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "one_measure": True}]})
+
+
 def test_the_concept_map_is_validated():
     assert len(concept_map().concepts) > 20 and "income taxes" in concept_map().notes
     with pytest.raises(ConceptMapError, match="unknown evidence"):
