@@ -65,14 +65,14 @@ class ConceptMap:
 
     def row_labels(self, text: str, names: list[str]) -> list[Cue]:
         """The labels a table's row of the metric asked may print: the cue the text says (:meth:`metric`), then,
-        for a concept whose cues name one measure (``one_measure``), its other cues of two words or more, longest
-        first ("comp sales" asked, "Comparable sales" printed). Other concepts' cues name several measures
+        for a concept whose cues name one measure (``one_measure``), its other cues of two words or more in the
+        map's order, the name filings print most first ("comp sales" asked, "Comparable sales" printed). Other concepts' cues name several measures
         ("margins": gross margin, operating income): their rows are not the one asked."""
         said = self.metric(text, names)
         if not said:
             return []
-        own = {cue for c in self.concepts if c.name in names and c.one_measure and said in c.cues for cue in c.cues}
-        return [said] + sorted((c for c in own if c != said and len(c) > 1), key=lambda c: (-len(c), c))
+        own = [cue for c in self.concepts if c.name in names and c.one_measure and said in c.cues for cue in c.cues]
+        return list(dict.fromkeys([said] + [c for c in own if len(c) > 1]))
 
     def metric_cues(self, text: str, names: list[str]) -> tuple[Cue, ...]:
         """The cues of the named figure concepts of which the text says one: the ways a filing may print the
