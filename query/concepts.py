@@ -35,6 +35,7 @@ class Concept:
     narrative: bool = False  # the question asks for an explanation in prose, whatever figures it names
     instead_of: tuple[str, ...] = ()  # concepts whose cues said only inside this one's do not count
     one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
+    written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
@@ -73,6 +74,14 @@ class ConceptMap:
             return []
         own = [cue for c in self.concepts if c.name in names and c.one_measure and said in c.cues for cue in c.cues]
         return list(dict.fromkeys([said] + [c for c in own if len(c) > 1]))
+
+    def printed_names(self, text: str, names: list[str]) -> list[str]:
+        """For each named one-measure concept the text says by another of its names ("capex", "same-store
+        sales"), its first name as the map writes it ("capital expenditure"): the words filings print, for the
+        lexical search, which matches words, not meanings."""
+        stems = phrase_text(words(text))
+        return [c.written[0] for c in self.concepts if c.name in names and c.one_measure and c.written and
+                _any_cue(stems, c.cues) and not has_phrase(stems, c.cues[0])]
 
     def metric_cues(self, text: str, names: list[str]) -> tuple[Cue, ...]:
         """The cues of the named figure concepts of which the text says one: the ways a filing may print the
@@ -139,7 +148,7 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 bool(entry.get("figure", False)),
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
-                                bool(entry.get("one_measure", False))))
+                                bool(entry.get("one_measure", False)), tuple(entry["cues"])))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of if n not in names]:

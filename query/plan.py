@@ -182,6 +182,9 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                           "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
+    if printed := concepts.printed_names(core, plan.concepts):
+        plan.lexical = f"{plan.lexical} {' '.join(printed)}"
+        plan.rules.append(f"searched also as filings print it: {', '.join(printed)}")
     plan.narrative = concepts.asks_why(core, matched)
     plan.over_years = bool(_OVER_YEARS.search(core))
     plan.percent = bool(_PERCENT.search(core))

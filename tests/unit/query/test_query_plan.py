@@ -248,6 +248,11 @@ def test_a_row_of_one_measure_may_print_any_of_its_names():
         [("comp", "sale"), ("compar", "sale"), ("same", "store", "sale")]  # the map's order after the cue said
     assert m.row_labels("Acme's gross margin in 2023?", ["margins"]) == [("gross", "margin")]
     assert m.row_labels("Acme's backlog?", ["comps"]) == []
+    # the lexical search reads words: a measure said by another name is searched by its first name too
+    assert m.printed_names("Acme's comp sales in 2023?", ["comps"]) == ["comparable sales"]
+    assert m.printed_names("Acme's comparable sales in 2023?", ["comps"]) == []
+    assert m.printed_names("Acme's gross margin?", ["margins"]) == []
+    assert plan_of("What was Acme's capex in 2023?").lexical.endswith("capital expenditure")
     with pytest.raises(ConceptMapError, match="one_measure needs figure"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "one_measure": True}]})
 
