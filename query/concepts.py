@@ -67,8 +67,8 @@ class ConceptMap:
     def row_labels(self, text: str, names: list[str]) -> list[Cue]:
         """The labels a table's row of the metric asked may print: the cue the text says (:meth:`metric`), then,
         for a concept whose cues name one measure (``one_measure``), its other cues of two words or more in the
-        map's order, the name filings print most first ("comp sales" asked, "Comparable sales" printed). Other concepts' cues name several measures
-        ("margins": gross margin, operating income): their rows are not the one asked."""
+        map's order, the name filings print most first ("comp sales" asked, "Comparable sales" printed). Other
+        concepts' cues name several measures ("margins": gross margin, operating income): not the one asked."""
         said = self.metric(text, names)
         if not said:
             return []

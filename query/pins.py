@@ -112,11 +112,12 @@ class Pins(PinReader):
         passages found, else, in the first document, the metric's own words' matches), unless a pinned statement's
         page prints that row (the statement is then its page). The row's label is the cue the question says, else
         another of its concept's (:meth:`~query.concepts.ConceptMap.row_labels`)."""
-        rows, metric = [], ()
-        for metric in concept_map().row_labels(q.plan.core, q.plan.concepts):
-            rows = self._rows(q, scope, metric, doc_hits, first)
-            if rows:
-                break
+        labels = concept_map().row_labels(q.plan.core, q.plan.concepts)
+        if not labels:
+            return
+        metric, rows = self._rows(q, scope, labels[:1], doc_hits, first)
+        if not rows and labels[1:]:  # the measure's other names: one more search for them all
+            metric, rows = self._rows(q, scope, labels[1:], doc_hits, first)
         if not rows:
             return
         if not non_gaap(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
@@ -130,14 +131,20 @@ class Pins(PinReader):
                 pin(h.source, h.id, page, "row", "prints the figure asked as a table's row")
                 return
 
-    def _rows(self, q: Question, scope: Filters, metric: tuple[str, ...], doc_hits: list[Hit],
-              first: bool) -> list[tuple[int, Hit]]:
-        """(page, passage) of each passage printing the metric as a table's row: among the document's passages
-        found, else, in the first document, the metric's own words' matches."""
+    def _rows(self, q: Question, scope: Filters, labels: list[tuple[str, ...]], doc_hits: list[Hit],
+              first: bool) -> tuple[tuple[str, ...], list[tuple[int, Hit]]]:
+        """The first of ``labels`` printed as a table's row and (page, passage) of each passage printing it:
+        among the document's passages found, else, in the first document, the matches of the labels' words
+        (one search, however many labels)."""
         percent = q.plan.percent
-        return [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None] or \
-            [(page, h) for h in (self._bm25(q, " ".join(metric), scope, 50) if first else [])
-             if (page := row_page(metric, h.source, percent)) is not None]
+        for metric in labels:
+            if rows := [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None]:
+                return metric, rows
+        found = self._bm25(q, " ".join(dict.fromkeys(w for label in labels for w in label)), scope, 50) if first else []
+        for metric in labels:
+            if rows := [(page, h) for h in found if (page := row_page(metric, h.source, percent)) is not None]:
+                return metric, rows
+        return labels[0], []
 
     def _prints_row(self, q: Question, scope: Filters, metric: tuple[str, ...], pages: set[int]) -> bool:
         """Whether one of these pages prints the metric's row, of percentages if the question asks a share (its
