@@ -58,6 +58,10 @@ FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name th
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
 _SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
+# a cover's lines that sit where its company name does when the name is a logo ("Commission File No. 1-10299"
+# above "(Exact name of registrant ...)"), or that a layout puts there
+_NOT_A_NAME = re.compile(r"commission\s+file|\bfile\s+(?:no\b|number)|\bI\.\s?R\.\s?S\.|exact\s+name|"
+                         r"state\s+or\s+other|\bemployer\s+identification", re.I)
 _CALENDAR = frozenset(n.lower() for n in (*calendar.month_name[1:], *calendar.day_name))
 _SHARE_CLASS = ("class", "series")  # the word before a share class's letter
 _JOINERS = frozenset({"and", "&", "or", ",", ", and", "vs", "vs.", "versus"})  # what lists companies
@@ -65,6 +69,12 @@ _LIST_WORDS = frozenset({"and", "&", "or", "vs", "versus"})  # no name starts or
 
 
 @functools.lru_cache(maxsize=1 << 16)
+def reads_as_name(line: str) -> bool:
+    """Whether a line read off a cover may be a company's name: two letters at least, and not one of the cover's
+    other lines a layout puts where the name goes (the file number, the I.R.S. number, the labels)."""
+    return sum(c.isalpha() for c in line) >= 2 and not _NOT_A_NAME.search(line)
+
+
 def squash(text: str) -> str:
     """Lower case, possessives, remarks in parentheses, EDGAR's state tags and corporate suffixes dropped,
     letters, digits and & only, no spaces. Kept per name: a catalog squashes the same few names often."""
@@ -262,20 +272,27 @@ class EntityIndex:
     registered: set[str] = field(default_factory=set)  # squashed names a company filed under, now or before
     brands: set[str] = field(default_factory=set)  # squashed reviewed names that are brands ("Google", "Instagram")
     _written: dict[str, set[str]] = field(default_factory=dict)  # entity -> its names as written
+    # entity -> the names its documents give it: name -> (best rank, documents); the display name is chosen
+    # over them by a rule (:meth:`_voted_name`), not by which document came first
+    _ballots: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    _given: set[str] = field(default_factory=set)  # entities named by data, not by documents (kept as named)
     _words_of: dict[str, set[str]] = field(default_factory=dict)  # entity -> every word of its names
     # question -> its names' matches: every accessor below reads them (a question's analysis asks six or seven
     # times); emptied whenever a name is added or the index finished
     _seen: dict[str, tuple[tuple[str, frozenset[str], int], ...]] = field(default_factory=dict, repr=False)
 
     def add(self, name: str, ticker: str | None = None, extra_names: Iterable[str] = (),
-            words: bool = True, key: str | None = None, filed: bool = False) -> str | None:
+            words: bool = True, key: str | None = None, filed: bool = False, votes: int = 0,
+            rank: int = 0) -> str | None:
         """A company's names (and ticker) under one key: the first variant already known names the entity,
         so a cover's "Adobe Systems Incorporated" joins the universe's "Adobe Inc." through "ADOBE".
         ``words``: whether the names' words may name the company alone; not for names read off a document
-        (a cover parsed badly names "Commission File Number" as the company). ``key``: the entity they belong
+        (a cover may be parsed badly). ``key``: the entity they belong
         to when the caller knows it (the reviewed names of a ticker's company), not the first name known: a
         word two companies share ("Raytheon") would join them. ``filed``: names the company filed under
-        (EDGAR's), its own when a question writes them (:meth:`own_names`)."""
+        (EDGAR's), its own when a question writes them (:meth:`own_names`). ``votes``: the number of documents
+        giving ``name`` (0: a name from data, which names its entity for good); ``rank``: how well it was read
+        (0 a cover's name, 1 a file name's), for :meth:`_voted_name`."""
         self._seen.clear()
         every = [v for n in (name, *extra_names) if n for v in variants(n)]
         known = next((self.names[squash(v)] for v in every if squash(v) in self.names), None)
@@ -287,7 +304,7 @@ class EntityIndex:
             self.registered.update(squash(v) for v in every)
         old = self.entities.get(key)
         tickers = set(old.tickers if old else ()) | ({ticker} if ticker else set())
-        self.entities[key] = Entity(key, old.name if old else name, frozenset(tickers))
+        self.entities[key] = Entity(key, self._display_name(key, old, name, votes, rank), frozenset(tickers))
         own = self._words_of.setdefault(key, set())
         self._written.setdefault(key, set()).update(every if words else ())
         if words:  # read off data (the universe, EDGAR); a reviewed brand only of two words or more ("red hat")
@@ -307,6 +324,23 @@ class EntityIndex:
             self.tickers.setdefault(ticker, key)
             self.tickers.setdefault(ticker.split("-")[0], key)  # BRK-B is written "BRK.B": "BRK" then "B"
         return key
+
+    def _display_name(self, key: str, old: Entity | None, name: str, votes: int, rank: int) -> str:
+        """The first name from data names the entity; names read off documents are votes, counted whatever
+        their order (:meth:`_voted_name`)."""
+        if not votes:
+            if old is None:
+                self._given.add(key)
+            return old.name if old else name
+        ballot = self._ballots.setdefault(key, {})
+        best, count = ballot.get(name, (rank, 0))
+        ballot[name] = (min(best, rank), count + votes)
+        return old.name if old and key in self._given else self._voted_name(key)
+
+    def _voted_name(self, key: str) -> str:
+        """A cover's name over a file name's, then the name most documents give, then the first in order: the
+        same documents name their company the same in any order (a rebuild may order an index's rows anew)."""
+        return min(self._ballots[key].items(), key=lambda kv: (kv[1][0], -kv[1][1], kv[0]))[0]
 
     def finish(self, searchable: Iterable[str] | None = None) -> None:
         """Once all names are in: the distinctive words (module docstring) and each entity's name words,

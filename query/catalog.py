@@ -11,13 +11,29 @@ from __future__ import annotations
 import copy
 import csv
 import re
+from collections import Counter
 
-from domain.companies import EntityIndex, add_directory_record, add_vocabulary_names
+from domain.companies import EntityIndex, add_directory_record, add_vocabulary_names, reads_as_name
 from kernel.search import SearchReader
 from kernel.search.base import physical_of
 from schemas.index import INDEXES, DocumentMeta
 
 _SOURCE_PREFIX = re.compile(r"^([A-Za-z0-9&]+(?:_[A-Za-z&]+)*?)_(?:\d{4})")
+
+
+def _names_told(row: dict) -> tuple[tuple, int]:
+    """What a document row says its company is called: (name, ticker, other names), and how well the name was
+    read (0 its cover's, 1 its file name's, or its own id's). A cover line that is no name ("Commission File No.
+    1-10299", read by a lake converted before the cover reader refused it) gives way to the file name's."""
+    names = [n for n in (row.get("source_name"),) if n]
+    prefix = _SOURCE_PREFIX.match(row.get("source_name") or row["doc_id"])
+    if prefix:
+        names.append(prefix.group(1).replace("_", " "))
+    fallback = names[-1] if names else row["doc_id"]
+    cover = row.get("company")
+    name = cover if cover and reads_as_name(cover) else fallback
+    rank = 1 if name in (fallback, *names, row["doc_id"], row.get("ticker")) else 0
+    return (name, row.get("ticker"), tuple(names[1:])), rank
 
 
 class DocInfo(DocumentMeta):
@@ -100,16 +116,16 @@ class Catalog:
     @staticmethod
     def _add_rows(rows: list[dict], entities: EntityIndex, docs: dict[str, DocInfo], keys: dict) -> None:
         """Each row as a document, its company's names added to ``entities`` (``keys``: (name, ticker,
-        other names) -> entity, so a company's filings are named once)."""
-        for r in rows:
-            names = [n for n in (r.get("source_name"),) if n]
-            prefix = _SOURCE_PREFIX.match(r.get("source_name") or r["doc_id"])
-            if prefix:
-                names.append(prefix.group(1).replace("_", " "))
-            name = r.get("company") or (names[-1] if names else r["doc_id"])
-            said = (name, r.get("ticker"), tuple(names[1:]))
+        other names) -> entity, so a company's filings are named once). Rows in ``doc_id`` order and each name
+        with the number of documents giving it: a rebuild that orders the index's rows anew names every company
+        the same (``EntityIndex.add``'s votes)."""
+        rows = sorted(rows, key=lambda r: r["doc_id"])
+        told = [_names_told(r) for r in rows]
+        votes = Counter(said for said, _ in told)
+        for r, (said, rank) in zip(rows, told, strict=True):
             if said not in keys:  # adding the same names again changes nothing
-                keys[said] = entities.add(name, r.get("ticker"), extra_names=names[1:], words=False)
+                keys[said] = entities.add(said[0], said[1], extra_names=said[2], words=False, votes=votes[said],
+                                          rank=rank)
             meta = {f: r.get(f) for f in DocumentMeta.model_fields}
             docs[r["doc_id"]] = DocInfo(**{**meta, "doc_name": r.get("doc_name") or r["doc_id"]}, entity=keys[said],
                                         page_count=r.get("page_count") or 0, accession=r.get("accession"),

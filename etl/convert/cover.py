@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from dateutil import parser as dateparser
 
+from domain.companies import reads_as_name
 from domain.rules import fiscal_period_of
 
 _DEI_START_RE = re.compile(r"<ix:(nonNumeric|nonFraction)\b([^>]*?\bname=\"dei:(\w+)\"[^>]*)>", re.I)
@@ -130,7 +131,9 @@ def facts_from_ixbrl(raw_html: str) -> CoverFacts | None:
 
 
 def facts_from_text(page_texts: list[str]) -> CoverFacts:
-    """Fallback for filings without iXBRL and for PDFs: page 0, or page 1 when page 0 is nearly empty."""
+    """Fallback for filings without iXBRL and for PDFs: page 0, or page 1 when page 0 is nearly empty. The
+    company is the line above "(Exact name of registrant ...)" when it reads as a name: a cover whose name is a
+    logo has its file number there, and the file name's company is then the better guess."""
     text = page_texts[0] if page_texts else ""
     if len(text.strip()) < 200 and len(page_texts) > 1:
         text = page_texts[1] + "\n" + text
@@ -143,7 +146,7 @@ def facts_from_text(page_texts: list[str]) -> CoverFacts:
     if m:
         cover.period_end = _date(m.group(1))
     m = _REGISTRANT_RE.search(text)
-    if m:
+    if m and reads_as_name(m.group(1)):
         cover.company = m.group(1).strip()
     if cover.form in ("10-K", "10-Q") and cover.period_end:
         cover.fiscal_year, cover.fiscal_period = fiscal_period_of(cover.period_end, cover.form, None)

@@ -11,6 +11,7 @@ from domain.companies import (
     add_vocabulary_names,
     edgar_names,
     parse_vocabulary,
+    reads_as_name,
     squash,
     variants,
 )
@@ -463,3 +464,32 @@ def test_a_questions_names_are_read_once_and_read_again_after_the_index_changes(
     assert [e.name for e in idx.find(q)] == ["Gartner"] and idx.written(q) == ["Gartner"]
     idx.finish(searchable=set())  # no company with documents: names only
     assert idx.find(q) == [] and idx.unindexed(q)[0].name == "Gartner"
+
+
+@pytest.mark.parametrize("line, ok", [
+    ("FOOT LOCKER, INC.", True), ("The Coca-Cola Company", True), ("3M COMPANY", True),
+    ("Commission File No. 1-10299", False), ("Commission File Number: 001-02217", False),
+    ("(I.R.S. Employer Identification No.)", False), ("13-3513936", False), ("(State or other jurisdiction of", False),
+])
+def test_a_cover_line_reads_as_a_name_unless_it_is_another_cover_field(line, ok):
+    assert reads_as_name(line) is ok
+
+
+def test_names_read_off_documents_name_their_company_whatever_their_order():
+    """A cover's name beats a file name's, then the name most documents give: two builds of the same documents,
+    whose index rows come in another order, name the company the same (the first one added used to)."""
+    said = [("FOOTLOCKER", 1, 4), ("Foot Locker, Inc.", 0, 2), ("FOOT LOCKER INC", 0, 1)]
+    shown = set()
+    for order in (said, said[::-1], said[1:] + said[:1]):
+        idx = EntityIndex(vocab=VOCAB)
+        keys = {idx.add(name, "FL", words=False, votes=votes, rank=rank) for name, rank, votes in order}
+        assert len(keys) == 1
+        shown.add(idx.entities[keys.pop()].name)
+    assert shown == {"Foot Locker, Inc."}
+
+
+def test_a_name_from_data_is_kept_over_the_documents_names():
+    idx = EntityIndex(vocab=VOCAB)
+    key = idx.add("Foot Locker", "FL")
+    idx.add("FOOT LOCKER, INC.", "FL", words=False, votes=9)
+    assert idx.entities[key].name == "Foot Locker"

@@ -299,6 +299,17 @@ def test_an_8k_cover_gives_its_event_date(cover):
     assert facts_from_text([cover]).period_end == dt.date(2024, 6, 3)
 
 
+@pytest.mark.parametrize("above, company", [
+    ("FOOT LOCKER, INC.", "FOOT LOCKER, INC."),
+    ("Commission File No. 1-10299", None),  # the name is a logo: the file name's company is the better guess
+    ("Commission File Number: 1-10299", None),
+])
+def test_a_cover_text_names_the_company_only_with_a_name(above, company):
+    cover = ("FORM 10-K\nFor the fiscal year ended January 29, 2022\nFor the transition period from to\n"
+             f"{above}\n(Exact name of registrant as specified in its charter)\nNew York\n")
+    assert facts_from_text([cover]).company == company
+
+
 DEEP_TABLES = (b"<html><body><p>Item 1.</p>" + b"<table><tr><td>" * 86 + b"x" + b"</td></tr></table>" * 86
                + b"<p>END</p></body></html>")
 DEEP_DIVS = b"<html><body><p>Item 1.</p>" + b"<div>" * 300 + b"x" + b"</div>" * 300 + b"<p>END</p></body></html>"

@@ -42,3 +42,23 @@ def test_a_new_release_catalog_is_the_old_one_changed_and_equals_a_fresh_read(tm
     assert followed.docs[rows[0]["doc_id"]].page_count == 999 and "NEW_2024_10K" in followed.docs
     assert rows[-1]["doc_id"] not in followed.docs and followed.model == fresh.model
     assert [e.key for e in followed.entities.find("What did New Corp report?")] == ["new"]
+
+
+def test_a_company_is_named_the_same_whatever_the_order_of_its_rows():
+    """Foot Locker's 10-K cover put its file number where the name goes (a lake converted before the cover
+    reader refused it), its 8-Ks read "Foot Locker, Inc.": the catalog names it by its 8-Ks in any row order,
+    never "Commission File No. 1-10299" (a bad name kept the company's own words in the lexical query)."""
+    from domain.companies import EntityIndex
+
+    rows = [{"doc_id": d, "source_name": d, "company": c, "form": f} for d, c, f in (
+        ("FOOTLOCKER_2022_10K", "Commission File No. 1-10299", "10-K"),
+        ("FOOTLOCKER_2023_10K", "FOOTLOCKER", "10-K"),
+        ("FOOTLOCKER_2022_8K_dated-2022-05-20", "Foot Locker, Inc.", "8-K"),
+        ("FOOTLOCKER_2022_8K_dated_2023-02-21", "Foot Locker, Inc.", "8-K"))]
+    named = set()
+    for order in (rows, rows[::-1], rows[1:] + rows[:1]):
+        entities, docs = EntityIndex(), {}
+        Catalog._add_rows(order, entities, docs, {})
+        assert len({d.entity for d in docs.values()}) == 1
+        named.add((docs["FOOTLOCKER_2022_10K"].entity, entities.entities[docs["FOOTLOCKER_2022_10K"].entity].name))
+    assert named == {("footlocker", "Foot Locker, Inc.")}
