@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -199,6 +200,13 @@ def run_stamp_time(stamp: str) -> dt.datetime:
 def fingerprint(*inputs: object) -> str:
     """What a derived object was made from, as one digest: a rerun skips work whose fingerprint is unchanged."""
     return hashlib.sha256("|".join(str(i) for i in inputs).encode()).hexdigest()
+
+
+def rows_digest(table, leave_out: tuple[str, ...] = ()) -> str:
+    """A table's rows (a ``pyarrow.Table``), column by column, as one digest (its metadata and the columns
+    ``leave_out`` left out): whether two writes of a part hold the same rows."""
+    return fingerprint(*(f"{name}={json.dumps(table.column(name).to_pylist(), default=str)}"
+                         for name in sorted(table.column_names) if name not in leave_out))
 
 
 def chunk_fingerprint(lake: Lake, part: str) -> str | None:

@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert", help="render crawled filings to paged PDFs; extract pages and cover metadata")
     _add_common(p)
     p.add_argument("--pdf-dir", action="append", default=[], help="also ingest the PDFs in this folder (repeatable)")
+    p.add_argument("--redo", action="store_true",
+                   help="convert every document again, unchanged sources too (after a converter fix); those whose "
+                        "record or page text changed are redone by segment, index and publish, the others not")
     _add_batch(p)
 
     p = sub.add_parser("segment", help="split converted documents into SEC Items and token-sized chunks")
@@ -227,7 +230,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    return _finish(run_stage("convert", _resources(args), pdf_dirs=args.pdf_dir, progress=progress, batch=args.batch))
+    return _finish(run_stage("convert", _resources(args), pdf_dirs=args.pdf_dir, progress=progress, batch=args.batch,
+                             redo=args.redo))
 
 
 def cmd_segment(args: argparse.Namespace) -> int:

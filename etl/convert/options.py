@@ -23,15 +23,16 @@ class ConvertOptions:
     pdf_dirs: tuple[Path, ...] = ()  # folders of PDFs that arrive as PDFs (converted besides the crawled filings)
     progress: Callable[[Iterable, str, int], Iterable] | None = None
     batch: tuple[int, int] | None = None  # (index, count): only the companies of that batch (domain.rules)
+    redo: bool = False  # convert every document again, its source unchanged too (after a converter fix)
 
     @classmethod
     def from_settings(cls, settings: Settings, pdf_dirs: Iterable[str | Path] = (), progress=None,
-                      batch: tuple[int, int] | None = None) -> ConvertOptions:
+                      batch: tuple[int, int] | None = None, redo: bool = False) -> ConvertOptions:
         return cls(timeout_s=settings.convert_timeout, memory_mb=settings.convert_memory_mb,
                    workers=settings.convert_workers, max_html_bytes=int(settings.convert_max_html_mb * 1024 * 1024),
                    find_tables=settings.pdf_find_tables,
                    llm_summary=settings.cover_summary_llm,
-                   pdf_dirs=check_pdf_dirs(pdf_dirs), progress=progress, batch=check_batch(batch))
+                   pdf_dirs=check_pdf_dirs(pdf_dirs), progress=progress, batch=check_batch(batch), redo=redo)
 
 
 def check_pdf_dirs(dirs: Iterable[str | Path]) -> tuple[Path, ...]:

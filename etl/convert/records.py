@@ -18,6 +18,7 @@ from kernel.layout import (
     dataset_key,
     dataset_parts,
     part_name,
+    rows_digest,
 )
 from kernel.quarantine import release
 from kernel.storage import Lake, read_parquet, write_parquet
@@ -36,16 +37,42 @@ class Converted:
     facts_seconds: float = 0.0  # the iXBRL extraction's share of render_seconds
 
 
-def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, facts: list[Fact]) -> None:
+def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, facts: list[Fact],
+                  held: Held | None = None) -> DocumentRecord:
+    """Write one document's PDF, facts, pages and record; ``held``: the lake's record of it before, whose
+    revision a conversion of the same source carries (:func:`_revised`). Returns the record written."""
     name = part_name(key)
     lake.write_bytes(doc.pdf_key, paged.pdf)
     write_parquet(lake, dataset_key("facts", name),
                   to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
-    pages = [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
-                        rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages]
-    write_parquet(lake, dataset_key("pages", name), to_table(PageRecord, pages))
+    pages = to_table(PageRecord, [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
+                                             rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages])
+    doc = _revised(lake, name, held, doc, pages)
+    write_parquet(lake, dataset_key("pages", name), pages)
     write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
     release(lake, STAGE, key)
+    return doc
+
+
+# what a conversion writes that no later stage reads, or that the run settles after (ids, amendment links)
+_NOT_CONTENT = ("processed_at", "render_seconds", "extract_seconds", "revision", "doc_id", "amends")
+
+
+def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, pages: pa.Table) -> DocumentRecord:
+    """A document converted again from the same source (``convert --redo`` after a converter fix, facts
+    added) keeps its revision when its record and pages are what they were, and goes one up when they are
+    not: segment, index and publish key on the source and the revision, so a mended company name or page
+    text would otherwise never reach the published indexes. A new source starts again at 0."""
+    if held is None or held.sha256 != doc.source_sha256:
+        return doc
+    revision = held.row.get("revision") or 0
+    try:
+        before = (rows_digest(read_parquet(lake, dataset_key("documents", part)), _NOT_CONTENT),
+                  rows_digest(read_parquet(lake, dataset_key("pages", part)), ("doc_id",)))
+    except (FileNotFoundError, pa.ArrowInvalid):
+        before = None
+    now = (rows_digest(to_table(DocumentRecord, [doc]), _NOT_CONTENT), rows_digest(pages, ("doc_id",)))
+    return doc.model_copy(update={"revision": revision if before == now else revision + 1})
 
 
 def membership(lake: Lake) -> dict[int, list[MemberPeriod]] | None:

@@ -17,6 +17,7 @@ class ConvertReport(StageReport):
     content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where text may be missing
     shared_names: list[str] = field(default_factory=list)  # filings whose LOFin name another filing holds
     reflagged: list[str] = field(default_factory=list)  # documents whose sp500_member a corrected membership changed
+    revised: list[str] = field(default_factory=list)  # documents converted again whose record or pages changed
     # doc_id, pages, render, extract, iXBRL facts seconds; the run report carries their statistics (details())
     timings: list[tuple[str, int, float, float, float]] = field(default_factory=list, metadata=DETAIL)
     facts: int = 0  # iXBRL facts extracted
@@ -24,7 +25,8 @@ class ConvertReport(StageReport):
 
     def summary(self) -> str:
         return (f"{self.converted} converted, {self.skipped} unchanged, {self.quarantined} quarantined, "
-                f"{self.warnings} with warnings" + (f", {len(self.reflagged)} re-flagged" if self.reflagged else ""))
+                f"{self.warnings} with warnings" + (f", {len(self.reflagged)} re-flagged" if self.reflagged else "")
+                + (f", {len(self.revised)} changed by a conversion of the same source" if self.revised else ""))
 
     def details(self) -> dict:
         return {"timings": self.stats()}

@@ -85,19 +85,24 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
     with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once
     todo = []
     for job in jobs:
-        if getattr(before.get(part_name(job.key)), "sha256", None) == job.sha256 and part_name(job.key) in with_facts:
+        if getattr(before.get(part_name(job.key)), "sha256", None) == job.sha256 and part_name(job.key) in with_facts \
+                and not options.redo:
             report.skipped += 1
         else:
             todo.append(job)
     converted: dict[str, DocumentRecord] = {}
+    revised: list[str] = []  # appended by the workers (list.append is atomic)
     members = membership(lake)  # each company's S&P 500 periods (the directory): every document's sp500_member
 
     def one(job: Job) -> tuple[DocumentRecord, int, str | None, float]:
         """Convert and write one document; what the report needs is all that is kept (not its PDF or facts:
         a run over thousands of filings must not hold them)."""
         done = job.convert()
-        done.doc = with_membership(done.doc, members)
-        write_outputs(lake, job.key, done.paged, done.doc, done.facts)
+        held = before.get(part_name(job.key))
+        done.doc = write_outputs(lake, job.key, done.paged, with_membership(done.doc, members), done.facts, held)
+        if held and done.doc.revision != (held.row.get("revision") or 0):
+            revised.append(f"{done.doc.doc_id}: converted again with a changed record or page text (revision "
+                           f"{done.doc.revision}): segment, index and publish redo it")
         missing = [f for f in done.facts if f.kind == "numeric" and f.value is None and not f.nil]
         problem = (f"{done.doc.doc_id}: {len(missing)} numeric fact(s) without a value (first: {missing[0].problem})"
                    if missing else None)
@@ -122,6 +127,7 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             report.timings.append((doc.doc_id, doc.page_count, doc.render_seconds, doc.extract_seconds, facts_seconds))
             report.facts += facts
             report.fact_problems += [fact_problem] if fact_problem else []
+    report.revised = sorted(revised)
     report.shared_names = settle_identity(lake, {p: h.identity for p, h in before.items()}, converted)
     mine = {p: h for p, h in before.items()  # a batch re-flags its own documents (tasks in parallel share none)
             if p not in converted and in_batch(h.row.get("cik"), h.row["doc_id"], options.batch)}

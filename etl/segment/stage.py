@@ -3,7 +3,6 @@ with a fingerprint of their inputs; unchanged documents skipped, the failed quar
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -27,6 +26,7 @@ from kernel.layout import (
     dataset_key,
     dataset_parts,
     fingerprint,
+    rows_digest,
 )
 from kernel.quarantine import quarantine, release
 from kernel.run_policy import in_batch
@@ -78,12 +78,6 @@ def content_key(lake: Lake, part: str, doc: dict, items: pa.Table, chunks: pa.Ta
     except (FileNotFoundError, pa.ArrowInvalid):
         return key
     return old if before == key else key
-
-
-def rows_digest(table: pa.Table) -> str:
-    """A table's rows, column by column, as one digest (its metadata left out)."""
-    return fingerprint(*(f"{name}={json.dumps(table.column(name).to_pylist(), default=str)}"
-                         for name in sorted(table.column_names)))
 
 
 def chunk_coverage(pages: list[str], chunks: list[ChunkRecord]) -> int:

@@ -6,6 +6,7 @@ import datetime as dt
 import http.server
 import json
 import threading
+from dataclasses import replace
 
 import pymupdf
 import pytest
@@ -358,3 +359,32 @@ def test_conversion_that_loses_content_warns_or_quarantines(tmp_path):
     assert len(report.content_warnings) == 1 and "visible characters" in report.content_warnings[0]
     (reason,) = [lake.read_bytes(k).decode() for k in lake.list("quarantine/convert")]
     assert "content lost: page text holds" in reason
+
+
+def test_a_redo_that_changes_a_document_moves_its_revision_and_one_that_does_not_keeps_it(tmp_path, monkeypatch):
+    """``convert --redo`` after a converter fix: a document whose record or page text comes out different
+    goes one revision up (segment, index and publish key on it and redo the document), an unchanged one keeps
+    its revision, so the release costs only what the fix changed."""
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "FORM 10-K\nFor the fiscal year ended January 29, 2022\n"
+                                        "Commission File No. 1-10299\n(Exact name of registrant as specified)")
+    (folder / "FOOTLOCKER_2022_10K.pdf").write_bytes(doc.tobytes())
+    lake = LocalLake(tmp_path / "lake")
+
+    def converted(**options) -> tuple:
+        report = run_convert(lake, ConvertOptions(pdf_dirs=(folder,), **options))
+        row = read_parquet(lake, next(iter(lake.list("datasets/documents")))).to_pylist()[0]
+        return report.converted, row["company"], row["revision"], report.revised
+
+    assert converted() == (1, "FOOTLOCKER", 0, [])
+    assert converted() == (0, "FOOTLOCKER", 0, [])  # unchanged source: skipped
+    assert converted(redo=True) == (1, "FOOTLOCKER", 0, [])  # converted again, the same: nothing to redo
+    from etl.convert import pdf_file
+
+    read = pdf_file.facts_from_text
+    monkeypatch.setattr(pdf_file, "facts_from_text", lambda texts: replace(read(texts), company="Foot Locker, Inc."))
+    done, company, revision, revised = converted(redo=True)
+    assert (done, company, revision) == (1, "Foot Locker, Inc.", 1) and revised[0].startswith("FOOTLOCKER_2022_10K:")
+    assert converted(redo=True)[1:3] == ("Foot Locker, Inc.", 1)
