@@ -59,6 +59,7 @@ PARTITION_COLUMN = "doc_part"  # the column index datasets are partitioned by: t
 
 FINGERPRINT_KEY = b"secplat.fingerprint"  # Parquet metadata key: the inputs a chunks part was made from
 CONTENT_KEY = b"secplat.content"  # Parquet metadata key: what a chunks part holds, which later stages key on
+REVISION_KEY = b"secplat.revision"  # Parquet metadata key: the document revision a chunks part was made from
 PART_PATTERN = r"([^/]+)\.parquet$"  # a part name from the path of the file it lives in
 _PART_RE = re.compile(PART_PATTERN)
 
@@ -221,6 +222,12 @@ def chunk_inputs(lake: Lake, part: str) -> str | None:
     """The fingerprint of the inputs a document's chunks were made from (the segment stage's own rerun key),
     or None when the document has no chunks yet."""
     return _chunk_meta(lake, part).get(FINGERPRINT_KEY, b"").decode() or None
+
+
+def chunk_revision(lake: Lake, part: str) -> int:
+    """The document revision (its metadata's corrections) a chunks part was made from; 0 for a part written
+    before it was kept."""
+    return int(_chunk_meta(lake, part).get(REVISION_KEY, b"0").decode() or 0)
 
 
 def _chunk_meta(lake: Lake, part: str) -> dict[bytes, bytes]:

@@ -21,8 +21,10 @@ from etl.segment.report import SegmentReport
 from kernel.layout import (
     CONTENT_KEY,
     FINGERPRINT_KEY,
+    REVISION_KEY,
     chunk_fingerprint,
     chunk_inputs,
+    chunk_revision,
     dataset_key,
     dataset_parts,
     fingerprint,
@@ -64,14 +66,18 @@ def chunks_fingerprint(doc: dict, options: ChunkOptions, counter_name: str) -> s
 
 def content_key(lake: Lake, part: str, doc: dict, items: pa.Table, chunks: pa.Table) -> str:
     """What later stages key on (``kernel.layout.chunk_fingerprint``): the digest of the rows written (items
-    and chunks), the document's source and corrections; the key the part has already when its rows are
-    the same (a new segmenter that leaves a document's chunks as they were embeds nothing again, a lake
-    written before content keys included)."""
+    and chunks), the document's source and corrections; the key the part has already when its rows and the
+    document's revision are the same (a new segmenter that leaves a document's chunks as they were embeds
+    nothing again, a lake written before content keys included). A document whose metadata was corrected
+    (re-flagged, converted again with a mended cover) gets a new key even when its chunks are the same: the
+    index and the published rows carry that metadata."""
+    revision = doc.get("revision") or 0
+
     def of(items: pa.Table, chunks: pa.Table) -> str:
-        return fingerprint(rows_digest(items), rows_digest(chunks), doc["source_sha256"], doc.get("revision") or 0)
+        return fingerprint(rows_digest(items), rows_digest(chunks), doc["source_sha256"], revision)
 
     key, old = of(items, chunks), chunk_fingerprint(lake, part)
-    if old is None or old == key:
+    if old is None or old == key or chunk_revision(lake, part) != revision:
         return key
     try:
         before = of(read_parquet(lake, dataset_key("items", part)), read_parquet(lake, dataset_key("chunks", part)))
@@ -152,7 +158,8 @@ def run(lake: Lake, options: SegmentOptions) -> SegmentReport:
         content = content_key(lake, part, doc, items_table, table)
         write_parquet(lake, dataset_key("items", part), items_table)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), FINGERPRINT_KEY: fp.encode(),
-                                               CONTENT_KEY: content.encode()})
+                                               CONTENT_KEY: content.encode(),
+                                               REVISION_KEY: str(doc.get("revision") or 0).encode()})
         write_parquet(lake, dataset_key("chunks", part), table)
         release(lake, STAGE, part)
         return doc, len(chunks), seg, warning, time.perf_counter() - started

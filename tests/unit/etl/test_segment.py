@@ -306,7 +306,7 @@ def test_a_corrected_membership_reflags_a_document_and_segment_redoes_it(tmp_pat
     from etl.segment import run as run_segment
     from etl.segment.chunking import ChunkOptions
     from etl.segment.stage import chunks_fingerprint
-    from kernel.layout import dataset_key
+    from kernel.layout import chunk_fingerprint, dataset_key
     from kernel.storage import read_parquet, write_parquet
 
     page = "Item 7. Management's Discussion and Analysis\nThe year went well for the company and its customers.\n"
@@ -329,7 +329,10 @@ def test_a_corrected_membership_reflags_a_document_and_segment_redoes_it(tmp_pat
     assert row["sp500_member"] is False and row["revision"] == 1
     assert reflag(lake, converted_documents(lake), corrected) == []  # idempotent
     assert reflag(lake, converted_documents(lake), {8: corrected[7]}) == []  # a company it holds no periods of
+    before = chunk_fingerprint(lake, "t")
     assert run_segment(lake, options).segmented == 1  # the corrected document goes on through the stages
+    assert chunk_fingerprint(lake, "t") != before  # the same chunks, a new key: the index carries the flag
+    assert run_segment(lake, options).skipped == 1 and chunk_fingerprint(lake, "t") != before
 
 
 def test_a_new_segmenter_redoes_every_document_but_changes_the_later_stages_key_only_where_chunks_change(
