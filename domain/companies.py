@@ -337,6 +337,23 @@ class EntityIndex:
         ballot[name] = (min(best, rank), count + votes)
         return old.name if old and key in self._given else self._voted_name(key)
 
+    def withdraw(self, key: str, name: str) -> None:
+        """A document giving ``name`` to the entity ``key`` left the corpus (or changed): its vote goes, and the
+        display name is chosen again, so a catalog followed release by release names a company as one read
+        whole does. A company with no vote left keeps its name (names stay known)."""
+        ballot = self._ballots.get(key, {})
+        if name not in ballot:
+            return
+        rank, count = ballot[name]
+        if count > 1:
+            ballot[name] = (rank, count - 1)
+        else:
+            del ballot[name]
+        old = self.entities[key]
+        if ballot and key not in self._given:
+            self.entities[key] = Entity(key, self._voted_name(key), old.tickers)
+            self._seen.clear()
+
     def _voted_name(self, key: str) -> str:
         """A cover's name over a file name's, then the name most documents give, then the first in order: the
         same documents name their company the same in any order (a rebuild may order an index's rows anew)."""

@@ -84,6 +84,10 @@ class Catalog:
         removed, added = set(changed[0]), changed[1]
         docs = {d: info for d, info in previous.docs.items() if d not in removed}
         entities = copy.deepcopy(previous.entities)
+        gone = removed | {r["doc_id"] for r in added}  # a changed document's old row gives its vote no more
+        for d in sorted(gone & previous.docs.keys()):
+            if previous.docs[d].entity:
+                entities.withdraw(previous.docs[d].entity, _names_told(previous.docs[d].model_dump())[0][0])
         self._add_rows(added, entities, docs, {})
         add_vocabulary_names(entities)  # a company new to the corpus brings its reviewed names
         entities.finish(searchable={d.entity for d in docs.values() if d.entity})

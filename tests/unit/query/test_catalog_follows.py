@@ -62,3 +62,27 @@ def test_a_company_is_named_the_same_whatever_the_order_of_its_rows():
         assert len({d.entity for d in docs.values()}) == 1
         named.add((docs["FOOTLOCKER_2022_10K"].entity, entities.entities[docs["FOOTLOCKER_2022_10K"].entity].name))
     assert named == {("footlocker", "Foot Locker, Inc.")}
+
+
+def test_a_followed_catalog_names_a_renamed_company_as_a_fresh_read_does(tmp_path, monkeypatch):
+    """A document converted again under a mended name changes its company's votes: the catalog followed from
+    the release before withdraws the old row's vote, so it shows the name a catalog read whole shows."""
+    monkeypatch.setattr(embedded, "CHANGES_MAX_SHARE", 10.0)
+    be = EmbeddedBackend(tmp_path / "search", prefix="t")
+    spec = INDEXES["documents"]
+    version = be.create_version(spec, DIMS, {"model": "test-model"})
+    base = records("v1")["documents"][0]
+    rows = [{**base, "doc_id": d, "doc_name": d, "source_name": d, "company": "X CORP", "ticker": None}
+            for d in ("XCO_2022_10K", "XCO_2023_10K")]
+    be.load(version, spec, to_table(spec.model, rows).to_batches())
+    serve_version(be, "documents", version)
+    before = Catalog(be, None, be.live_release().targets["documents"])
+    assert {before.entities.entities[d.entity].name for d in before.docs.values()} == {"X CORP"}
+    work = be.writable(be.live_release().targets["documents"], spec, {})
+    mended = [{**r, "company": "X Corporation"} for r in rows]
+    be.upsert(work, spec, to_table(spec.model, mended).to_batches(), replace_docs=[r["doc_id"] for r in rows])
+    serve_version(be, "documents", work)
+    target = be.live_release().targets["documents"]
+    followed, fresh = Catalog(be, None, target, previous=before), Catalog(be, None, target)
+    assert {followed.entities.entities[d.entity].name for d in followed.docs.values()} == {"X Corporation"}
+    assert {fresh.entities.entities[d.entity].name for d in fresh.docs.values()} == {"X Corporation"}
