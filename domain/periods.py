@@ -177,18 +177,24 @@ _MONTH_YEAR = re.compile(r"\b(january|february|march|april|may|june|july|august|
                          r"((?:19|20)\d{2})\b", re.I)
 
 
+# The middle of a calendar year ("as of mid-2023", "at midyear 2023", "in the middle of 2023"): June's end
+_MID_YEAR = re.compile(r"\b(?:mid|the\s+middle\s+of)[\s-]*(?:year\s+|year[\s-]*of\s+)?((?:19|20)\d{2})\b", re.I)
+
+
 def named_day(text: str) -> dt.date | None:
     """The first day the text names ("as of June 30, 2023", "three months ended March 31, 2024"): a balance
     or a span at that date, which may be a quarter's end as well as a year's; a month named with its year and
-    no day, its last day ("in June 2023": the report whose period ends with that month). None when it names
-    none (or none that is a date: "June 31")."""
+    no day, its last day ("in June 2023": the report whose period ends with that month); the middle of a
+    year, June's end ("mid-2023": the report of the six months to June, the second quarter's of a calendar
+    fiscal year). None when it names none (or none that is a date: "June 31")."""
     day = next(filter(None, (_day(*m.groups()) for m in _DATE.finditer(text or ""))), None)
     if day is not None:
         return day
     month = _MONTH_YEAR.search(text or "")
-    if month is None:
-        return None
-    return _month_end(month.group(1), int(month.group(2)))
+    if month is not None:
+        return _month_end(month.group(1), int(month.group(2)))
+    mid = _MID_YEAR.search(text or "")
+    return dt.date(int(mid.group(1)), 6, 30) if mid else None
 
 
 def periods(text: str) -> list[Period]:

@@ -78,6 +78,10 @@ def test_the_day_a_question_names():
     assert named_day("daily users in June 2023") == dt.date(2023, 6, 30)
     assert named_day("the quarter ended Feb. 2024") == dt.date(2024, 2, 29) == named_day("February of 2024")
     assert named_day("Mayer 2023 and Marches 2022") is None  # a word that opens like a month is none
+    # the middle of a year: June's end
+    assert named_day("charges expected as of mid-2023") == dt.date(2023, 6, 30) == named_day("at midyear 2023") \
+        == named_day("in the middle of 2023") == named_day("as of mid-year 2023") == named_day("mid 2023")
+    assert named_day("midterm 2023 results") is None and named_day("the middle east in 2023") is None
 
 
 def test_the_year_a_question_stands_in():
