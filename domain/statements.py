@@ -140,10 +140,11 @@ class Section:
     items: tuple[str, ...] = ()  # an MD&A section's Items (10-K, 10-Q)
 
 
-def _pattern(pattern: str, where: str) -> re.Pattern:
-    """A title or closing line as written in the vocabulary, its spaces matching a page's no-break spaces."""
+def _pattern(pattern: str, where: str, title: bool = False) -> re.Pattern:
+    """A title or closing line as written in the vocabulary, its spaces matching a page's no-break spaces; a
+    title's words also with a glyph set apart ("Balance Shee t")."""
     try:
-        return re.compile(spaced_pattern(pattern), re.I)
+        return re.compile(spaced_pattern(pattern, glyphs=title), re.I)
     except (re.error, TypeError) as exc:
         raise VocabularyError(f"{where}: bad pattern {pattern!r}: {exc}") from None
 
@@ -155,7 +156,7 @@ def _sections(entries: dict | None, kind: str, source: str) -> dict[str, Section
         if not isinstance(entry, dict) or not entry.get("title") or not entry.get("query"):
             raise VocabularyError(f"{where}: needs a title and a query")
         closing = _pattern(entry["closing"], where) if entry.get("closing") else None
-        sections[name] = Section(name, _pattern(entry["title"], where), entry["query"], closing,
+        sections[name] = Section(name, _pattern(entry["title"], where, title=True), entry["query"], closing,
                                  tuple(str(i) for i in entry.get("items") or ()))
     return sections
 

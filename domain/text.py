@@ -185,18 +185,21 @@ def plain_spaces(text: str) -> str:
     return text.translate(_INLINE_SPACES)
 
 
-def spaced_pattern(pattern: str) -> str:
+def spaced_pattern(pattern: str, glyphs: bool = False) -> str:
     """A vocabulary pattern whose literal spaces (outside character classes) match :data:`INLINE_SPACE`:
     a title written "statements of operations" finds a page that prints it with no-break spaces (page text
-    is stored with :func:`plain_spaces`, but a lake converted before that keeps the PDF's)."""
+    is stored with :func:`plain_spaces`, but a lake converted before that keeps the PDF's). ``glyphs``: also
+    one space between two letters of a word, for a title whose PDF sets a glyph apart ("Consolidated Balance
+    Shee t", "Statement of Incom e": 3M's 2018 10-K prints every statement title so)."""
     out, in_class, escaped, first = [], False, False, False  # first: a ']' here is literal ("[]", "[^]")
+    letter = False  # the character before was a literal letter
     for char in pattern:
         if escaped:
             out.append(char)
-            escaped = first = False
+            escaped = first = letter = False
         elif char == "\\":
             out.append(char)
-            escaped = True
+            escaped, letter = True, False
         elif in_class:
             in_class = char != "]" or first
             first = first and char == "^" and out[-1] == "["
@@ -204,6 +207,10 @@ def spaced_pattern(pattern: str) -> str:
         elif char == "[":
             out.append(char)
             in_class = first = True
+            letter = False
         else:
+            if glyphs and letter and char.isalpha():
+                out.append(INLINE_SPACE + "?")
             out.append(INLINE_SPACE if char == " " else char)
+            letter = char.isalpha()
     return "".join(out)

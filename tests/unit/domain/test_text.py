@@ -67,10 +67,16 @@ def test_concept_cues_and_fact_synonyms_match_however_punctuated():
 
 
 def test_a_vocabulary_patterns_spaces_match_a_no_break_space_but_not_a_line_break():
-    title = re.compile(spaced_pattern(r"\bstatements? of (consolidated )?(operations|incom ?e)\b"), re.I)
+    title = re.compile(spaced_pattern(r"\bstatements? of (consolidated )?(operations|income)\b"), re.I)
     assert title.search("Consolidated\xa0Statements\xa0of\xa0Operations")
-    assert title.search("Consolidated Statement of Incom e")
     assert not title.search("Consolidated Statements of\nOperations")
+    assert not title.search("Consolidated Statement of Incom e")
+    # a title's glyph set apart by the PDF's text ("Incom e", "Shee t"), one space between two letters only
+    glyphs = re.compile(spaced_pattern(r"\b(balance sheets?|statements? of (operations|income))\b", glyphs=True), re.I)
+    assert glyphs.search("Consolidated Statement of Incom e") and glyphs.search("Consolidated Balance Shee t")
+    assert glyphs.search("Consolidated Balance Sheets") and not glyphs.search("Balance Sh  eet")
+    assert not glyphs.search("Balance\nSheet") and not glyphs.search("Statement ofOperations")
+    assert spaced_pattern(r"\bab[cd]e", glyphs=True) == r"\ba[^\S\n]?b[cd]e"  # escapes, classes: kept
     # a space inside a character class, or escaped, is the vocabulary's own
     assert spaced_pattern(r"[A-Z ]+ x\ y") == r"[A-Z ]+[^\S\n]x\ y"
     # a ']' first in a class is a member, not its end; an escaped one inside a class too

@@ -55,9 +55,11 @@ def test_a_statement_page_is_its_title_at_the_top_of_a_page_over_figures():
     # a title over prose is not the statement either
     words = "CONSOLIDATED BALANCE SHEETS\n" + "the company reports its assets and liabilities. " * 20
     assert statement_page("balance sheet", _chunk(words, 10, 10, 0, len(words))) is None
-    # a PDF's text splitting the title's word at its kerning ("Statement of Incom e", 3M's 10-K PDFs)
+    # a PDF's text setting a title's glyph apart ("Statement of Incom e", "Balance Shee t": 3M's 10-K PDFs)
     split = "3M Company and Subsidiaries\nConsolidated Statement of Incom e\n" + TABLE
     assert statement_page("income statement", _chunk(split, 55, 55, 0, len(split))) == 55
+    sheet = "3M Company and Subsidiaries\nConsolidated Balance Shee t\nAt December 31\n" + TABLE
+    assert statement_page("balance sheet", _chunk(sheet, 57, 57, 0, len(sheet))) == 57
     # a PDF printing every space as a no-break space (CVS Health's 2018 10-K); a line break is no space
     nbsp = "Page\xa037\nConsolidated\xa0Statements\xa0of\xa0Operations\nIn millions\n" + TABLE
     assert statement_page("income statement", _chunk(nbsp, 301, 301, 0, len(nbsp))) == 301
