@@ -12,7 +12,7 @@ from domain.text import typed_lower, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
-from query.parts import named_parts, part_heading, part_row
+from query.parts import named_parts, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
 from query.statements import row_page
@@ -56,6 +56,17 @@ class PartPins(PinReader):
                 page = next((p for cue in cues if (p := row_page(cue, table)) is not None), None)
                 if page is not None:
                     pin(table, table["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
+                    return
+        for h in hits:  # no section opened at a chunk's end: a part's title over its table inside one
+            titled = part_title(parts, h.source)
+            if titled is None:
+                continue
+            heading, after = titled
+            tables = [(h.source, after)] + [(t, 0) for t in self._next_chunks(q, h.source, 1)]
+            for table, start in tables:
+                page = next((p for cue in cues if (p := row_page(cue, table, after=start)) is not None), None)
+                if page is not None:
+                    pin(table, table["chunk_id"], page, "row", f"the table {heading!r} prints the figure asked")
                     return
 
 

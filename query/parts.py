@@ -61,6 +61,26 @@ def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
     return None
 
 
+def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
+    """(the line, where the next line starts) of a part's section title inside a text chunk, its table below it
+    in the same chunk (Best Buy's "Domestic Segment Performance Summary" over the segment's rows): a line
+    opening with one of ``parts``' words and saying it heads a part ("segment", "business"), of few words and
+    no figures. A row label alone ("Domestic" above its figures) says no such word."""
+    if chunk.get("kind", "text") != "text":
+        return None
+    at = 0
+    for line in (chunk.get("text") or "").split("\n"):
+        at += len(line) + 1
+        said = words(line)
+        if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line) \
+                and frozenset(said) & _SECTION_WORDS:
+            return line.strip(), at
+    return None
+
+
+_SECTION_WORDS = frozenset(words("segment segments business businesses division divisions"))
+
+
 def _part_cells(lines: list[str]) -> list[str]:
     """A part's row's figures on the lines after its label, one line of words between allowed (a PDF's table
     of products prints each one's indication under its name: "Paxlovid", "COVID-19 in certain high-risk

@@ -148,17 +148,17 @@ def non_gaap(text: str | None) -> bool:
     return any(has_phrase(plain, p) for p in _NON_GAAP)
 
 
-def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False) -> int | None:
+def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after: int = 0) -> int | None:
     """The page on which a chunk prints ``metric`` (its words' stems) as a table's row: a short line opening
     with its words, then at least ``ROW_FIGURES`` figures before the next line with words (a PDF's text puts
     a row's cells on its label's line or the lines after it); with ``percent``, figures that are percentages
     (a share asked for: "gross margin percentage" is MD&A's row of gross margin as a percent of revenue,
-    not the income statement's row of amounts)."""
+    not the income statement's row of amounts). ``after``: only rows from that character of the text on."""
     text = chunk.get("text") or ""
     lines = text.split("\n")
     at = 0
     for i, line in enumerate(lines):
-        if not _may_label(line, metric):
+        if at < after or not _may_label(line, metric):
             at += len(line) + 1
             continue
         said = words(FIGURE.sub(" ", line))

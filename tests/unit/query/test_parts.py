@@ -86,3 +86,24 @@ def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
     assert part_heading(aerospace, {"text": "MARINE SYSTEMS"}) is None
     assert part_heading(aerospace, {"text": "AEROSPACE\nOne.\nTwo.\nThree.\nFour."}) is None
     assert part_heading(aerospace, {"text": "AEROSPACE", "kind": "table"}) is None
+
+
+def test_a_parts_title_over_its_table_inside_one_chunk_gives_the_rows_after_it():
+    """Best Buy's MD&A: "Domestic Segment Performance Summary" over the segment's rows in one chunk, then the
+    International segment's table with the same rows: the title of the part asked, and only rows after it."""
+    from domain.text import words
+    from query.parts import part_title
+    from query.statements import row_page
+
+    domestic = frozenset(words("Domestic"))
+    text = ("Comparable sales growth\n9.9%\n8.8%\nDomestic Segment Performance Summary\n2019\n2018\n"
+            "Comparable sales growth (1)\n4.8%\n5.6%\nInternational Segment Performance Summary")
+    chunk = {"text": text, "page_start": 30, "page_end": 30, "char_start": 0, "char_end": len(text)}
+    title, after = part_title(domestic, chunk)
+    assert title == "Domestic Segment Performance Summary" and text[after:].startswith("2019")
+    sales = tuple(words("comparable sales"))
+    assert row_page(sales, chunk) == 30 and row_page(sales, chunk, after=after) == 30
+    assert row_page(sales, {**chunk, "text": text[:after]}, after=after) is None
+    assert part_title(domestic, {"text": "Capital expenditures\nDomestic\n$\n770"}) is None  # a row's label
+    assert part_title(domestic, {"text": "Domestic Segment Performance Summary", "kind": "table"}) is None
+    assert part_title(frozenset(words("International")), chunk)[0] == "International Segment Performance Summary"
