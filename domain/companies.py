@@ -68,13 +68,13 @@ _JOINERS = frozenset({"and", "&", "or", ",", ", and", "vs", "vs.", "versus"})  #
 _LIST_WORDS = frozenset({"and", "&", "or", "vs", "versus"})  # no name starts or ends with one
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def reads_as_name(line: str) -> bool:
     """Whether a line read off a cover may be a company's name: two letters at least, and not one of the cover's
     other lines a layout puts where the name goes (the file number, the I.R.S. number, the labels)."""
     return sum(c.isalpha() for c in line) >= 2 and not _NOT_A_NAME.search(line)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def squash(text: str) -> str:
     """Lower case, possessives, remarks in parentheses, EDGAR's state tags and corporate suffixes dropped,
     letters, digits and & only, no spaces. Kept per name: a catalog squashes the same few names often."""
