@@ -32,7 +32,7 @@ def _names_told(row: dict) -> tuple[tuple, int]:
     fallback = names[-1] if names else row["doc_id"]
     cover = row.get("company")
     name = cover if cover and reads_as_name(cover) else fallback
-    rank = 1 if name in (fallback, *names, row["doc_id"], row.get("ticker")) else 0
+    rank = 1 if name in (*names, row["doc_id"], row.get("ticker")) else 0  # the fallback is one of these
     return (name, row.get("ticker"), tuple(names[1:])), rank
 
 

@@ -52,22 +52,27 @@ class PartPins(PinReader):
             heading = part_heading(parts, h.source)
             if heading is None:
                 continue
-            for table in self._next_chunks(q, h.source, PART_SECTION_TABLES):
-                page = next((p for cue in cues if (p := row_page(cue, table)) is not None), None)
-                if page is not None:
-                    pin(table, table["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
-                    return
+            if found := _table_row(cues, [(t, 0) for t in self._next_chunks(q, h.source, PART_SECTION_TABLES)]):
+                pin(found[0], found[0]["chunk_id"], found[1], "row", f"the section {heading!r} prints the figure asked")
+                return
         for h in hits:  # no section opened at a chunk's end: a part's title over its table inside one
             titled = part_title(parts, h.source)
             if titled is None:
                 continue
             heading, after = titled
-            tables = [(h.source, after)] + [(t, 0) for t in self._next_chunks(q, h.source, 1)]
-            for table, start in tables:
-                page = next((p for cue in cues if (p := row_page(cue, table, after=start)) is not None), None)
-                if page is not None:
-                    pin(table, table["chunk_id"], page, "row", f"the table {heading!r} prints the figure asked")
-                    return
+            if found := _table_row(cues, [(h.source, after)] + [(t, 0) for t in self._next_chunks(q, h.source, 1)]):
+                pin(found[0], found[0]["chunk_id"], found[1], "row", f"the table {heading!r} prints the figure asked")
+                return
+
+
+def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] | None:
+    """(chunk, page) of the first of ``tables`` (each with the character its rows may start from) printing a
+    row labelled by one of ``cues``."""
+    for table, start in tables:
+        page = next((p for cue in cues if (p := row_page(cue, table, after=start)) is not None), None)
+        if page is not None:
+            return table, page
+    return None
 
 
 def asked_parts(q: Question, d: DocInfo) -> frozenset[str]:

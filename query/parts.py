@@ -55,10 +55,15 @@ def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
         return None
     lines = [line for line in (chunk.get("text") or "").split("\n") if re.search(r"[A-Za-z]", line)]
     for line in lines[-PART_HEADING_LINES:]:  # lines of words: a chart's stray figures after it are no line
-        said = words(line)
-        if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line):
+        if _heads_part(parts, line, words(line)):
             return line.strip()
     return None
+
+
+def _heads_part(parts: frozenset[str], line: str, said: list[str]) -> bool:
+    """Whether a line (``said``: its words' stems) may head a part's section: opening with one of ``parts``'
+    words, of few words and no figures, not a sentence."""
+    return bool(said) and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line)
 
 
 def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
@@ -72,8 +77,7 @@ def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
     for line in (chunk.get("text") or "").split("\n"):
         at += len(line) + 1
         said = words(line)
-        if said and said[0] in parts and len(said) <= PART_LABEL_WORDS and not re.search(r"\d|[.;:]\s*$", line) \
-                and frozenset(said) & _SECTION_WORDS:
+        if _heads_part(parts, line, said) and frozenset(said) & _SECTION_WORDS:
             return line.strip(), at
     return None
 

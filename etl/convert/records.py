@@ -66,8 +66,8 @@ def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, page
     if held is None or held.sha256 != doc.source_sha256:
         return doc
     revision = held.row.get("revision") or 0
-    try:
-        before = (rows_digest(read_parquet(lake, dataset_key("documents", part)), _NOT_CONTENT),
+    try:  # the record as the run read it (``held.row``); the pages from the lake
+        before = (rows_digest(pa.Table.from_pylist([held.row]), _NOT_CONTENT),
                   rows_digest(read_parquet(lake, dataset_key("pages", part)), ("doc_id",)))
     except (FileNotFoundError, pa.ArrowInvalid):
         before = None
