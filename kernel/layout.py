@@ -148,6 +148,13 @@ def dataset_parts(lake: Lake, dataset: str) -> list[str]:
     return sorted(part_of(k) for k in lake.list(dataset_prefix(dataset)) if k.endswith(".parquet"))
 
 
+def finished_conversions(lake: Lake) -> set[str]:
+    """The parts whose conversion finished: a conversion removes its facts part first and writes it last
+    (``etl.convert.records.write_outputs``), so a document record without one is a conversion a kill
+    interrupted, which the next convert run does again and segment leaves until then."""
+    return set(dataset_parts(lake, "facts"))
+
+
 def full_index_key(year: int, quarter: int) -> str:
     """EDGAR's form index of a finished quarter, as read (``etl.crawl.full_index``): it never changes."""
     return f"raw/full-index/{year}/QTR{quarter}/form.idx"

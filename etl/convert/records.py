@@ -13,6 +13,7 @@ from etl.convert.identity import Identity, amendment_links, assign_ids
 from etl.convert.ixbrl import Fact
 from etl.convert.options import STAGE
 from etl.convert.pdf_pages import PagedPdf
+from kernel import faults
 from kernel.company_directory import read_directory
 from kernel.layout import (
     dataset_key,
@@ -39,17 +40,29 @@ class Converted:
 
 def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, facts: list[Fact],
                   held: Held | None = None) -> DocumentRecord:
-    """Write one document's PDF, facts, pages and record; ``held``: the lake's record of it before, whose
-    revision a conversion of the same source carries (:func:`_revised`). Returns the record written."""
+    """Write one document's PDF, record, pages and facts; ``held``: the lake's record of it before, whose
+    revision a conversion of the same source carries (:func:`_revised`). Returns the record written.
+
+    The order is what a kill anywhere leaves right: the facts part, the mark of a finished conversion
+    (``kernel.layout.finished_conversions``), goes first and comes back last, so the next run converts the
+    document again and segment leaves it alone meanwhile; the record goes before the pages, so that rerun
+    compares its pages against the ones segment last read, not ones a killed run already replaced (a page
+    text change would otherwise never reach its chunks)."""
     name = part_name(key)
+    facts_key = dataset_key("facts", name)
+    if lake.exists(facts_key):
+        lake.delete(facts_key)
+        faults.point("convert:facts removed")
     lake.write_bytes(doc.pdf_key, paged.pdf)
-    write_parquet(lake, dataset_key("facts", name),
-                  to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
     pages = to_table(PageRecord, [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                                              rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages])
     doc = _revised(lake, name, held, doc, pages)
-    write_parquet(lake, dataset_key("pages", name), pages)
     write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
+    faults.point("convert:record written")
+    write_parquet(lake, dataset_key("pages", name), pages)
+    faults.point("convert:pages written")
+    write_parquet(lake, facts_key,
+                  to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
     release(lake, STAGE, key)
     return doc
 

@@ -28,10 +28,10 @@ from etl.convert.records import (
 from etl.convert.report import ConvertReport
 from kernel.filing_records import read_records
 from kernel.layout import (
-    dataset_parts,
     exhibit_part,
     external_part,
     filing_part,
+    finished_conversions,
     part_name,
 )
 from kernel.llm import TextModel
@@ -82,10 +82,10 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
         jobs.append(Job(external_part(path.stem), path.stem, sha,
                         lambda path=path, sha=sha: convert_pdf_file(path, path.read_bytes(), sha, options, summarizer)))
 
-    with_facts = set(dataset_parts(lake, "facts"))  # a document converted before facts existed is redone once
+    finished = finished_conversions(lake)  # one a kill interrupted (or converted before facts existed) is redone
     todo = []
     for job in jobs:
-        if getattr(before.get(part_name(job.key)), "sha256", None) == job.sha256 and part_name(job.key) in with_facts \
+        if getattr(before.get(part_name(job.key)), "sha256", None) == job.sha256 and part_name(job.key) in finished \
                 and not options.redo:
             report.skipped += 1
         else:

@@ -16,12 +16,14 @@ class SegmentReport(StageReport):
     chunks: int = 0
     no_items: list[str] = field(default_factory=list)  # documents whose structure was not recognized
     content_warnings: list[str] = field(default_factory=list)  # "<doc_id>: ..." where chunks miss page text
+    unfinished: list[str] = field(default_factory=list)  # "<doc_id>: ..." whose conversion a kill interrupted
     seconds: list[float] = field(default_factory=list, metadata=DETAIL)
 
     def summary(self) -> str:
         return (f"{self.segmented} segmented ({self.chunks} chunks), {self.skipped} unchanged, "
                 f"{self.quarantined} quarantined, {len(self.no_items)} without recognizable items"
-                + (f", {len(self.content_warnings)} with content warnings" if self.content_warnings else ""))
+                + (f", {len(self.content_warnings)} with content warnings" if self.content_warnings else "")
+                + (f", {len(self.unfinished)} left until their conversion finishes" if self.unfinished else ""))
 
     def details(self) -> dict:
         secs = sorted(self.seconds)

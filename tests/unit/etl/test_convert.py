@@ -388,3 +388,70 @@ def test_a_redo_that_changes_a_document_moves_its_revision_and_one_that_does_not
     done, company, revision, revised = converted(redo=True)
     assert (done, company, revision) == (1, "Foot Locker, Inc.", 1) and revised[0].startswith("FOOTLOCKER_2022_10K:")
     assert converted(redo=True)[1:3] == ("Foot Locker, Inc.", 1)
+
+
+
+_KILLED_REDO = """
+import sys
+from etl.convert import ConvertOptions, run, stage
+from kernel.storage import LocalLake
+from tests.unit.etl.test_convert import mend_page_text
+
+stage.convert_pdf_file = mend_page_text(stage.convert_pdf_file)
+run(LocalLake(sys.argv[1]), ConvertOptions(pdf_dirs=(sys.argv[2],), redo=True, workers=1))
+"""  # ``convert --redo`` with the fix below, in a process SECPLAT_KILL_AT kills
+
+
+def mend_page_text(convert):
+    """A converter fix that changes page text only ("anvils" becomes "rockets")."""
+
+    def mended(*args, **kwargs):
+        done = convert(*args, **kwargs)
+        done.paged.pages[0].text = done.paged.pages[0].text.replace("anvils", "rockets")
+        return done
+
+    return mended
+
+
+@pytest.mark.parametrize("point", ["convert:facts removed", "convert:record written", "convert:pages written"])
+def test_a_redo_killed_between_its_writes_reaches_the_chunks_on_the_next_run(tmp_path, monkeypatch, point):
+    """A reconversion that changes only page text, SIGKILLed at each of its write points: until the next
+    convert run segment leaves the document (its conversion did not finish); that run converts it again
+    without ``--redo`` and moves its revision, so segment makes its chunks from the new page text. The order
+    of the writes decides it: compared against pages a killed run had already replaced, the change used to be
+    lost (the chunks kept the old text for good)."""
+    import os
+    import subprocess
+    import sys
+
+    from etl.convert import stage
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
+    from kernel import faults
+    from kernel.models import token_counter
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "FORM 10-K\nAcme Corp\nItem 1. Business\nWe make anvils.")
+    (folder / "ACME_2022_10K.pdf").write_bytes(doc.tobytes())
+    lake = LocalLake(tmp_path / "lake")
+    options = SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2")
+
+    def chunk_text() -> str:
+        return " ".join(t for k in lake.list("datasets/chunks") for t in read_parquet(lake, k).column("text").to_pylist())
+
+    run_convert(lake, ConvertOptions(pdf_dirs=(folder,)))
+    assert run_segment(lake, options).segmented == 1 and "anvils" in chunk_text()
+    killed = subprocess.run([sys.executable, "-c", _KILLED_REDO, str(tmp_path / "lake"), str(folder)],
+                            env={**os.environ, faults.KILL_AT: point}, capture_output=True, text=True)
+    assert killed.returncode == -9, killed.stderr  # the point was reached, the process killed there
+    monkeypatch.setattr(stage, "convert_pdf_file", mend_page_text(stage.convert_pdf_file))
+    unfinished = run_segment(lake, options)
+    assert unfinished.segmented == 0 and unfinished.unfinished[0].startswith("ACME_2022_10K: its conversion")
+    assert run_convert(lake, ConvertOptions(pdf_dirs=(folder,))).converted == 1  # no --redo: converted again
+    (row,) = read_parquet(lake, next(iter(lake.list("datasets/documents")))).to_pylist()
+    assert row["revision"] >= 1  # moved by the killed run (its record written) or by this one
+    assert run_segment(lake, options).segmented == 1 and "rockets" in chunk_text()
+    assert run_convert(lake, ConvertOptions(pdf_dirs=(folder,))).skipped == 1

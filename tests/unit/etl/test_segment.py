@@ -177,6 +177,7 @@ def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]], **fiel
     from kernel.storage import LocalLake, write_parquet
     from schemas.base import to_table
     from schemas.documents import DocumentRecord, PageRecord
+    from schemas.facts import FactRecord
 
     lake = LocalLake(tmp_path / "lake")
     doc = DocumentRecord(doc_id="T_2023_10K", doc_name="T_2023_10K", source_kind="html", form="10-K",
@@ -188,6 +189,7 @@ def _lake_with_pages(tmp_path, pages: list[str], tables: list[list[str]], **fiel
             for i, t in enumerate(pages)]
     write_parquet(lake, dataset_key("pages", "t"), to_table(PageRecord, rows))
     write_parquet(lake, dataset_key("documents", "t"), to_table(DocumentRecord, [doc]))
+    write_parquet(lake, dataset_key("facts", "t"), to_table(FactRecord, []))  # its conversion finished
     return lake
 
 
