@@ -196,13 +196,39 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
     named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))))
-    # a segment's, a product line's figure ("Mobility's operating income"): its own rows
-    return named or [f for f in found if not f.get("dimensions")]
+    # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
+    # every segment, region or product ("revenues by segment"): the rows of that split, not the total
+    return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
 
 
 # Members every dimensional table has, which a question's words may say without meaning one part of the company
 _GENERIC_MEMBERS = frozenset({"OperatingSegments", "SegmentReconcilingItems", "CorporateNonSegment", "Consolidated",
                               "Consolidation", "IntersegmentElimination", "ConsolidationEliminations", "Reportable"})
+
+
+# A figure asked split one way ("revenues by segment", "sales by region", "which segment earned the most"): the
+# XBRL axes whose members make that split (US GAAP and SEC reporting taxonomies' own names)
+_ANY = r"\b(?:by|each|per|across|every|which|what)(?: of (?:its|the|their))?(?: (?:business|operating|reportable|reporting))? "
+BREAKDOWNS = (
+    (re.compile(_ANY + r"segments?\b|\bsegment (?:breakdown|split|mix)\b"), ("StatementBusinessSegmentsAxis",)),
+    (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic (?:areas?|regions?|markets?))|countr(?:y|ies))\b"
+                r"|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), ("StatementGeographicalAxis",)),
+    (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies))\b"),
+     ("ProductOrServiceAxis",)),
+)
+
+
+def breakdown_axes(question: str) -> tuple[str, ...]:
+    """The XBRL axes of the split a question asks a figure by (none: the total, or one part it names)."""
+    text = question.lower()
+    return tuple(axis for pattern, axes in BREAKDOWNS if pattern.search(text) for axis in axes)
+
+
+def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
+    """The facts that are one member of one of these axes each (a segment's row of the segment note)."""
+    if not axes:
+        return []
+    return [f for f in facts if any(d.split("=", 1)[0].rsplit(":", 1)[-1] in axes for d in f.get("dimensions") or [])]
 
 
 @functools.lru_cache(maxsize=65536)

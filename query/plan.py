@@ -50,13 +50,16 @@ A date alone is otherwise a year (a balance "as of December 31, 2022"); only an 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
+from domain import vocabulary
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, releases_quarter
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
 from domain.sec_items import ANNUAL_ONLY_ITEMS
+from domain.text import lower_words
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.statements import TITLES
@@ -100,6 +103,18 @@ def lexical_query(core: str, names: list[str] | tuple[str, ...] = ()) -> str:
         joined = r"[\W_]*".join(re.escape(w) for w in re.findall(r"\w+", name))
         text = re.sub(rf"(?<!\w){joined}(?:['’]s?)?(?!\w)", " ", text) if joined else text
     return " ".join(FORM_NAMED.sub(" ", _UNIT_WORDS.sub(" ", text)).split()) or core
+
+
+@functools.lru_cache(maxsize=1)
+def _word_forms() -> dict[str, str]:
+    return {str(verb).lower(): str(noun) for verb, noun in vocabulary.load("word_forms").items()}
+
+
+def printed_nouns(text: str) -> list[str]:
+    """The nouns filings print for the verbs the text asks with (``domain/vocabulary/word_forms.yaml``:
+    "deliver" -> "deliveries"), which the stemmer leaves apart from them."""
+    forms = _word_forms()
+    return list(dict.fromkeys(forms[w] for w in lower_words(text) if w in forms))
 
 
 def core_question(question: str, instructions: bool = False) -> str:
@@ -185,6 +200,8 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     if printed := concepts.printed_names(core, plan.concepts):
         plan.lexical = f"{plan.lexical} {' '.join(printed)}"
         plan.rules.append(f"searched also as filings print it: {', '.join(printed)}")
+    if nouns := printed_nouns(core):
+        plan.lexical = f"{plan.lexical} {' '.join(nouns)}"
     plan.narrative = concepts.asks_why(core, matched)
     plan.over_years = bool(_OVER_YEARS.search(core))
     plan.percent = bool(_PERCENT.search(core))

@@ -4,7 +4,7 @@ consolidated figure: pure functions on literal facts."""
 from __future__ import annotations
 
 from domain.text import words
-from query.facts import describe, member_words, named_members
+from query.facts import breakdown_axes, describe, member_words, named_members, split_by
 
 SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
 MOBILITY = "us-gaap:SubsegmentsAxis=t:MobilityMember"
@@ -67,3 +67,19 @@ def test_no_facts_for_a_measure_no_statement_reports():
     from query.facts import question_facts
 
     assert question_facts(None, {}, "What was Lowe's comparable sales change in fiscal 2023?", ["Lowe's"], "LOW") == []
+
+
+def test_a_figure_asked_split_one_way_takes_that_splits_rows():
+    region = "srt:StatementGeographicalAxis=srt:EuropeMember"
+    for q in ("acme 2023 revenues by segment", "Acme's revenue by reportable segment?",
+              "Which segment earned the most?", "How did each of its segments do?"):
+        assert breakdown_axes(q) == ("StatementBusinessSegmentsAxis",), q
+    assert breakdown_axes("Acme sales by region 2023") == ("StatementGeographicalAxis",)
+    assert breakdown_axes("revenue by product category") == ("ProductOrServiceAxis",)
+    # a total, or one part named, is no split
+    for q in ("What was Acme's segment revenue?", "What was Acme's Mobility segment revenue?", "Acme revenue 2023"):
+        assert breakdown_axes(q) == (), q
+    segment, europe, total = _fact([OPERATING, SEGMENT], "13,300"), _fact([region], "9"), _fact([], "20,000")
+    assert split_by([total, segment, europe], ("StatementBusinessSegmentsAxis",)) == [segment]
+    assert split_by([total, segment, europe], ("StatementGeographicalAxis",)) == [europe]
+    assert split_by([total, segment], ()) == []

@@ -212,9 +212,12 @@ def test_where_a_company_operates_is_item_1s_geographic_account():
 
 
 def test_the_workforce_is_item_1s_human_capital_section():
-    for q in ("Acme headcount?", "How many employees does Acme have?"):
+    for q in ("Acme headcount?", "How many employees does Acme have?", "How many people did Acme employ in 2024?",
+              "How many people work at Acme?", "the number of people Acme employs"):
         assert plan_of(q).sections == ["human capital"] and "1" in plan_of(q).items, q
-    assert plan_of("What are Acme's employee benefit plans?").sections == []
+    for q in ("What are Acme's employee benefit plans?", "What was Acme's return on capital employed in 2023?",
+              "Acme employment taxes 2023"):
+        assert plan_of(q).sections == [], q
 
 
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
