@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from domain import vocabulary
+from domain.text import words
 from domain.vocabulary import VocabularyError
 from query.analysis import QueryAnalysis, analyze
 from query.concepts import ConceptMapError, concept_map, parse
 from query.evaluate import QA, leave_one_group_out, present_gold, score_question
-from query.plan import core_question, document_tier, lexical_query, make_plan
+from query.plan import core_question, document_tier, lexical_query, make_plan, printed_nouns
 
 
 def plan_of(question: str):
@@ -47,6 +49,16 @@ def test_lexical_query_speaks_the_filings_words():
     assert lexical_query("per Bristol-Myers Squibb's 2023 10-K, how many years of data protection?",
                          ["Bristol Myers Squibb's"]) == "per 2023 , how many years of data protection?"
     assert lexical_query("AT&T's Mobility revenue", ["AT&T"]) == "Mobility revenue"
+
+
+def test_a_verb_asks_for_the_noun_filings_print():
+    assert plan_of("How many 787 airplanes did Acme deliver in 2023?").lexical.endswith(" deliveries")
+    assert plan_of("When did Acme acquire Widget Co?").lexical.endswith(" acquisition")
+    assert printed_nouns("How much did the segment lose, and how many people did it employ?") == ["loss", "employees"]
+    assert printed_nouns("What were Acme's deliveries in 2023?") == []
+    # every entry is needed: the stemmer keeps its verb apart from its noun (else BM25 matched them already)
+    for verb, noun in vocabulary.load("word_forms").items():
+        assert words(verb) != words(noun) and verb == verb.lower(), verb
 
 
 def test_a_share_asked_is_a_percent_and_the_unit_of_an_answer_is_not():
