@@ -49,6 +49,8 @@ def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, fa
     compares its pages against the ones segment last read, not ones a killed run already replaced (a page
     text change would otherwise never reach its chunks)."""
     name = part_name(key)
+    if held and held.identity.doc_name == doc.doc_name:  # a reconversion keeps its id from the first write on
+        doc = doc.model_copy(update={"doc_id": held.identity.doc_id})
     facts_key = dataset_key("facts", name)
     if lake.exists(facts_key):
         lake.delete(facts_key)
@@ -154,16 +156,32 @@ def _identity(part: str, doc: dict) -> Identity:
                     bool(doc.get("is_amendment")), doc.get("amends"))
 
 
-def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord]) -> list[str]:
-    """Give the documents converted in this run their final ids (``etl.convert.identity``) and link every
-    amendment to what it amends, rewriting the parts whose id or link changed (each part atomically).
-    Returns one line per document whose name another filing holds."""
-    new = {part: _identity(part, doc.model_dump()) for part, doc in converted.items()}
+def unsettled(lake: Lake, held: dict[str, Held]) -> dict[str, Identity]:
+    """Documents a killed run left between their write and the settling of ids (a new document is written
+    under its name, which another filing may hold, and renamed at the run's end): two documents under one
+    id, of which those no later stage has used (no chunks part yet) are settled again as new ones."""
+    by_id: dict[str, list[str]] = {}
+    for part, h in held.items():
+        by_id.setdefault(h.identity.doc_id, []).append(part)
+    chunked = set(dataset_parts(lake, "chunks"))
+    return {p: held[p].identity for parts in by_id.values() if len(parts) > 1 for p in parts if p not in chunked}
+
+
+def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord],
+                    unsettled: dict[str, Identity] | None = None) -> list[str]:
+    """Give the documents converted in this run (and those a killed run left ``unsettled``) their final ids
+    (``etl.convert.identity``) and link every amendment to what it amends, rewriting the parts whose id or
+    link changed (each part atomically, the documents part last: a kill in between leaves two documents
+    under one id, which the next run settles). Returns one line per document whose name another filing
+    holds."""
+    unsettled = unsettled or {}
+    new = {**unsettled, **{part: _identity(part, doc.model_dump()) for part, doc in converted.items()}}
+    before = {part: i for part, i in before.items() if part not in unsettled}  # else it keeps the id it shares
     ids = assign_ids(before, new)
     shared = []
     for part, doc_id in ids.items():
-        if doc_id != converted[part].doc_id:
-            shared.append(f"{converted[part].doc_name} is also another filing's name: this one is {doc_id}")
+        if doc_id != new[part].doc_id:
+            shared.append(f"{new[part].doc_name} is also another filing's name: this one is {doc_id}")
             _set_columns(lake, "pages", part, doc_id=doc_id)
             _set_columns(lake, "facts", part, doc_id=doc_id)
             _set_columns(lake, "documents", part, doc_id=doc_id)

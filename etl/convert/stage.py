@@ -22,10 +22,12 @@ from etl.convert.records import (
     membership,
     reflag,
     settle_identity,
+    unsettled,
     with_membership,
     write_outputs,
 )
 from etl.convert.report import ConvertReport
+from kernel import faults
 from kernel.filing_records import read_records
 from kernel.layout import (
     exhibit_part,
@@ -128,7 +130,9 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             report.facts += facts
             report.fact_problems += [fact_problem] if fact_problem else []
     report.revised = sorted(revised)
-    report.shared_names = settle_identity(lake, {p: h.identity for p, h in before.items()}, converted)
+    faults.point("convert:documents written")
+    report.shared_names = settle_identity(lake, {p: h.identity for p, h in before.items()}, converted,
+                                          unsettled(lake, before))
     mine = {p: h for p, h in before.items()  # a batch re-flags its own documents (tasks in parallel share none)
             if p not in converted and in_batch(h.row.get("cik"), h.row["doc_id"], options.batch)}
     report.reflagged = reflag(lake, mine, members)

@@ -97,3 +97,52 @@ def test_the_query_side_prefers_an_amendment_that_restates():
                                   ScoredDoc(full, 1.2, "text")])
     assert [d.doc_id for d, _, _ in ranked] == ["X_2023_10KA", "X_2023_10K", "X_2023_10KA_2"]
     assert "restates X_2023_10K" in ranked[0][2]
+
+
+_KILLED_CONVERT = """
+import sys
+from etl.convert import ConvertOptions, run
+from kernel.storage import LocalLake
+
+run(LocalLake(sys.argv[1]), ConvertOptions(workers=1))
+"""  # ``secplat convert`` in a process SECPLAT_KILL_AT kills
+
+
+def test_ids_a_killed_run_left_unsettled_are_settled_by_the_next_run(tmp_path):
+    """Two 8-Ks of one day are written under one name and told apart only at the run's end: a run SIGKILLed
+    before that (every document written, facts and all) used to leave both under one id for good (the
+    next run skips finished documents). The next run settles them as a clean run does; a document a later
+    stage already used keeps its id."""
+    import os
+    import subprocess
+    import sys
+
+    from kernel import faults
+
+    lake = LocalLake(tmp_path / "lake")
+    e1 = add_filing(lake, 1, "8-K", "2024-06-03", "2024-06-03")
+    e2 = add_filing(lake, 2, "8-K", "2024-06-03", "2024-06-03")
+    killed = subprocess.run([sys.executable, "-c", _KILLED_CONVERT, str(tmp_path / "lake")], capture_output=True,
+                            text=True, env={**os.environ, faults.KILL_AT: "convert:documents written"})
+    assert killed.returncode == -9, killed.stderr
+    assert len({d["doc_id"] for d in documents(lake).values()}) == 1  # both under one id, both finished
+    report = run_convert(lake, ConvertOptions())
+    assert report.converted == 0 and len(report.shared_names) == 1
+    docs = documents(lake)
+    assert {a: d["doc_id"] for a, d in docs.items()} == {e1: "TEST_2024-06-03_8K", e2: f"TEST_2024-06-03_8K_{e2}"}
+    assert all(d["page_ids"] == {d["doc_id"]} for d in docs.values())
+    assert run_convert(lake, ConvertOptions()).shared_names == []  # settled: nothing left to do
+
+    from etl.segment import SegmentOptions
+    from etl.segment import run as run_segment
+    from etl.segment.chunking import ChunkOptions
+    from kernel.models import token_counter
+
+    run_segment(lake, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
+    e0 = add_filing(lake, 0, "8-K", "2024-06-03", "2024-06-03")  # backfilled: it sorts before the others
+    killed = subprocess.run([sys.executable, "-c", _KILLED_CONVERT, str(tmp_path / "lake")], capture_output=True,
+                            text=True, env={**os.environ, faults.KILL_AT: "convert:documents written"})
+    assert killed.returncode == -9, killed.stderr
+    run_convert(lake, ConvertOptions())
+    assert {a: d["doc_id"] for a, d in documents(lake).items()} == {  # segment used e1's id: it stays e1's
+        e1: "TEST_2024-06-03_8K", e2: f"TEST_2024-06-03_8K_{e2}", e0: f"TEST_2024-06-03_8K_{e0}"}
