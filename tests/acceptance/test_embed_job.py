@@ -33,7 +33,7 @@ def small_lake(converted_mirror, mirror_manifest, tmp_path_factory):
     wanted = [r for r in mirror_manifest if r["ticker"] == "AAPL" and r["form"] in ("8-K", "10-Q")][:2]
     for r in wanted:
         part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
-        for ds in ("documents", "pages"):
+        for ds in ("documents", "pages", "facts"):  # as convert leaves a finished document
             (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
             shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
     small = LocalLake(root)
