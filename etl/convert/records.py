@@ -168,15 +168,15 @@ def unsettled(lake: Lake, held: dict[str, Held]) -> dict[str, Identity]:
 
 
 def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord],
-                    unsettled: dict[str, Identity] | None = None) -> list[str]:
-    """Give the documents converted in this run (and those a killed run left ``unsettled``) their final ids
+                    left: dict[str, Identity] | None = None) -> list[str]:
+    """Give the documents converted in this run (and those a killed run ``left`` unsettled) their final ids
     (``etl.convert.identity``) and link every amendment to what it amends, rewriting the parts whose id or
     link changed (each part atomically, the documents part last: a kill in between leaves two documents
     under one id, which the next run settles). Returns one line per document whose name another filing
     holds."""
-    unsettled = unsettled or {}
-    new = {**unsettled, **{part: _identity(part, doc.model_dump()) for part, doc in converted.items()}}
-    before = {part: i for part, i in before.items() if part not in unsettled}  # else it keeps the id it shares
+    left = left or {}
+    new = {**left, **{part: _identity(part, doc.model_dump()) for part, doc in converted.items()}}
+    before = {part: i for part, i in before.items() if part not in left}  # else it keeps the id it shares
     ids = assign_ids(before, new)
     shared = []
     for part, doc_id in ids.items():

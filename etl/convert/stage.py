@@ -131,9 +131,10 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
             report.fact_problems += [fact_problem] if fact_problem else []
     report.revised = sorted(revised)
     faults.point("convert:documents written")
+    own = {p: h for p, h in before.items()  # a batch settles and re-flags its own documents (tasks in
+           if in_batch(h.row.get("cik"), h.row["doc_id"], options.batch)}  # parallel share none)
     report.shared_names = settle_identity(lake, {p: h.identity for p, h in before.items()}, converted,
-                                          unsettled(lake, before))
-    mine = {p: h for p, h in before.items()  # a batch re-flags its own documents (tasks in parallel share none)
-            if p not in converted and in_batch(h.row.get("cik"), h.row["doc_id"], options.batch)}
+                                          unsettled(lake, own))
+    mine = {p: h for p, h in own.items() if p not in converted}
     report.reflagged = reflag(lake, mine, members)
     return report

@@ -9,6 +9,7 @@ from etl.convert import ConvertOptions
 from etl.convert import run as run_convert
 from etl.convert.identity import Identity, amendment_links, assign_ids
 from kernel.layout import dataset_key, dataset_parts, record_key
+from kernel.run_policy import in_batch
 from kernel.storage import LocalLake, read_parquet
 from query.catalog import DocInfo
 from query.scoring import ScoredDoc, prefer_restatements
@@ -126,6 +127,8 @@ def test_ids_a_killed_run_left_unsettled_are_settled_by_the_next_run(tmp_path):
                             text=True, env={**os.environ, faults.KILL_AT: "convert:documents written"})
     assert killed.returncode == -9, killed.stderr
     assert len({d["doc_id"] for d in documents(lake).values()}) == 1  # both under one id, both finished
+    other = next(b for b in ((i, 2) for i in range(2)) if not in_batch(1, "TEST", b))
+    assert run_convert(lake, ConvertOptions(batch=other)).shared_names == []  # another batch's task: not its own
     report = run_convert(lake, ConvertOptions())
     assert report.converted == 0 and len(report.shared_names) == 1
     docs = documents(lake)
