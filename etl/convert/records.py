@@ -52,9 +52,8 @@ def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, fa
     if held and held.identity.doc_name == doc.doc_name:  # a reconversion keeps its id from the first write on
         doc = doc.model_copy(update={"doc_id": held.identity.doc_id})
     facts_key = dataset_key("facts", name)
-    if lake.exists(facts_key):
-        lake.delete(facts_key)
-        faults.point("convert:facts removed")
+    lake.delete(facts_key)  # a no-op for a new document (every lake's delete is)
+    faults.point("convert:facts removed")
     lake.write_bytes(doc.pdf_key, paged.pdf)
     pages = to_table(PageRecord, [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                                              rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages])
@@ -163,8 +162,11 @@ def unsettled(lake: Lake, held: dict[str, Held]) -> dict[str, Identity]:
     by_id: dict[str, list[str]] = {}
     for part, h in held.items():
         by_id.setdefault(h.identity.doc_id, []).append(part)
+    shared = [p for parts in by_id.values() if len(parts) > 1 for p in parts]
+    if not shared:  # the usual run: no listing of the chunks
+        return {}
     chunked = set(dataset_parts(lake, "chunks"))
-    return {p: held[p].identity for parts in by_id.values() if len(parts) > 1 for p in parts if p not in chunked}
+    return {p: held[p].identity for p in shared if p not in chunked}
 
 
 def settle_identity(lake: Lake, before: dict[str, Identity], converted: dict[str, DocumentRecord],
