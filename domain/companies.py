@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from domain import vocabulary
-from domain.periods import names_period
+from domain.periods import names_period, opens_with_code
 from domain.text import surface_words, typed_lower
 from domain.vocabulary import VocabularyError
 
@@ -657,6 +657,15 @@ class EntityIndex:
                 and word.lower() not in self.vocab.abbreviations
                 and (inside or word.lower() not in self.vocab.emphasis))
 
+    def _ticker_before_code(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
+        """A ticker written in capitals right before a period written as a code ("LOW FY23 SG&A", "V FY24 net
+        revenue", "T 2Q23 churn"): an analyst's terminal form, where a one-letter ticker, a word people stress
+        ("LOW") and a question mostly in capitals still name the company. A bare year does not count ("ALL
+        2023 filings"), nor the abbreviations people write in capitals ("EPS FY23")."""
+        word, at = _bare(tokens[i][0]), tokens[i][1]
+        return word.isupper() and word in self.tickers and word.lower() not in self.vocab.abbreviations and \
+            opens_with_code(question[at + len(tokens[i][0]):])
+
     def _before_figure(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """Just before a reported figure in a question naming a period ("apple revenue 2023"); a search box's
         first word, before a figure within three words ("apple services revenue fy24": a segment's words
@@ -683,7 +692,8 @@ class EntityIndex:
         if _share_class(tokens, i):
             return None
         if word.lower() in self.vocab.common and not (_possessive(written) or self._beside_filing_word(tokens, i)
-                                                      or self._capital_ticker(question, tokens, i)):
+                                                      or self._capital_ticker(question, tokens, i)
+                                                      or self._ticker_before_code(question, tokens, i)):
             return None
         if word[0].isupper() and word.upper() in self.tickers:  # "JnJ", "MRNA"; "mRNA" is no ticker
             return self.tickers[word.upper()]

@@ -208,6 +208,15 @@ def periods(text: str) -> list[Period]:
     return sorted(found, key=lambda p: p.start)
 
 
+def opens_with_code(text: str) -> bool:
+    """Whether the text opens (after spaces) with a period written as a code, not a bare year: "FY24", "2Q23",
+    "Q2'23", "Q1 FY24", "1H23", "FY2023". An analyst's terminal writes a company's ticker right before one
+    ("LOW FY23 SG&A", "V FY24 net revenue"), where no one writes a word ("ALL 2023 filings" stays a word)."""
+    stripped = (text or "").lstrip()
+    found = periods(stripped)
+    return bool(found) and found[0].start == 0 and not stripped[:found[0].end].strip().isdigit()
+
+
 _PERIOD_WORD = re.compile(r"\b(?:fiscal|quarter(?:ly)?|annual(?:ly)?|years?|fy|ytd|ttm|q[1-4]|[1-4]q)\b", re.I)
 
 

@@ -175,6 +175,27 @@ def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
     assert found("What did the COO say?") == [] and found("IT spending rose") == []
 
 
+def test_a_ticker_in_capitals_before_a_period_code_names_its_company():
+    """Issue 54's sixteenth set: an analyst's terminal form ("LOW FY23 SG&A", "V FY24 net revenue") names the
+    company even where its ticker is a word people stress, one letter, or the question is mostly capitals; a
+    bare year, lower case and the abbreviations people write in capitals ("EPS") do not."""
+    vocab = Vocabulary(names={}, generic=frozenset(), common=frozenset({"low", "v", "a", "eps"}),
+                       filing_words=frozenset(), abbreviations=frozenset({"eps"}), emphasis=frozenset({"low"}))
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("Lowe's Companies", "LOW"), ("Visa Inc.", "V"), ("Agilent Technologies", "A"),
+                         ("EPS Holdings", "EPS")):
+        idx.add(name, ticker)
+    idx.finish()
+
+    def found(question):
+        return [e.name for e in idx.find(question)]
+
+    assert found("LOW FY23 SG&A EXPENSE") == ["Lowe's Companies"] and found("V FY24 net revenue") == ["Visa Inc."]
+    assert found("V 2Q23 payments volume") == ["Visa Inc."] and found("LOW Q3'23 comps") == ["Lowe's Companies"]
+    assert found("LOW 2023 inventory levels") == [] and found("A 2023 revenue decline") == []
+    assert found("low fy23 margins") == [] and found("EPS FY23 guidance") == []
+
+
 def test_a_companys_services_and_subsidiaries_name_it():
     """The reviewed vocabulary's service and subsidiary brands (each line with its 10-K source)."""
     idx = EntityIndex()

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from domain.periods import named_day, names_period, periods, printed_periods, vantage_year
+from domain.periods import named_day, names_period, opens_with_code, periods, printed_periods, vantage_year
 from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
 
@@ -106,6 +106,14 @@ def test_a_period_named_in_figures_or_in_words():
     assert names_period("Meta revenue in the quarter") and names_period("AMD FY24 revenue")
     assert not names_period("Target margins of 5% are common in retail.")
     assert not names_period("Booking revenue early is a risk.") and not names_period("")
+
+
+def test_a_period_written_as_a_code_opens_the_text():
+    """What an analyst types right after a ticker: a code, not a bare year or a word."""
+    for text in (" FY24 net revenue", "2Q23 churn", " Q2'23 buybacks", "Q1 FY24 services", "1H23", "FY2023 capex"):
+        assert opens_with_code(text), text
+    for text in (" 2023 filings", " companies in FY23", "", " fiscal", " revenue Q2 2023"):
+        assert not opens_with_code(text), text
 
 
 def test_periods_are_printed_as_filings_print_them():
