@@ -110,6 +110,23 @@ def _word_forms() -> dict[str, str]:
     return {str(verb).lower(): str(noun) for verb, noun in vocabulary.load("word_forms").items()}
 
 
+@functools.lru_cache(maxsize=1)
+def _short_forms() -> tuple[tuple[re.Pattern, str], ...]:
+    forms = sorted(vocabulary.load("short_forms").items(), key=lambda kv: -len(str(kv[0])))
+    return tuple((re.compile(rf"(?<![\w&/']){re.escape(str(short))}(?![\w&/'])", re.I), str(printed))
+                 for short, printed in forms)
+
+
+def spelled_out(text: str) -> str:
+    """The text with the short forms analysts type spelled out as filings print them
+    (``domain/vocabulary/short_forms.yaml``: "rev" -> "revenue", "R&D" -> "research and development"): BM25,
+    the concept cues and the embedding meet the words filings print, so a question asked with a short form
+    finds what the spelled-out one finds."""
+    for pattern, printed in _short_forms():
+        text = pattern.sub(printed, text)
+    return text
+
+
 def printed_nouns(text: str) -> list[str]:
     """The nouns filings print for the verbs the text asks with (``domain/vocabulary/word_forms.yaml``:
     "deliver" -> "deliveries"), which the stemmer leaves apart from them."""

@@ -50,7 +50,7 @@ from query.facts import (
 )
 from query.page_order import page_order, question_kind
 from query.pins import Pins
-from query.plan import QueryPlan, follow_up_plan, make_plan, reports_span
+from query.plan import QueryPlan, follow_up_plan, make_plan, reports_span, spelled_out
 from query.question import Question
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
@@ -189,6 +189,7 @@ class Retriever:
         with timing.stage("analyze"):
             snap = snap or self.snapshot()
             self.check_model(snap.catalog)
+            text = spelled_out(text)  # "rev" read as "revenue": what the spelled-out question finds, at every step
             analysis = analyze(text, snap.catalog.entities)
             _parents(analysis, snap.catalog.entities)
             self._product_owner(analysis, filters, snap)

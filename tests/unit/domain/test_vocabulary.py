@@ -18,7 +18,8 @@ from query.plan import printed_nouns
 
 def test_every_list_loads_through_the_one_loader():
     assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon",
-                                                               "company_names", "former_tickers", "word_forms"}
+                                                               "company_names", "former_tickers", "word_forms",
+                                                               "short_forms"}
     assert company_vocabulary().names["META"][0] == "Facebook" and "on" in company_vocabulary().common
     assert len(curated_terms()) >= 140 and curated_terms()["gross margin"] == "profitability"
     assert synonyms()["capex"][0] == "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"

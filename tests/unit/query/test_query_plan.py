@@ -10,7 +10,7 @@ from domain.vocabulary import VocabularyError
 from query.analysis import QueryAnalysis, analyze
 from query.concepts import ConceptMapError, concept_map, parse
 from query.evaluate import QA, leave_one_group_out, present_gold, score_question
-from query.plan import core_question, document_tier, lexical_query, make_plan, printed_nouns
+from query.plan import core_question, document_tier, lexical_query, make_plan, printed_nouns, spelled_out
 
 
 def plan_of(question: str):
@@ -59,6 +59,20 @@ def test_a_verb_asks_for_the_noun_filings_print():
     # every entry is needed: the stemmer keeps its verb apart from its noun (else BM25 matched them already)
     for verb, noun in vocabulary.load("word_forms").items():
         assert words(verb) != words(noun) and verb == verb.lower(), verb
+
+
+def test_a_short_form_is_read_as_filings_print_it():
+    """Issue 54's short-form rewordings: "rev", "R&D", "avg", "SG&A" spelled out, whole words only, in any
+    case; a word that holds one ("revision", "Revvity", "avenue") and a ticker stay as written."""
+    assert spelled_out("NVDA FY24 data center rev") == "NVDA FY24 data center revenue"
+    assert spelled_out("How much did Acme spend on R&D?") == "How much did Acme spend on research and development?"
+    assert spelled_out("LOW FY23 SG&A; avg ticket; Int'l FCF") == \
+        "LOW FY23 selling, general and administrative; average ticket; international free cash flow"
+    assert spelled_out("revision of Revvity's guidance on Avenue") == "revision of Revvity's guidance on Avenue"
+    assert plan_of(spelled_out("Acme data center rev FY2023")).concepts == ["revenue and growth"]
+    # every entry is a lower-case short form spelled out in other words, none a ticker or name kept apart
+    for short, printed in vocabulary.load("short_forms").items():
+        assert short == short.lower() and short not in printed.lower().split(), short
 
 
 def test_a_share_asked_is_a_percent_and_the_unit_of_an_answer_is_not():
