@@ -112,18 +112,20 @@ def _word_forms() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _short_forms() -> tuple[tuple[re.Pattern, str], ...]:
-    forms = sorted(vocabulary.load("short_forms").items(), key=lambda kv: -len(str(kv[0])))
-    return tuple((re.compile(rf"(?<![\w&/']){re.escape(str(short))}(?![\w&/'])", re.I), str(printed))
-                 for short, printed in forms)
+    lists = vocabulary.load("short_forms")
+    forms = [(str(short), str(words), False) for short, words in lists["replaced"].items()] + \
+        [(str(short), str(words), True) for short, words in lists["kept"].items()]
+    return tuple((re.compile(rf"(?<![\w&/']){re.escape(short)}(?![\w&/'])", re.I),
+                  rf"\g<0> {words}" if kept else words) for short, words, kept in sorted(forms, key=lambda f: -len(f[0])))
 
 
 def spelled_out(text: str) -> str:
     """The text with the short forms analysts type spelled out as filings print them
-    (``domain/vocabulary/short_forms.yaml``: "rev" -> "revenue", "R&D" -> "research and development"): BM25,
-    the concept cues and the embedding meet the words filings print, so a question asked with a short form
-    finds what the spelled-out one finds."""
-    for pattern, printed in _short_forms():
-        text = pattern.sub(printed, text)
+    (``domain/vocabulary/short_forms.yaml``): "rev" replaced by "revenue" (no filing prints it), "R&D" followed
+    by "research and development" (filings print both). BM25, the concept cues and the embedding then meet the
+    words filings print, so a question asked with a short form finds what the spelled-out one finds."""
+    for pattern, words in _short_forms():
+        text = pattern.sub(words, text)
     return text
 
 
