@@ -211,13 +211,14 @@ RUN_WINDOW = ["--tickers", "AAPL,HD", "--forms", "8-K,10-Q", "--from", "2019-11-
 
 @pytest.fixture(scope="session")
 def local_run(edgar_mirror, universe_csv, tmp_path_factory):
-    """``secplat run`` over ``RUN_WINDOW`` on local disk with ``local[2]`` Spark, once per session: (the lake,
-    the environment it ran with, less LAKE_ROOT). The tests that compare with it only read it."""
+    """``secplat run`` over ``RUN_WINDOW`` on local disk with ``local[2]`` Spark, once per session, its lake root
+    given as a ``file://`` URI (test_run_mirror: such a root runs every stage): (the lake, the environment it
+    ran with, less LAKE_ROOT, its output). The tests that compare with it only read it."""
     root = tmp_path_factory.mktemp("local-run")
     env = {**os.environ, "EDGAR_MIRROR": str(edgar_mirror), "UNIVERSE_CSV": universe_csv, "HF_HUB_OFFLINE": "1",
            "SPARK_MASTER": "local[2]", "SPARK_LOCAL_IP": "127.0.0.1"}  # the default backend: vectors whatever the batching
     done = subprocess.run([str(Path(sys.executable).with_name("secplat")), "run", *RUN_WINDOW],
-                          env={**env, "LAKE_ROOT": str(root / "lake")}, cwd=root, capture_output=True, text=True,
+                          env={**env, "LAKE_ROOT": (root / "lake").as_uri()}, cwd=root, capture_output=True, text=True,
                           timeout=1500)
     assert done.returncode == 0, done.stderr[-3000:]
     return root / "lake", env, done.stdout
