@@ -349,7 +349,7 @@ def s3_server(tmp_path_factory):
     env = {"AWS_ACCESS_KEY_ID": "testak", "AWS_SECRET_ACCESS_KEY": "testsk"}
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
-    yield {"endpoint": f"http://127.0.0.1:{port}", "bucket": "lake", "dir": data}
+    yield {"endpoint": f"http://127.0.0.1:{port}", "bucket": "lake", "dir": data, "env": env}
     for k, v in old.items():
         if v is None:
             os.environ.pop(k, None)

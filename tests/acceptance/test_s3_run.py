@@ -37,7 +37,9 @@ def _dataset(lake, key: str, sort: str):
 def test_an_s3_lake_runs_every_stage_and_equals_the_local_run(s3_server, local_run, tmp_path):
     local_root, base, local_out = local_run
     root = f"s3://{s3_server['bucket']}/run-{tmp_path.name}"
-    remote = {**base, "LAKE_ROOT": root, "S3_ENDPOINT_URL": s3_server["endpoint"],
+    # the server's credentials said outright: the local run's environment was taken before or after the
+    # server set them, as the tests sharing that run happen to be ordered
+    remote = {**base, **s3_server["env"], "LAKE_ROOT": root, "S3_ENDPOINT_URL": s3_server["endpoint"],
               "SEARCH_PATH": str(tmp_path / "search-s3")}
     out = _run(remote, tmp_path)
     assert "3 converted" in out and "3 documents embedded" in out
