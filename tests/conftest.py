@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # through a handler an in-process CLI test bound to pytest's (by then closed) capture stream.
 logging.getLogger("py4j").setLevel(logging.WARNING)
 
+from kernel.layout import dataset_key, filing_part, part_name  # noqa: E402
 from kernel.settings import load_settings, shared_dir  # noqa: E402
 from tests import ports  # noqa: E402
 
@@ -163,6 +165,24 @@ def segmented_mirror(converted_mirror):
     return lake, report
 
 
+CONVERTED = ("documents", "pages", "facts")  # what convert leaves of a finished document (facts: the mark)
+
+
+def filing_part_name(row: dict[str, str]) -> str:
+    """The dataset part name of a manifest row's primary document."""
+    return part_name(filing_part(int(row["cik"]), row["accession"]))
+
+
+def copy_converted(source: Path, root: Path, parts: Iterable[str]) -> None:
+    """What convert left of each document part in the lake at ``source`` (its documents, pages and facts
+    rows) copied into the lake at ``root``: a lake of a few real documents, ready for segment."""
+    for part in parts:
+        for ds in CONVERTED:
+            key = dataset_key(ds, part)
+            (root / key).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source / key, root / key)
+
+
 PUBLISHED_FILINGS = [("KO", "10-K", "2023"), ("PEP", "10-K", "2023"), ("AAPL", "10-Q", "2023")]
 
 
@@ -189,12 +209,8 @@ def publish_filings(converted_mirror, mirror_manifest, universe_csv, root: Path,
     lake, _ = converted_mirror
     (root / COMPANIES_KEY).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(lake.path / COMPANIES_KEY, root / COMPANIES_KEY)  # the crawl's company directory
-    for r in mirror_manifest:
-        if (r["ticker"], r["form"], r["fiscal_year"]) in filings:
-            part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
-            for ds in ("documents", "pages", "facts"):
-                (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
-                shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
+    copy_converted(lake.path, root, [filing_part_name(r) for r in mirror_manifest
+                                     if (r["ticker"], r["form"], r["fiscal_year"]) in filings])
     run_segment(LocalLake(root), SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     settings = load_settings(lake_root=str(root), spark_master="local[2]", embedding_backend="onnx-int8",
                              universe_csv=universe_csv)

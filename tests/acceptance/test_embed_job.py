@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
@@ -20,6 +18,7 @@ from kernel.models import token_counter
 from kernel.settings import load_settings
 from kernel.storage import LocalLake
 from schemas.index import DocumentIndexRecord, PassageRecord, TreeNodeRecord
+from tests.conftest import copy_converted, filing_part_name
 from tests.index_records import validate_table
 
 pytestmark = pytest.mark.shared
@@ -31,11 +30,7 @@ def small_lake(converted_mirror, mirror_manifest, tmp_path_factory):
     lake, _ = converted_mirror
     root = tmp_path_factory.mktemp("embed") / "lake"
     wanted = [r for r in mirror_manifest if r["ticker"] == "AAPL" and r["form"] in ("8-K", "10-Q")][:2]
-    for r in wanted:
-        part = f"{r['cik']}_{r['accession'].replace('-', '')}.parquet"
-        for ds in ("documents", "pages", "facts"):  # as convert leaves a finished document
-            (root / "datasets" / ds).mkdir(parents=True, exist_ok=True)
-            shutil.copy(lake.path / "datasets" / ds / part, root / "datasets" / ds / part)
+    copy_converted(lake.path, root, [filing_part_name(r) for r in wanted])  # as convert leaves them
     small = LocalLake(root)
     run_segment(small, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     # the default backend: a vector depends on its text only, so the check below asks for the model's exact one

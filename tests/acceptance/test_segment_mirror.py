@@ -6,7 +6,6 @@ import csv
 import gzip
 import json
 import re
-import shutil
 
 import pytest
 
@@ -14,8 +13,10 @@ from etl.segment import SegmentOptions
 from etl.segment import run as run_segment
 from etl.segment.chunking import PAGE_JOIN, ChunkOptions
 from etl.segment.items import ItemSpan, Position
+from kernel.layout import dataset_parts
 from kernel.models import token_counter
 from kernel.storage import LocalLake, read_parquet
+from tests.conftest import copy_converted
 from tests.gold_items import index_style_gold, score_filing
 from tests.provenance import cell_share
 
@@ -49,11 +50,8 @@ def test_every_filing_is_segmented_and_reruns_skip(segmented, mirror_filings, tm
     assert again.segmented == 0 and again.skipped == n
     # new chunk settings redo every document: shown on a lake of five of its documents (the whole mirror
     # rechunked, then chunked back for the tests after this one, cost CI about three minutes)
-    parts = sorted(k.rsplit("/", 1)[-1] for k in lake.list("datasets/documents"))[::len(docs) // 5][:5]
-    for ds in ("documents", "pages", "facts"):
-        (tmp_path / "datasets" / ds).mkdir(parents=True)
-        for part in parts:
-            shutil.copy(lake.path / "datasets" / ds / part, tmp_path / "datasets" / ds / part)
+    parts = dataset_parts(lake, "documents")[::len(docs) // 5][:5]
+    copy_converted(lake.path, tmp_path, parts)
     small = LocalLake(tmp_path)
     first = run_segment(small, SegmentOptions(token_counter(None), ChunkOptions(), "all-MiniLM-L6-v2"))
     other = run_segment(small, SegmentOptions(token_counter(None), ChunkOptions(tokens=200), "all-MiniLM-L6-v2"))
