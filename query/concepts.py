@@ -36,6 +36,7 @@ class Concept:
     instead_of: tuple[str, ...] = ()  # concepts whose cues said only inside this one's do not count
     one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
     written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
+    about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
@@ -56,7 +57,8 @@ class ConceptMap:
         said = [c for c in self.concepts if c.matches(stems)]
         shadowed = {name for c in said for name in c.instead_of
                     if not any(o.name == name and o.matches(_without(stems, c.cues)) for o in said)}
-        return [c for c in said if c.name not in shadowed]
+        about = {name for c in said for name in c.about}
+        return [c for c in said if c.name not in shadowed and c.name not in about]
 
     def metric(self, text: str, names: list[str]) -> Cue | None:
         """The longest cue of the named figure concepts that the text says: the metric a table's row prints."""
@@ -148,11 +150,12 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 bool(entry.get("figure", False)),
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
-                                bool(entry.get("one_measure", False)), tuple(entry["cues"])))
+                                bool(entry.get("one_measure", False)), tuple(entry["cues"]),
+                                tuple(entry.get("about") or ())))
     names = {c.name for c in concepts}
     for c in concepts:
-        if unknown := [n for n in c.instead_of if n not in names]:
-            raise ConceptMapError(f"{source} concept {c.name}: instead_of names no concept: {', '.join(unknown)}")
+        if unknown := [n for n in c.instead_of + c.about if n not in names]:
+            raise ConceptMapError(f"{source} concept {c.name}: instead_of or about names no concept: {', '.join(unknown)}")
         if c.one_measure and not c.figure:
             raise ConceptMapError(f"{source} concept {c.name}: one_measure needs figure: true (a row's label)")
     doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)

@@ -99,6 +99,15 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("critical accounting estimates", "Critical audit matters", False),
     ("human capital", "Human Capital Management", True), ("human capital", "Culture and Workforce", True),
     ("human capital", "Employee benefit plans", False),
+    ("market risk", "ITEM 7A. QUANTITATIVE AND QUALITATIVE DISCLOSURES ABOUT MARKET RISK", True),
+    ("market risk", "FINANCING AND MARKET RISK", True),
+    ("market risk", "Managing Foreign Currency, Interest Rate, Commodity Price and Credit Risk Exposure", True),
+    ("market risk", "Market risk is the risk of loss", False),
+    ("interest rate risk", "Interest Rate Risk Management", True), ("interest rate risk", "Interest Rate Risk", True),
+    ("interest rate risk", "Interest rates", False),  # a heading of results (rates earned), not of the risk
+    ("currency risk", "Foreign Currency Exchange Rate Risk", True), ("currency risk", "Foreign Exchange Risk", True),
+    ("currency risk", "Foreign Exchange", False),  # MD&A's effect of exchange rates on results
+    ("commodity price risk", "Commodity Price Risk", True), ("commodity price risk", "Commodities", False),
 ])
 def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections

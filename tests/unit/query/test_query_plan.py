@@ -250,6 +250,29 @@ def test_the_workforce_is_item_1s_human_capital_section():
         assert plan_of(q).sections == [], q
 
 
+def test_a_market_risk_named_is_item_7as_disclosure_of_it():
+    """Regulation S-K Item 305's risks asked with a word of exposure are answered by Item 7A (Part I Item 3 of
+    a 10-Q); the debt said with one is what is exposed, not a balance asked."""
+    for q, section in (("Is Acme exposed to interest rate risk on its debt in 2023?", "interest rate risk"),
+                       ("How sensitive is Acme to currency exchange rates in fiscal 2024?", "currency risk"),
+                       ("What commodity price risk does Acme report for 2023?", "commodity price risk"),
+                       ("Acme market risk 2023", "market risk")):
+        p = plan_of(q)
+        assert section in p.sections and "7A" in p.items and "part1item3" in p.items, q
+        assert p.statements == [] and p.notes == [] and not p.figure, q
+    for q in ("What was Acme's total debt in 2023?", "How did foreign currency affect Acme's sales in 2023?",
+              "What interest rate does Acme pay on its notes?"):
+        assert not {"interest rate risk", "currency risk", "market risk"} & set(plan_of(q).concepts), q
+    assert "leverage" in plan_of("What was Acme's total debt in 2023?").concepts
+    m = parse({"concepts": [{"name": "debt", "cues": ["debt"], "evidence": ["cover"], "figure": True},
+                            {"name": "rates", "cues": ["interest rate risk"], "evidence": ["item: 7A"],
+                             "about": ["debt"]}]})
+    assert [c.name for c in m.matching("interest rate risk on its debt")] == ["rates"]
+    assert [c.name for c in m.matching("its debt")] == ["debt"]
+    with pytest.raises(ConceptMapError, match="about names no concept: nothing"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "about": ["nothing"]}]})
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
@@ -265,7 +288,7 @@ def test_a_concept_said_only_inside_another_that_stands_instead_of_it_is_not_sai
     assert [c.name for c in m.matching("Comparable sales and net sales in 2023?")] == ["revenue", "comps"]
     assert [c.name for c in m.matching("What were net sales?")] == ["revenue"]
     assert plan_of("By how much did Acme's comparable store sales change in fiscal 2017?").statements == []
-    with pytest.raises(ConceptMapError, match="instead_of names no concept: nothing"):
+    with pytest.raises(ConceptMapError, match="instead_of or about names no concept: nothing"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "instead_of": ["nothing"]}]})
 
 
