@@ -108,6 +108,14 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("currency risk", "Foreign Currency Exchange Rate Risk", True), ("currency risk", "Foreign Exchange Risk", True),
     ("currency risk", "Foreign Exchange", False),  # MD&A's effect of exchange rates on results
     ("commodity price risk", "Commodity Price Risk", True), ("commodity price risk", "Commodities", False),
+    ("currency risk", "FOREIGN CURRENCY EXPOSURES AND HEDGING PRACTICES", True),
+    ("critical accounting estimates", "SIGNIFICANT ACCOUNTING ESTIMATES", True),
+    ("critical accounting estimates", "Summary of Significant Accounting Policies", False),  # a note's title
+    ("properties", "ITEM 2. PROPERTIES", True), ("properties", "Properties", True),
+    ("properties", "Properties held for sale", False),
+    ("holders of record", "Item 5. - Market for Registrant's Equity, Related Stockholder Matters and Issuer", True),
+    ("holders of record", "Holders of Record", True), ("holders of record", "Holders", True),
+    ("holders of record", "Dividends paid to holders of record in March", False),
 ])
 def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections

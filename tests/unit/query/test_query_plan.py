@@ -273,6 +273,19 @@ def test_a_market_risk_named_is_item_7as_disclosure_of_it():
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "about": ["nothing"]}]})
 
 
+def test_what_a_company_owns_or_leases_is_item_2_and_its_holders_item_5():
+    for q in ("List the properties Acme owns, per its fiscal 2015 10-K", "Where are Acme's plants located?",
+              "How much square footage of facilities did Acme own or lease at the end of 2023?"):
+        p = plan_of(q)
+        assert p.sections == ["properties"] and "2" in p.items, q
+    for q in ("What were Acme's operating lease liabilities in 2023?", "How much did Acme own of Beta Corp?",
+              "What was Acme's property and equipment, net, in 2023?"):
+        assert "properties" not in plan_of(q).concepts, q
+    for q in ("How many shareholders of record did Acme have?", "Acme number of stockholders 2023"):
+        assert plan_of(q).sections == ["holders of record"] and "5" in plan_of(q).items, q
+    assert "holders of record" not in plan_of("What dividend did Acme pay per share in 2023?").concepts
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
