@@ -39,7 +39,7 @@ from kernel.search.base import check_filters
 from query import scoring
 from query.analysis import Entity, QueryAnalysis, analyze
 from query.api import MODES, RANKERS, Evidence, RetrievalOptions, SearchResult
-from query.catalog import Catalog
+from query.catalog import Catalog, DocInfo
 from query.coverage import period_notes, taken_notes
 from query.curate import Searcher, curate
 from query.facts import (
@@ -300,12 +300,24 @@ class Retriever:
                                    dense_weight=opts.dense_weight, window=opts.passage_window)
         if not hits:
             return []
+        hits = self._read_whole(q, docs[0].doc, hits)
         item_weights = scoring.flam_weights(q.snap.lexicon(), q.text) if opts.flam else {}
         tree_chunks = self.tree_chunks(q, list(doc_weight)) if opts.trees else set()
         rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
         if opts.reranker:
             rescored = self._rerank_passages(q.text, rescored[:20], opts.reranker) + rescored[20:]
         return rescored
+
+    def _read_whole(self, q: Question, doc: DocInfo, hits: list[Hit]) -> list[Hit]:
+        """The first document, when a short 8-K (:func:`scoring.short_filing`), is read whole: its other
+        passages join the hits just below its best one, so its Item's page is not outranked by other documents'
+        pages that share the question's date or words (its exhibit list printed them)."""
+        if not scoring.short_filing(doc) or not any(h.source["doc_id"] == doc.doc_id for h in hits):
+            return hits
+        own = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
+                                  {**(q.filters or {}), "doc_id": doc.doc_id}, scoring.SHORT_FILING_PAGES * 2,
+                                  q.opts.fusion, dense_weight=q.opts.dense_weight)
+        return scoring.read_whole(hits, doc.doc_id, own)
 
     # -- stage 5: curation's view of this pipeline
     def _searcher(self, q: Question) -> Searcher:

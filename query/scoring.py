@@ -338,6 +338,28 @@ def rescore_passages(hits: list[Hit], doc_weight: dict[str, float], item_weights
     return rescored
 
 
+SHORT_FILING_PAGES = 10  # an 8-K this short (cover, Items, signature, a short exhibit) is read whole
+WHOLE_SHARE = 0.95  # a short filing's other passages join just below its best one
+
+
+def short_filing(doc: DocInfo) -> bool:
+    """An 8-K of its own (not an exhibit) of at most ``SHORT_FILING_PAGES`` pages: the question it is chosen
+    for (by its date, its event) is answered by its Item's page, whatever words that page shares with it."""
+    return doc.form == CURRENT and not doc.exhibit_type and 0 < doc.page_count <= SHORT_FILING_PAGES
+
+
+def read_whole(hits: list[Hit], doc_id: str, own: list[Hit]) -> list[Hit]:
+    """``hits`` with the document's ``own`` passages (its search's, best first) that they lack, scored on the
+    hits' scale: the best of them ``WHOLE_SHARE`` of the document's best hit, the others in proportion."""
+    best = next((h.score for h in hits if h.source["doc_id"] == doc_id), None)
+    if best is None or not own:
+        return hits
+    have = {h.id for h in hits}
+    scale = WHOLE_SHARE * best / (own[0].score or 1.0)
+    added = [Hit(h.id, h.score * scale, h.source) for h in own if h.id not in have]
+    return sorted(hits + added, key=lambda h: (-h.score, h.id))
+
+
 ASKED_MARGIN = 2  # distinct words: one is often the company's name or the year, which every page repeats
 
 

@@ -13,6 +13,8 @@ from query.api import Evidence
 from query.catalog import DocInfo
 from query.plan import ANNUAL_POINTS, DAY_POINTS, LATEST_POINTS, TIER_POINTS, make_plan
 from query.scoring import (
+    SHORT_FILING_PAGES,
+    WHOLE_SHARE,
     ScoredDoc,
     company_turns,
     diversify,
@@ -26,10 +28,12 @@ from query.scoring import (
     owner,
     pages,
     previous_report,
+    read_whole,
     rescore_passages,
     score_documents,
     second_document,
     second_scores,
+    short_filing,
     with_previous,
 )
 
@@ -377,3 +381,20 @@ def test_the_company_whose_filings_print_a_products_name_is_the_one_asked_about(
     assert owner(["abbvie", "abbvie", "amgen", "merck", "pfizer"]) is None  # 2 of 5: below the share
     assert owner(["abbvie", "abbvie"]) is None  # too few passages to say
     assert owner([]) is None
+
+
+def test_a_short_8k_chosen_first_is_read_whole():
+    """Amcor's 8-K asked by its date ("What did Amcor announce on July 1, 2022?") matched only its exhibit
+    list; its Item 8.01 page joins the hits just below the filing's best passage, on the hits' scale."""
+    k8 = DocInfo(doc_id="X_8K", form="8-K", page_count=3)
+    assert short_filing(k8)
+    assert not short_filing(DocInfo(doc_id="X_8K_EX99-1", form="8-K", page_count=3, exhibit_type="EX-99.1"))
+    assert not short_filing(DocInfo(doc_id="X_8K_long", form="8-K", page_count=SHORT_FILING_PAGES + 1))
+    assert not short_filing(DocInfo(doc_id="X_10K", form="10-K", page_count=3))
+    hits = [Hit("list", 0.9, {"doc_id": "X_8K"}), Hit("10k", 0.8, {"doc_id": "X_10K"})]
+    own = [Hit("list", 20.0, {"doc_id": "X_8K"}), Hit("item", 10.0, {"doc_id": "X_8K"})]
+    whole = read_whole(hits, "X_8K", own)
+    assert [h.id for h in whole] == ["list", "10k", "item"]  # 0.95 * 0.9 * 10 / 20 = 0.43, below the 10-K's
+    item = next(h for h in whole if h.id == "item")
+    assert item.score == pytest.approx(WHOLE_SHARE * 0.9 * 10.0 / 20.0)
+    assert read_whole(hits, "Y_8K", own) == hits  # the filing has no hit: nothing to scale by
