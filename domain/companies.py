@@ -647,15 +647,15 @@ class EntityIndex:
         """A ticker that is also an English word ("UPS", "CAT", "KEY") written alone in capitals, in a question
         not itself written in capitals, names its company: inside a sentence, and at its start ("UPS revenue
         in 2023?", the terse form) unless the word is one people stress there ("ALL companies ...", "NOW
-        ..."); two letters ("IT", "ON") and the abbreviations people write in capitals ("COO", "EPS") stay
-        words."""
+        ..."); one of two letters only inside a sentence ("What did SO disclose ...", "DE's dealers"; "SO what
+        ..." stays a word); the abbreviations people write in capitals ("COO", "EPS", "IT") stay words."""
         word, at = _bare(tokens[i][0]), tokens[i][1]
         letters = [c for c in question if c.isalpha()]
         shouted = sum(c.isupper() for c in letters) > 0.5 * len(letters)
         inside = at > 0 and not _SENTENCE_END.search(question[:at])
-        return (len(word) >= 3 and word.isupper() and word.upper() in self.tickers and not shouted
+        return (len(word) >= 2 and word.isupper() and word.upper() in self.tickers and not shouted
                 and word.lower() not in self.vocab.abbreviations
-                and (inside or word.lower() not in self.vocab.emphasis))
+                and (inside or len(word) > 2 and word.lower() not in self.vocab.emphasis))
 
     def _ticker_before_code(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """A ticker written in capitals right before a period written as a code ("LOW FY23 SG&A", "V FY24 net
