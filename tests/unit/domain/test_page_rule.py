@@ -108,6 +108,7 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("currency risk", "Foreign Currency Exchange Rate Risk", True), ("currency risk", "Foreign Exchange Risk", True),
     ("currency risk", "Foreign Exchange", False),  # MD&A's effect of exchange rates on results
     ("commodity price risk", "Commodity Price Risk", True), ("commodity price risk", "Commodities", False),
+    ("commodity price risk", "Commodity Prices", True),  # Item 7A's subsection, named by what moves
     ("currency risk", "FOREIGN CURRENCY EXPOSURES AND HEDGING PRACTICES", True),
     ("critical accounting estimates", "SIGNIFICANT ACCOUNTING ESTIMATES", True),
     ("critical accounting estimates", "Summary of Significant Accounting Policies", False),  # a note's title
