@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from urllib.parse import urljoin
 
 import requests
 import urllib3
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
 CONNECT_TRIES = 3
+MAX_REDIRECTS = 5
 BLOCK_S = 600.0  # how long SEC keeps a throttled client blocked (about ten minutes) when it does not say
 _BLOCK_PAGE_RE = re.compile(rb"Request Rate Threshold Exceeded|Undeclared Automated Tool", re.I)
 
@@ -184,17 +186,16 @@ class EdgarHttp:
         """GET ``url``. The decoded body must have ``expected_size`` bytes when that is given, and pass
         ``validate`` (which raises ValueError on a bad body); a body failing either is retried."""
         last = "no attempt made"
-        connect_failures = 0
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.stats.add(retries=1)
+        connect_failures = redirects = attempt = 0
+        target = url  # where the request goes: ``url``, or where it redirected
+        while True:
             self.board.check(url)
-            waited = self.limiter.acquire()
-            self.board.check(url)  # posted while this worker waited for its slot
-            self.stats.add(waited_s=waited, requests=1)
             delay: float | None = None
             try:
-                resp = self._session().get(url, timeout=self.timeout)
+                with self.limiter.request() as waited:  # the permit is out until the headers are in
+                    self.board.check(url)  # posted while this worker waited for its permit
+                    self.stats.add(waited_s=waited, requests=1)
+                    resp = self._session().get(target, timeout=self.timeout, stream=True, allow_redirects=False)
                 content = resp.content  # decodes gzip; a short or broken stream raises here
             except requests.ConnectionError as exc:
                 if _is_connect_failure(exc):
@@ -213,6 +214,12 @@ class EdgarHttp:
                     raise NotFound(url, "404 Not Found")
                 if resp.status_code == 403:
                     raise self._blocked(url, resp, content)
+                if resp.is_redirect:  # followed here, so that each hop is one request of the budget
+                    redirects += 1
+                    if redirects > MAX_REDIRECTS:
+                        raise FetchError(url, f"more than {MAX_REDIRECTS} redirects")
+                    target = urljoin(target, resp.headers["Location"])
+                    continue
                 if resp.status_code in RETRY_STATUS:
                     last = f"HTTP {resp.status_code}"
                     if resp.status_code == 429:
@@ -230,6 +237,8 @@ class EdgarHttp:
             if attempt == self.max_retries:
                 break
             wait = self._backoff(attempt)
+            attempt += 1
+            self.stats.add(retries=1)
             if delay is not None:
                 wait = max(wait, min(delay, self.backoff_max * 5))
             log.debug("retrying %s in %.2fs (%s)", url, wait, last)

@@ -21,7 +21,7 @@ from kernel.filing_records import read_records
 from kernel.layout import MANIFEST_KEY
 from kernel.storage import open_lake, read_parquet
 from tests.conftest import free_port, make_settings
-from tests.mirror_process import MirrorProcess, max_requests_per_window
+from tests.mirror_process import MirrorProcess
 
 
 def _crawl(settings, lake=None, rate=None):
@@ -117,29 +117,6 @@ def test_truncated_and_short_bodies_are_retried_until_whole(fixture_mirror):
             resp = http.get(f"{server.www_url}/{url_path}", expected_size=len(f["html"]))
             assert resp.content == f["html"], kind
             assert any(e.outcome == kind for e in server.log), f"no {kind} fault was injected"
-
-
-def test_limiter_is_shared_by_threads_and_processes(tmp_path):
-    limiter = RateLimiter(10, state_file=tmp_path / "rate.state")
-    other = RateLimiter(10, state_file=tmp_path / "rate.state")  # a second process would open the same file
-    import threading
-
-    stamps = []
-    lock = threading.Lock()
-
-    def worker(lim):
-        for _ in range(8):
-            lim.acquire()
-            with lock:
-                stamps.append(__import__("time").monotonic())
-
-    threads = [threading.Thread(target=worker, args=(lim,)) for lim in (limiter, other, limiter)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(stamps) == 24
-    assert max_requests_per_window(stamps) <= 10
 
 
 def test_unknown_tickers_and_share_classes(shared, universe_csv, edgar_mirror):
