@@ -57,8 +57,15 @@ class ConceptMap:
         said = [c for c in self.concepts if c.matches(stems)]
         shadowed = {name for c in said for name in c.instead_of
                     if not any(o.name == name and o.matches(_without(stems, c.cues)) for o in said)}
-        about = {name for c in said for name in c.about}
-        return [c for c in said if c.name not in shadowed and c.name not in about]
+        counted = [c for c in said if c.name not in shadowed]
+        about = {name for c in counted for name in c.about}
+        return [c for c in counted if c.name not in about]
+
+    def described(self, text: str) -> list[str]:
+        """The concepts the text says only as what another concept it says is about ("revenue" in "is its
+        revenue seasonal"): no figure of theirs is asked."""
+        said = {c.name for c in self.concepts if c.matches(phrase_text(words(text)))}
+        return sorted({name for c in self.matching(text) for name in c.about} & said)
 
     def metric(self, text: str, names: list[str]) -> Cue | None:
         """The longest cue of the named figure concepts that the text says: the metric a table's row prints."""

@@ -171,6 +171,7 @@ class QueryPlan:
     over_years: bool = False  # asks about several fiscal years without naming one ("the last three years")
     percent: bool = False  # asks for a share: the row printing it prints percentages
     concepts: list[str] = field(default_factory=list)
+    described: list[str] = field(default_factory=list)  # concepts said only as what another is about: no figure
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -216,6 +217,9 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                           "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
+    if described := concepts.described(core):
+        plan.described = described
+        plan.rules.append(f"no figure asked: {', '.join(described)} named as what the question is about")
     if printed := concepts.printed_names(core, plan.concepts):
         plan.lexical = f"{plan.lexical} {' '.join(printed)}"
         plan.rules.append(f"searched also as filings print it: {', '.join(printed)}")

@@ -117,6 +117,10 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("holders of record", "Item 5. - Market for Registrant's Equity, Related Stockholder Matters and Issuer", True),
     ("holders of record", "Holders of Record", True), ("holders of record", "Holders", True),
     ("holders of record", "Dividends paid to holders of record in March", False),
+    ("competition", "COMPETITION", True), ("competition", "COMPETITION AND SEASONALITY", True),
+    ("competition", "Competitive Environment", True), ("competition", "Competition in the semiconductor market", False),
+    ("seasonality", "Seasonality", True), ("seasonality", "Seasonal Factors", True),
+    ("seasonality", "COMPETITION AND SEASONALITY", True), ("seasonality", "Seasonal & Outdoor Living", False),
 ])
 def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections

@@ -286,6 +286,23 @@ def test_what_a_company_owns_or_leases_is_item_2_and_its_holders_item_5():
     assert "holders of record" not in plan_of("What dividend did Acme pay per share in 2023?").concepts
 
 
+def test_item_1s_competition_and_seasonality_and_the_accounting_standards_note():
+    """Item 1's competition and seasonality are sections of their own; a measure said with "seasonal" is what
+    moves with the seasons, no figure asked; the standards adopted are a note's."""
+    for q in ("Who does Acme compete with?", "Describe the competition Acme faces.", "Who are Acme's competitors?"):
+        p = plan_of(q)
+        assert p.sections == ["competition"] and "1" in p.items and not p.figure, q
+    for q in ("Is Acme's revenue seasonal?", "Are Acme's sales seasonal?", "Acme seasonality"):
+        p = plan_of(q)
+        assert p.sections == ["seasonality"] and p.statements == [] and not p.figure, q
+    assert plan_of("Is Acme's revenue seasonal?").described == ["revenue and growth"]
+    assert plan_of("What was Acme's revenue in 2023?").described == []
+    for q in ("Which new accounting standards did Acme adopt in 2023?", "Did Acme adopt any accounting pronouncements?"):
+        assert plan_of(q).notes == ["new accounting standards"], q
+    held = plan_of("What was Acme's holiday season revenue in 2023?")  # a season named: a time of the year
+    assert held.sections == [] and "revenue and growth" in held.concepts and held.figure and not held.described
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
