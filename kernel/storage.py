@@ -3,7 +3,8 @@
 Every write is atomic. Locally the bytes go to a temp file under ``<root>/.tmp`` (same filesystem),
 are fsynced and then renamed into place; on S3 a single PUT is atomic by itself. Readers therefore see
 either the old object or the whole new one, and a writer killed with SIGKILL leaves only a temp file
-that the next run sweeps away (temp names carry host and PID, so a live writer's temp is never swept).
+that the next stage run sweeps away (temp names carry host and PID, so a live writer's temp is never swept;
+a PID reused since the temp was written is not taken for its writer).
 """
 
 from __future__ import annotations
@@ -67,15 +68,30 @@ def dir_mode() -> int:
     return 0o777 & ~umask()
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process of this host runs (another user's counts as running)."""
+def pid_alive(pid: int, since: float | None = None) -> bool:
+    """Whether a process of this host runs (another user's counts as running). With ``since`` (seconds since
+    the epoch: when the process was known to run, a temp file's mtime), a process under that PID started after
+    it is another that reused the PID (32768 PIDs wrap within minutes on a busy box), so the one asked is dead."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    started = process_started(pid)
+    return since is None or started is None or started <= since + 1.0  # /proc's boot time is whole seconds
+
+
+def process_started(pid: int) -> float | None:
+    """When a process started (seconds since the epoch), from /proc; None where /proc cannot say."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22, starttime; the name before ")" may hold spaces
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 class LocalLake:
@@ -151,8 +167,8 @@ class LocalLake:
             parts = entry.name.rsplit("-", 2)
             if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
                 continue
-            if not pid_alive(int(parts[1])):
-                with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):
+                if not pid_alive(int(parts[1]), since=entry.stat().st_mtime):
                     entry.unlink()
                     removed += 1
         return removed

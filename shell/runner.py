@@ -87,6 +87,8 @@ def run_stage(name: str, resources: Resources, **options: Any) -> StageReport:
     stage_options = options_type.from_settings(resources.settings, **options)  # a bad setting: no lake touched
     started = time.perf_counter()
     try:
+        if swept := lake.sweep_temp():  # a killed run's half-written files, whichever stage it was
+            log.info("%s: removed %d temp file(s) left by an interrupted run", name, swept)
         report = run(lake, stage_options, **clients)
     except Exception as exc:
         record_failure(lake, name, exc)

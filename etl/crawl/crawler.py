@@ -343,9 +343,6 @@ class Crawler:
 
     def _run(self, companies: list[Company], report: CrawlReport) -> CrawlReport:
         self.lake.check_writable()
-        swept = self.lake.sweep_temp()
-        if swept:
-            log.info("removed %d temp file(s) left by an interrupted run", swept)
         pairs = self.discover(companies, report)
         report.discovered = len(pairs)
         with ThreadPoolExecutor(max_workers=self.options.crawl_workers) as pool:

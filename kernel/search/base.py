@@ -56,7 +56,15 @@ def holder_dead(owner: dict) -> bool:
     A holder on another host is judged by its heartbeat alone."""
     if owner.get("host") != socket.gethostname() or not str(owner.get("pid", "")).isdigit():
         return False
-    return not pid_alive(int(owner["pid"]))
+    return not pid_alive(int(owner["pid"]), since=_seconds(owner.get("since")))
+
+
+def _seconds(since: object) -> float | None:
+    """A lock's ``since`` (ISO 8601) as seconds since the epoch; None when absent or unreadable."""
+    try:
+        return dt.datetime.fromisoformat(str(since)).timestamp() if since else None
+    except ValueError:
+        return None
 
 
 def busy_message(owner: dict) -> str:

@@ -149,11 +149,40 @@ def test_local_lake_writes_are_atomic_and_temp_files_of_dead_writers_are_swept(t
     stale.write_bytes(b"partial")
     live = tmp_path / ".tmp" / f"{socket.gethostname()}-{__import__('os').getpid()}-cafe"
     live.write_bytes(b"in progress")
-    assert lake.sweep_temp() == 1
-    assert not stale.exists() and live.exists()
+    reused = tmp_path / ".tmp" / f"{socket.gethostname()}-{__import__('os').getpid()}-f00d"
+    reused.write_bytes(b"partial")  # its writer died; this process reused its PID later
+    __import__("os").utime(reused, (1_000_000, 1_000_000))  # written in 1970, before this process started
+    assert lake.sweep_temp() == 2
+    assert not stale.exists() and not reused.exists() and live.exists()
     assert list(lake.list()) == ["a/b.txt"]
     with pytest.raises(StorageError, match="invalid lake key"):
         lake.write_bytes("../escape", b"x")
+
+
+def test_a_pid_is_alive_only_for_a_process_started_before_it_was_seen():
+    import os
+    import time
+
+    from kernel.storage import pid_alive, process_started
+
+    assert process_started(os.getpid()) <= time.time()
+    assert pid_alive(os.getpid()) and pid_alive(os.getpid(), since=time.time())
+    assert not pid_alive(os.getpid(), since=1_000_000.0)  # seen in 1970: a process started since reused its PID
+    assert not pid_alive(999_999_999) and process_started(999_999_999) is None
+
+
+def test_a_stage_sweeps_the_temp_files_a_killed_run_left(tmp_path):
+    """Whichever stage a killed run was in, the next stage run sweeps its half-written files first."""
+    import socket
+
+    from kernel.resources import Resources
+    from shell.runner import run_stage
+
+    stale = tmp_path / "lake" / ".tmp" / f"{socket.gethostname()}-999999999-deadbeef"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"partial")
+    run_stage("segment", Resources(load_settings(lake_root=str(tmp_path / "lake"))))
+    assert not stale.exists()
 
 
 def test_mirror_server_serves_gzip_both_ways(fixture_mirror):
