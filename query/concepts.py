@@ -61,11 +61,12 @@ class ConceptMap:
         about = {name for c in counted for name in c.about}
         return [c for c in counted if c.name not in about]
 
-    def described(self, text: str) -> list[str]:
+    def described(self, text: str, matched: list[Concept]) -> list[str]:
         """The concepts the text says only as what another concept it says is about ("revenue" in "is its
-        revenue seasonal"): no figure of theirs is asked."""
-        said = {c.name for c in self.concepts if c.matches(phrase_text(words(text)))}
-        return sorted({name for c in self.matching(text) for name in c.about} & said)
+        revenue seasonal"): no figure of theirs is asked (``matched``: the text's :meth:`matching`)."""
+        about = {name for c in matched for name in c.about}
+        stems = phrase_text(words(text))
+        return sorted(c.name for c in self.concepts if c.name in about and c.matches(stems))
 
     def metric(self, text: str, names: list[str]) -> Cue | None:
         """The longest cue of the named figure concepts that the text says: the metric a table's row prints."""

@@ -217,7 +217,7 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
                           "ending that day")
     matched = concepts.matching(core)
     plan.concepts = [c.name for c in matched]
-    if described := concepts.described(core):
+    if described := concepts.described(core, matched):
         plan.described = described
         plan.rules.append(f"no figure asked: {', '.join(described)} named as what the question is about")
     if printed := concepts.printed_names(core, plan.concepts):

@@ -110,12 +110,14 @@ class RateLimiter:
                 fcntl.flock(fh, fcntl.LOCK_EX)
                 try:
                     raw = fh.read(8 * self.permits)
-                    free_at = list(struct.unpack(f"{self.permits}d", raw)) if len(raw) == 8 * self.permits \
+                    read = list(struct.unpack(f"{self.permits}d", raw)) if len(raw) == 8 * self.permits \
                         else [0.0] * self.permits
+                    free_at = list(read)
                     yield free_at
-                    fh.seek(0)
-                    fh.write(struct.pack(f"{self.permits}d", *free_at))
-                    fh.truncate()
-                    fh.flush()
+                    if free_at != read:  # a caller that found no permit free (and polls) changed nothing
+                        fh.seek(0)
+                        fh.write(struct.pack(f"{self.permits}d", *free_at))
+                        fh.truncate()
+                        fh.flush()
                 finally:
                     fcntl.flock(fh, fcntl.LOCK_UN)
