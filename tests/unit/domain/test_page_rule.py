@@ -84,6 +84,9 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     body = "Provision for taxes.\n" * 110 + "Liquidity and Capital Resources\nWe believe we have sufficient funding."
     assert section_page(section, {**_chunk(body, 43), "item": "7"}) == 43
     assert section_page(section, {**_chunk(body, 43), "item": "8"}) is None
+    numbered = sections()["subsequent events"]  # a note's number on the line above: the heading is the next line's
+    assert section_page(numbered, {**_chunk("The note before.\n" * 80 + "NOTE 15\nSUBSEQUENT EVENT\nOn July 1", 65),
+                                    "item": "8"}) == 65
     contents = "Results of Operations\n37\nLiquidity and Capital Resources\n42\n"
     assert best_section_page(section, [{**_chunk(contents, 1), "item": "7"}, {**_chunk(body, 43), "item": "7"}])[0] == 43
 
@@ -121,6 +124,9 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("competition", "Competitive Environment", True), ("competition", "Competition in the semiconductor market", False),
     ("seasonality", "Seasonality", True), ("seasonality", "Seasonal Factors", True),
     ("seasonality", "COMPETITION AND SEASONALITY", True), ("seasonality", "Seasonal & Outdoor Living", False),
+    ("subsequent events", "Note 23 – Subsequent Events", True), ("subsequent events", "19. Subsequent Events:", True),
+    ("subsequent events", "SUBSEQUENT EVENT", True), ("subsequent events", "NOTE 15 SUBSEQUENT EVENT", True),
+    ("subsequent events", "Subsequent events or circumstances may change these statements", False),
 ])
 def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections

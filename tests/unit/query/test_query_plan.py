@@ -303,6 +303,19 @@ def test_item_1s_competition_and_seasonality_and_the_accounting_standards_note()
     assert held.sections == [] and "revenue and growth" in held.concepts and held.figure and not held.described
 
 
+def test_subsequent_events_asked_by_name_or_as_time_after_a_periods_end():
+    """The subsequent events' heading is the evidence, whether the question names them or asks what happened
+    after the period's end; a balance sheet's date said so asks no balance sheet, and a year ended no event."""
+    for q in ("What subsequent events did Acme disclose in its 2023 10-K?", "Did Acme report any subsequent event?",
+              "What happened after the balance sheet date in Acme's Q2 2023 10-Q?",
+              "Did Acme report any events after the end of the second quarter of 2023?",
+              "What did Acme announce after the quarter's end?"):
+        p = plan_of(q)
+        assert p.sections == ["subsequent events"] and p.statements == [] and not p.figure, q
+    for q in ("What was Acme's after-tax income for the year ended 2023?", "What was Acme's revenue in 2023?"):
+        assert "subsequent events" not in plan_of(q).concepts, q
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
