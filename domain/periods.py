@@ -247,6 +247,39 @@ def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
     return None
 
 
+# A forecast asked ("How much does KO expect to contribute in 2024?", "What capital expenditures did Meta
+# anticipate for 2024?", "What FAS pension income did it project for 2021?"): a verb of expectation, with its
+# auxiliary or its "to", not an adjective of an assumption ("expected return on plan assets", "projected
+# benefit obligation", "estimated useful lives") nor a noun ("the pension plan", "the project").
+_FORECAST = re.compile(r"\b(?:do|does|did|will|would)\b[^?.;]{0,60}?\b(?:expect|anticipate|estimate|forecast|predict)\b"
+                       r"|\b(?:expect|anticipate|plan|project|forecast|estimate|intend|predict)(?:s|ed)?\s+to\b"
+                       r"|\b(?:expect|anticipate|forecast|estimate)(?:s|ed)?\s+(?:for|in|during)\b"
+                       r"|\b(?:expects|anticipates|forecasts|predicts)\b|\boutlook\b", re.I)
+
+
+def forecast_year(text: str, found: list[Period] | None = None) -> int | None:
+    """The fiscal year a question asks a forecast of: the latest year it names, with no quarter, when it asks
+    with a verb of expectation. The report of the year before makes that forecast (a 10-K says what it
+    expects for the next year); None when no forecast is asked. ``found``: the text's :func:`periods`."""
+    if not _FORECAST.search((text or "").replace("’", "'")):
+        return None
+    years = [p.year for p in (periods(text) if found is None else found) if p.year and p.quarter is None]
+    return max(years, default=None)
+
+
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")
+_FORECAST_WORD = re.compile(r"\b(?:expect|anticipat|estimat|forecast|intend)|\b(?:plan|project)(?:s|ed)? to\b"
+                            r"|\boutlook\b", re.I)  # "plan", "project" as verbs: the nouns name compensation plans
+
+
+def forecast_sentences(text: str, year: int) -> list[str]:
+    """The text's sentences of expectation naming ``year`` ("We expect to contribute approximately $47 million
+    in 2024", "We anticipate making capital expenditures of ... in 2024"): where a forecast of that year is
+    read, which the year's own figures (reported a year later) are not."""
+    named = re.compile(rf"\b{year}\b")
+    return [s for s in _SENTENCE.split(text or "") if _FORECAST_WORD.search(s) and named.search(s)]
+
+
 def printed_periods(text: str) -> str:
     """The text with each period written as filings print it ("FY2023Q1" -> "Q1 2023", "FY22" -> "2022")."""
     out, at = [], 0

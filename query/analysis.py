@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import named_day, period_ended, periods, vantage_year
+from domain.periods import forecast_year, named_day, period_ended, periods, vantage_year
 from domain.rules import ANNUAL, CURRENT, QUARTERLY
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
@@ -32,6 +32,7 @@ class QueryAnalysis:
     stand: int | None = None  # the year it stands in ("as of FY2021"): a later year named is that report's forecast
     written: list[str] = field(default_factory=list)  # every company name as written (own, brand, former)
     inferred: list[str] = field(default_factory=list)  # a company read off its product's name, as a note says it
+    forecast: int | None = None  # the year it asks a forecast of ("expect to pay in 2024"): the year before's report
 
     @property
     def dated(self) -> bool:
@@ -62,4 +63,4 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
-                         entities.written(question) if entities else [])
+                         entities.written(question) if entities else [], forecast=forecast_year(question, mentioned))

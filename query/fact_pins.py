@@ -31,7 +31,8 @@ class FactPins(PinReader):
         statements' pages and the search stand. ``taken``: (document, page) pinned already, which a
         figure printed again does not pin twice."""
         plan = q.plan
-        metric = not plan.narrative and not plan.described and (plan.figure or bool(synonym_concepts(plan.core)))
+        metric = not plan.narrative and not plan.described and plan.forecast is None and \
+            (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
             return []
         names = [e.name for e in plan.analysis.entities] + plan.analysis.written + \

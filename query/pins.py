@@ -33,6 +33,7 @@ from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
+FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 
 
 class Pins(PinReader):
@@ -99,6 +100,8 @@ class Pins(PinReader):
                 self._section_pins(q, concept_map().sections[name], scope, pin, run_on)
             if plan.narrative:
                 self._narrative_pins(q, scope, pin)
+            if plan.forecast is not None:
+                self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:
                 hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
                 if hits:
@@ -191,6 +194,22 @@ class Pins(PinReader):
         for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def _forecast_pins(self, q: Question, scope: Filters, year: int, pin: Callable) -> None:
+        """A forecast is a sentence of expectation naming its year ("we expect to contribute $47 million in
+        2024"), in MD&A or a note, which the search ranks below the year's reported figures: the best
+        ``FORECAST_PINS`` pages of the document for the question that state one."""
+        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
+                                   scope, 30, q.opts.fusion, dense_weight=q.opts.dense_weight)
+        pages: dict[int, Hit] = {}
+        texts: dict[int, str] = {}
+        for h in hits:
+            page = scoring.evidence_page(h.source)
+            pages.setdefault(page, h)
+            texts[page] = "\n".join(filter(None, (texts.get(page), h.source.get("text"))))
+        for page in scoring.forecasting_first(texts, q.plan.core, year)[:FORECAST_PINS]:
+            h = pages[page]
+            pin(h.source, h.id, page, "section", f"states an expectation of {year} (a forecast is asked)")
 
     def _following(self, q: Question, statement: str, chunks: list[dict]) -> dict[str, dict]:
         """chunk_id -> the chunk after it, for the chunks that name the statement near their end (an HTML

@@ -172,6 +172,7 @@ class QueryPlan:
     percent: bool = False  # asks for a share: the row printing it prints percentages
     concepts: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)  # concepts said only as what another is about: no figure
+    forecast: int | None = None  # the year a forecast is asked of: read in the report of the year before
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -187,7 +188,8 @@ class QueryPlan:
                 "evidence": {"statements": self.statements, "notes": self.notes, "sections": self.sections,
                              "items": self.items,
                              "cover": self.cover, "figure": self.figure},
-                "narrative": self.narrative, "core": self.core, "lexical": self.lexical, "rules": self.rules}
+                "narrative": self.narrative, "forecast": self.forecast, "core": self.core, "lexical": self.lexical,
+                "rules": self.rules}
 
 
 def named_statements(question: str) -> list[str]:
@@ -209,6 +211,9 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
         if stand in analysis.years and stand < plan.target_year:  # the later years are that report's forecasts
             plan.target_year = stand
             plan.rules.append(f"as of {stand}: that year's report, whose forecasts name the later years")
+        elif stand is None and analysis.forecast == plan.target_year:  # a forecast: made the year before
+            plan.forecast, plan.target_year = plan.target_year, plan.target_year - 1
+            plan.rules.append(f"a forecast of {analysis.forecast}: the report of {plan.target_year}, which makes it")
         elif len(analysis.years) > 1:
             plan.rules.append(f"years {sorted(analysis.years)}: the latest filing reports the earlier ones")
     plan.doc_types = _doc_types(analysis, concepts, core, plan.rules)
@@ -233,13 +238,13 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     if named:  # a statement named outright (often in the instructions) decides
         plan.statements = named
         plan.rules.append(f"statements named: {', '.join(named)}")
-    elif not plan.narrative:
+    elif not plan.narrative and plan.forecast is None:  # a forecast is prose: no statement reports it
         plan.statements = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("statement: "))
     plan.notes = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("note: "))
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence
-    plan.figure = not plan.narrative and any(c.figure for c in matched)
+    plan.figure = not plan.narrative and plan.forecast is None and any(c.figure for c in matched)
     return plan
 
 

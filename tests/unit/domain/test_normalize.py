@@ -6,7 +6,16 @@ import datetime as dt
 
 import pytest
 
-from domain.periods import named_day, names_period, opens_with_code, periods, printed_periods, vantage_year
+from domain.periods import (
+    forecast_sentences,
+    forecast_year,
+    named_day,
+    names_period,
+    opens_with_code,
+    periods,
+    printed_periods,
+    vantage_year,
+)
 from domain.text import has_phrase, phrase_text, words
 from query.concepts import concept_map
 
@@ -99,6 +108,30 @@ def test_the_year_a_question_stands_in():
     assert vantage_year("In Acme's Q4 2022 earnings press release, what EPS did it guide to for 2023?") == 2022
     assert vantage_year("Acme's 2023 revenue, and its 2024 10-K's outlook") == 2024
     assert vantage_year("revenue in 2023 versus 2022 reported") is None
+
+
+def test_the_year_a_question_asks_a_forecast_of():
+    """A verb of expectation with its auxiliary or its "to": the latest year named; an assumption's adjective,
+    a plan or project as nouns, a quarter, or no verb of expectation: none."""
+    assert forecast_year("How much does Acme expect to contribute to its pension plans in 2024?") == 2024
+    assert forecast_year("What capital expenditures did Acme anticipate for 2024?") == 2024
+    assert forecast_year("What full-year 2022 net sales did Acme expect?") == 2022
+    assert forecast_year("Does Acme expect its capital expenditures to increase in fiscal 2026?") == 2026
+    assert forecast_year("What was Acme's outlook for 2024, compared with 2023's results?") == 2024
+    assert forecast_year("How many aircraft does Acme plan to produce in 2023?") == 2023
+    assert forecast_year("What were Acme's capital expenditures in 2024?") is None
+    assert forecast_year("What was the expected return on plan assets in 2022?") is None
+    assert forecast_year("What was the projected benefit obligation at the end of 2022?") is None
+    assert forecast_year("What did the pension plan hold in 2023?") is None
+    assert forecast_year("What revenue did Acme expect for Q3 2024?") is None  # a quarter's: no year's report
+
+
+def test_the_sentences_that_state_an_expectation_of_a_year():
+    text = ("Capital expenditures totaled $1.5 billion in 2023. We expect capital expenditures to grow in 2024 "
+            "compared with 2023.\nThe 2024 Incentive Plan was approved.\nWe anticipate a rate of 24% for 2025.")
+    assert forecast_sentences(text, 2024) == ["We expect capital expenditures to grow in 2024 compared with 2023."]
+    assert forecast_sentences(text, 2025) == ["We anticipate a rate of 24% for 2025."]
+    assert forecast_sentences(text, 2022) == []
 
 
 def test_a_period_named_in_figures_or_in_words():

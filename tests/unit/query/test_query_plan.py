@@ -316,6 +316,17 @@ def test_subsequent_events_asked_by_name_or_as_time_after_a_periods_end():
         assert "subsequent events" not in plan_of(q).concepts, q
 
 
+def test_a_forecast_is_read_in_the_report_of_the_year_before():
+    """A year's expectation is written in the year before's report: its target year; the forecast is prose,
+    so no statement is asked nor a figure of the year before; a stand named and a year's actual figure keep
+    their own years."""
+    p = plan_of("How much does Acme expect to spend on capital expenditures in 2024?")
+    assert (p.target_year, p.forecast, p.statements, p.figure) == (2023, 2024, [], False)
+    assert plan_of("What were Acme's capital expenditures in 2024?").target_year == 2024
+    as_of = plan_of("As of FY2021, how much did Acme expect to pay for its retirees in 2024?")
+    assert (as_of.target_year, as_of.forecast) == (2021, None)
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})

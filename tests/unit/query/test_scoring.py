@@ -23,6 +23,7 @@ from query.scoring import (
     document_year,
     evidence_page,
     explaining_first,
+    forecasting_first,
     newest_forms,
     newest_reports,
     owner,
@@ -360,6 +361,17 @@ def test_a_narrative_question_takes_the_page_that_explains_its_metric_first():
     assert explaining_first(texts, "What drove the increase in BCA revenues in 2023?") == [31, 25, 28]
     assert explaining_first(texts, "What drove the change in operating margins?") == [28, 25, 31]
     assert explaining_first(texts, "What is the strategy?") == [25, 28, 31]  # none explains it: search order
+
+
+def test_the_page_stating_the_expectation_asked_comes_first():
+    """Pages with a sentence of expectation for the year asked, the one sharing the question's words first;
+    a page whose sentence forecasts something else follows; a page forecasting nothing is left out."""
+    texts = {18: "We expect the pressures of cost inflation to continue into 2025.",
+             30: "Net sales in 2024 were $8.2 billion, up 3%.",
+             33: "We anticipate a full-year effective income tax rate for 2025 to be approximately 24.4 percent."}
+    q = "What full-year effective income tax rate does Acme anticipate for fiscal 2025?"
+    assert forecasting_first(texts, q, 2025) == [33, 18]
+    assert forecasting_first(texts, q, 2024) == []
 
 
 def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it():
