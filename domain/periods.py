@@ -253,18 +253,23 @@ def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
 # benefit obligation", "estimated useful lives") nor a noun ("the pension plan", "the project").
 _FORECAST = re.compile(r"\b(?:do|does|did|will|would)\b[^?.;]{0,60}?\b(?:expect|anticipate|estimate|forecast|predict)\b"
                        r"|\b(?:expect|anticipate|plan|project|forecast|estimate|intend|predict)(?:s|ed)?\s+to\b"
-                       r"|\b(?:expect|anticipate|forecast|estimate)(?:s|ed)?\s+(?:for|in|during)\b"
+                       r"|\b(?:expect|anticipate|forecast)(?:s|ed)?\s+(?:for|in|during)\b"
                        r"|\b(?:expects|anticipates|forecasts|predicts)\b|\boutlook\b", re.I)
 
 
+_STAND = re.compile(r"\bas\s+of\b[^,;?]{0,25}$")  # "as of" shortly before a period: "as of mid-2023", "as of FY2021"
+
+
 def forecast_year(text: str, found: list[Period] | None = None) -> int | None:
-    """The fiscal year a question asks a forecast of: the latest year it names, with no quarter, when it asks
-    with a verb of expectation. The report of the year before makes that forecast (a 10-K says what it
-    expects for the next year); None when no forecast is asked. ``found``: the text's :func:`periods`."""
-    if not _FORECAST.search((text or "").replace("’", "'")):
-        return None
-    years = [p.year for p in (periods(text) if found is None else found) if p.year and p.quarter is None]
-    return max(years, default=None)
+    """The fiscal year a question asks a forecast of: the latest year it names (a whole year's, no quarter nor
+    half), when it asks with a verb of expectation and names no stand. The report of the year before makes
+    that forecast (a 10-K says what it expects for the next year); None when no forecast is asked. ``found``:
+    the text's :func:`periods`."""
+    masked = (text or "").lower().replace("’", "'")
+    found = periods(text) if found is None else found
+    if not _FORECAST.search(masked) or any(_STAND.search(masked[:p.start]) for p in found):
+        return None  # a stand named ("as of mid-2023"): what was expected then, the stand's report answers
+    return max((p.year for p in found if p.year and p.quarter is None and not p.half), default=None)
 
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")

@@ -124,6 +124,8 @@ def test_the_year_a_question_asks_a_forecast_of():
     assert forecast_year("What was the projected benefit obligation at the end of 2022?") is None
     assert forecast_year("What did the pension plan hold in 2023?") is None
     assert forecast_year("What revenue did Acme expect for Q3 2024?") is None  # a quarter's: no year's report
+    assert forecast_year("What are Acme's critical accounting estimates for fiscal 2025?") is None  # a noun
+    assert forecast_year("What charges did Acme expect from its 2022 program, as of mid-2023") is None  # a stand
 
 
 def test_the_sentences_that_state_an_expectation_of_a_year():
