@@ -248,16 +248,19 @@ def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
 
 
 # A forecast asked ("How much does KO expect to contribute in 2024?", "What capital expenditures did Meta
-# anticipate for 2024?", "What FAS pension income did it project for 2021?"): a verb of expectation, with its
+# anticipate for 2024?", "How many aircraft does it plan to produce in 2023?"): a verb of expectation, with its
 # auxiliary or its "to", not an adjective of an assumption ("expected return on plan assets", "projected
-# benefit obligation", "estimated useful lives") nor a noun ("the pension plan", "the project").
+# benefit obligation", "estimated useful lives") nor a noun ("the pension plan", "the project", "critical
+# accounting estimates for 2025"); "plan" and "project" only with their "to" ("did it project" is not read).
 _FORECAST = re.compile(r"\b(?:do|does|did|will|would)\b[^?.;]{0,60}?\b(?:expect|anticipate|estimate|forecast|predict)\b"
                        r"|\b(?:expect|anticipate|plan|project|forecast|estimate|intend|predict)(?:s|ed)?\s+to\b"
                        r"|\b(?:expect|anticipate|forecast)(?:s|ed)?\s+(?:for|in|during)\b"
                        r"|\b(?:expects|anticipates|forecasts|predicts)\b|\boutlook\b", re.I)
 
 
-_STAND = re.compile(r"\bas\s+of\b[^,;?]{0,25}$")  # "as of" shortly before a period: "as of mid-2023", "as of FY2021"
+# "as of" shortly before a period ("as of mid-2023", "as of FY2021"): a stand, as vantage_year's _AS_OF, here
+# also a half year's or a quarter's, whose report answers what was expected then
+_STAND = re.compile(r"\bas\s+of\b[^,;?]{0,25}$")
 
 
 def forecast_year(text: str, found: list[Period] | None = None) -> int | None:

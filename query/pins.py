@@ -182,15 +182,7 @@ class Pins(PinReader):
     def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
         on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
-        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
-                                   {**scope, "item": sorted(MDNA_ITEMS)}, 20, q.opts.fusion,
-                                   dense_weight=q.opts.dense_weight)
-        pages: dict[int, Hit] = {}
-        texts: dict[int, str] = {}  # every chunk of the page among the hits: the explaining one may not be its best
-        for h in hits:
-            page = scoring.evidence_page(h.source)
-            pages.setdefault(page, h)
-            texts[page] = "\n".join(filter(None, (texts.get(page), h.source.get("text"))))
+        pages, texts = self._searched_pages(q, {**scope, "item": sorted(MDNA_ITEMS)}, 20)
         for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
@@ -199,17 +191,23 @@ class Pins(PinReader):
         """A forecast is a sentence of expectation naming its year ("we expect to contribute $47 million in
         2024"), in MD&A or a note, which the search ranks below the year's reported figures: the best
         ``FORECAST_PINS`` pages of the document for the question that state one."""
+        pages, texts = self._searched_pages(q, scope, 30)
+        for page in scoring.forecasting_first(texts, q.plan.core, year)[:FORECAST_PINS]:
+            h = pages[page]
+            pin(h.source, h.id, page, "section", f"states an expectation of {year} (a forecast is asked)")
+
+    def _searched_pages(self, q: Question, scope: Filters, k: int) -> tuple[dict[int, Hit], dict[int, str]]:
+        """The question's ``k`` best passages in ``scope`` by page, in the search's order: each page's first hit,
+        and the text of every chunk of the page among them (the sentence sought may not be in its best one)."""
         hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
-                                   scope, 30, q.opts.fusion, dense_weight=q.opts.dense_weight)
+                                   scope, k, q.opts.fusion, dense_weight=q.opts.dense_weight)
         pages: dict[int, Hit] = {}
         texts: dict[int, str] = {}
         for h in hits:
             page = scoring.evidence_page(h.source)
             pages.setdefault(page, h)
             texts[page] = "\n".join(filter(None, (texts.get(page), h.source.get("text"))))
-        for page in scoring.forecasting_first(texts, q.plan.core, year)[:FORECAST_PINS]:
-            h = pages[page]
-            pin(h.source, h.id, page, "section", f"states an expectation of {year} (a forecast is asked)")
+        return pages, texts
 
     def _following(self, q: Question, statement: str, chunks: list[dict]) -> dict[str, dict]:
         """chunk_id -> the chunk after it, for the chunks that name the statement near their end (an HTML
