@@ -327,6 +327,21 @@ def test_a_forecast_is_read_in_the_report_of_the_year_before():
     assert (as_of.target_year, as_of.forecast) == (2021, None)
 
 
+def test_a_pension_assumption_is_a_row_of_the_assumptions_table():
+    """A discount rate or an expected return asked of the retirement plans is read as a table's row (the
+    note's assumptions, past its first pages); asked without a word of the note's own ("pension") no note page
+    is pinned; a lease's discount rate is no pension assumption."""
+    from query.concepts import concept_map
+
+    p = plan_of("What discount rate did Acme use to measure its pension benefit obligations at the end of 2023?")
+    assert "pension assumptions" in p.concepts and p.figure
+    assert concept_map().row_labels(p.core, p.concepts)[0] == ("discount", "rate")
+    returns = plan_of("What expected return on plan assets did Acme assume for 2022?")
+    assert returns.concepts == ["pension assumptions"] and returns.notes == []
+    assert concept_map().row_labels(returns.core, returns.concepts)[0][:2] == ("expect", "return")
+    assert "pension assumptions" not in plan_of("What discount rate did Acme use for its operating leases?").concepts
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
