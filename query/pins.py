@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from domain.sec_items import MDNA_ITEMS
 from domain.statements import HEADING_WINDOW, Section
+from domain.text import terms
 from kernel import timing
 from kernel.search import Filters, Hit, SearchReader
 from query import scoring
@@ -33,6 +34,7 @@ from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
+COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 
 
@@ -103,10 +105,19 @@ class Pins(PinReader):
             if plan.forecast is not None:
                 self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:
-                hits = self._bm25(q, plan.lexical, {**scope, "page_start": 0}, 1)
-                if hits:
-                    pin(hits[0].source, hits[0].id, 0, "cover", "the cover page (registered securities)")
+                self._cover_pin(q, scope, pin)
         return pinned
+
+    def _cover_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
+        """The cover's page that states what the question asks (the securities registered, the market value
+        held by non-affiliates, the state of incorporation): the best match among the chunks opening on the
+        cover's pages, placed on the page holding more of the question's words, since a cover runs on to a
+        second page (a long list of registered notes; the market value and the shares outstanding after the
+        check boxes)."""
+        hits = self._bm25(q, q.plan.lexical, {**scope, "page_start": list(COVER_PAGES)}, 1)
+        if hits:
+            page = min(scoring.evidence_page(hits[0].source, terms(q.text)), COVER_PAGES[-1])
+            pin(hits[0].source, hits[0].id, page, "cover", f"the cover page ({', '.join(q.plan.concepts)})")
 
     def _row_pin(self, q: Question, scope: Filters, doc_hits: list[Hit], doc_pins: list[Hit], pin: Callable,
                  first: bool) -> None:

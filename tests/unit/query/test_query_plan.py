@@ -342,6 +342,23 @@ def test_a_pension_assumption_is_a_row_of_the_assumptions_table():
     assert "pension assumptions" not in plan_of("What discount rate did Acme use for its operating leases?").concepts
 
 
+def test_what_the_cover_states_is_read_on_the_cover():
+    """The cover's facts asked in its own words pin the cover; where a company is incorporated needs a word of
+    place with it, since "Incorporated" is also part of a company's name; shares outstanding alone do not (the
+    balance sheet and the per-share note print them too)."""
+    for question in ("In which state is Acme incorporated, per its fiscal 2023 10-K?",
+                     "Where is Acme incorporated?",
+                     "What was the aggregate market value of Acme's stock held by non-affiliates?",
+                     "What is Acme's IRS employer identification number?",
+                     "Where are Acme's principal executive offices?",
+                     "Is Acme a large accelerated filer?"):
+        assert plan_of(question).cover, question
+    for question in ("Where does Texas Instruments Incorporated make its chips?",
+                     "What documents are incorporated by reference into Acme's 10-K?",
+                     "How many diluted shares did Acme have outstanding in 2023?"):
+        assert not plan_of(question).cover, question
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
