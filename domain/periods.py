@@ -278,6 +278,9 @@ def forecast_year(text: str, found: list[Period] | None = None) -> int | None:
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")
 _FORECAST_WORD = re.compile(r"\b(?:expect|anticipat|estimat|forecast|intend)|\b(?:plan|project)(?:s|ed)? to\b"
                             r"|\boutlook\b", re.I)  # "plan", "project" as verbs: the nouns name compensation plans
+# the same words as a search's terms, to find such sentences among a document's passages ("plan" is left out:
+# as a noun it names the retirement and compensation plans)
+FORECAST_TERMS = "expect expects expected anticipate anticipates anticipated estimate estimated forecast intend outlook"
 
 
 def forecast_sentences(text: str, year: int) -> list[str]:

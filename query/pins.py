@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from domain.periods import FORECAST_TERMS
 from domain.sec_items import MDNA_ITEMS
 from domain.statements import HEADING_WINDOW, Section
 from domain.text import terms
@@ -202,16 +203,22 @@ class Pins(PinReader):
         """A forecast is a sentence of expectation naming its year ("we expect to contribute $47 million in
         2024"), in MD&A or a note, which the search ranks below the year's reported figures: the best
         ``FORECAST_PINS`` pages of the document for the question that state one."""
-        pages, texts = self._searched_pages(q, scope, 30)
+        pages, texts = self._searched_pages(q, scope, 30,
+                                            also=f"{q.plan.lexical} {year} {FORECAST_TERMS}")
         for page in scoring.forecasting_first(texts, q.plan.core, year)[:FORECAST_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", f"states an expectation of {year} (a forecast is asked)")
 
-    def _searched_pages(self, q: Question, scope: Filters, k: int) -> tuple[dict[int, Hit], dict[int, str]]:
+    def _searched_pages(self, q: Question, scope: Filters, k: int,
+                        also: str | None = None) -> tuple[dict[int, Hit], dict[int, str]]:
         """The question's ``k`` best passages in ``scope`` by page, in the search's order: each page's first hit,
-        and the text of every chunk of the page among them (the sentence sought may not be in its best one)."""
+        and the text of every chunk of the page among them (the sentence sought may not be in its best one);
+        with ``also``, then the ``k`` best passages for those words by BM25 (a long passage holding the one
+        sentence sought ranks below the tables repeating the question's words)."""
         hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
                                    scope, k, q.opts.fusion, dense_weight=q.opts.dense_weight)
+        if also:
+            hits += self._bm25(q, also, scope, k)
         pages: dict[int, Hit] = {}
         texts: dict[int, str] = {}
         for h in hits:

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from domain.periods import (
+    FORECAST_TERMS,
     forecast_sentences,
     forecast_year,
     named_day,
@@ -134,6 +135,12 @@ def test_the_sentences_that_state_an_expectation_of_a_year():
     assert forecast_sentences(text, 2024) == ["We expect capital expenditures to grow in 2024 compared with 2023."]
     assert forecast_sentences(text, 2025) == ["We anticipate a rate of 24% for 2025."]
     assert forecast_sentences(text, 2022) == []
+
+
+def test_the_words_searched_for_a_forecast_are_words_of_expectation():
+    """The terms the forecast pins search with find the sentences the rule reads: each is a word of expectation."""
+    for term in FORECAST_TERMS.split():
+        assert forecast_sentences(f"Capital spending is {term} in 2024.", 2024), term
 
 
 def test_a_period_named_in_figures_or_in_words():
