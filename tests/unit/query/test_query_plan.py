@@ -359,6 +359,13 @@ def test_what_the_cover_states_is_read_on_the_cover():
         assert not plan_of(question).cover, question
 
 
+def test_commercial_paper_is_debt():
+    """Commercial paper asked by name is read as debt: its note (the short-term borrowings' table) and the
+    balance sheet."""
+    p = plan_of("How much commercial paper did Acme have outstanding at the end of 2023?")
+    assert "leverage" in p.concepts and p.notes == ["debt"] and "balance sheet" in p.statements
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
