@@ -36,6 +36,7 @@ from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
+FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 
 
@@ -202,23 +203,27 @@ class Pins(PinReader):
     def _forecast_pins(self, q: Question, scope: Filters, year: int, pin: Callable) -> None:
         """A forecast is a sentence of expectation naming its year ("we expect to contribute $47 million in
         2024"), in MD&A or a note, which the search ranks below the year's reported figures: the best
-        ``FORECAST_PINS`` pages of the document for the question that state one."""
-        pages, texts = self._searched_pages(q, scope, 30,
-                                            also=f"{q.plan.lexical} {year} {FORECAST_TERMS}")
-        for page in scoring.forecasting_first(texts, q.plan.core, year)[:FORECAST_PINS]:
+        ``FORECAST_PINS`` pages of the document for the question that state one; when the question's passages
+        hold none, those of the passages holding the year with a word of expectation (a forecast stated once
+        in a long liquidity passage ranks below the tables repeating the question's words)."""
+        pages, texts = self._searched_pages(q, scope, 30)
+        forecasts = scoring.forecasting_first(texts, q.plan.core, year)
+        if not forecasts:
+            pages, texts = self._by_page(self._bm25(q, f"{q.plan.lexical} {year} {FORECAST_TERMS}", scope, 30))
+            forecasts = scoring.forecasting_first(texts, q.plan.core, year, least=FORECAST_WHAT)
+        for page in forecasts[:FORECAST_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", f"states an expectation of {year} (a forecast is asked)")
 
-    def _searched_pages(self, q: Question, scope: Filters, k: int,
-                        also: str | None = None) -> tuple[dict[int, Hit], dict[int, str]]:
-        """The question's ``k`` best passages in ``scope`` by page, in the search's order: each page's first hit,
-        and the text of every chunk of the page among them (the sentence sought may not be in its best one);
-        with ``also``, then the ``k`` best passages for those words by BM25 (a long passage holding the one
-        sentence sought ranks below the tables repeating the question's words)."""
-        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
-                                   scope, k, q.opts.fusion, dense_weight=q.opts.dense_weight)
-        if also:
-            hits += self._bm25(q, also, scope, k)
+    def _searched_pages(self, q: Question, scope: Filters, k: int) -> tuple[dict[int, Hit], dict[int, str]]:
+        """The question's ``k`` best passages in ``scope`` by page (:meth:`_by_page`)."""
+        return self._by_page(self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical,
+                                                 q.vector, scope, k, q.opts.fusion, dense_weight=q.opts.dense_weight))
+
+    @staticmethod
+    def _by_page(hits: list[Hit]) -> tuple[dict[int, Hit], dict[int, str]]:
+        """Passages by page, in the search's order: each page's first hit, and the text of every chunk of the
+        page among them (the sentence sought may not be in its best one)."""
         pages: dict[int, Hit] = {}
         texts: dict[int, str] = {}
         for h in hits:

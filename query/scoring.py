@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from domain.periods import forecast_sentences
+from domain.periods import FORECAST_TERMS, forecast_sentences
 from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
 from domain.sec_items import item_label
 from domain.statements import driver_labels
@@ -285,14 +285,18 @@ def explaining_first(texts: dict[int, str], question: str) -> list[int]:
     return sorted(texts, key=lambda page: (-fits[page][0], -fits[page][1]))
 
 
-def forecasting_first(texts: dict[int, str], question: str, year: int) -> list[int]:
+def forecasting_first(texts: dict[int, str], question: str, year: int, least: int = 0) -> list[int]:
     """Pages (page -> its chunks' text, in the search's order) holding a sentence of expectation for ``year``
     (``domain.periods.forecast_sentences``), the one sharing most of the question's words first (its expected
-    tax rate, not its expected inflation); pages with none are left out; ties in the search's order."""
+    tax rate, not its expected inflation); pages with none are left out; ties in the search's order. With
+    ``least``, a sentence counts only if it shares that many of the question's words naming what is forecast
+    (not the year, not a word of expectation): "payments ... through 2024" is no forecast of retiree benefits."""
     asked = set(words(question)) - FUNCTION_WORDS
+    what = terms(question) - terms(f"{year} {FORECAST_TERMS}")
 
     def fit(page: int) -> int:
-        return max((len(asked & set(words(s))) for s in forecast_sentences(texts[page], year)), default=-1)
+        return max((len(asked & set(words(s))) for s in forecast_sentences(texts[page], year)
+                    if len(what & terms(s)) >= least), default=-1)
     fits = {page: fit(page) for page in texts}
     return sorted((page for page in texts if fits[page] >= 0), key=lambda page: -fits[page])
 

@@ -374,6 +374,18 @@ def test_the_page_stating_the_expectation_asked_comes_first():
     assert forecasting_first(texts, q, 2024) == []
 
 
+def test_a_forecast_found_by_its_year_alone_must_name_what_is_asked():
+    """Found by the year and a verb of expectation alone, a sentence counts only if it names what is
+    forecast in the question's words: the capital expenditures expected, not payments expected "through 2024"
+    for other obligations."""
+    texts = {53: "We currently expect 2024 capital expenditures to be approximately $2.2 billion.",
+             43: "We expect to continue to make payments related to clearing costs through 2024."}
+    assert forecasting_first(texts, "How much did Acme expect to spend on capital expenditures in 2024?", 2024,
+                             least=2) == [53]
+    assert forecasting_first(texts, "What retiree benefit payments did Acme expect for 2024?", 2024, least=2) == []
+    assert forecasting_first(texts, "What retiree benefit payments did Acme expect for 2024?", 2024) == [43, 53]
+
+
 def test_the_page_whose_metric_is_the_questions_whole_comes_before_a_part_of_it():
     """A question on net sales: the page explaining worldwide net sales before the one explaining net sales in
     one region, whatever the search's order; a page explaining nothing the question names stays last."""
