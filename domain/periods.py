@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from domain.rules import ANNUAL, EARNINGS, QUARTERLY
+from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE
 from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 
@@ -303,7 +303,6 @@ def printed_periods(text: str) -> str:
 # --- which documents report a period -----------------------------------------------------------------
 
 COMPARATIVE_YEARS = 2  # an annual report carries this many prior years (income and cash flow statements)
-_CUMULATIVE = {"Q2": "H1", "Q3": "9M"}  # what a 10-Q's statements cover besides its quarter
 
 
 def reports_period(year: int, quarter: int | None, form: str | None, fiscal_year: int | None,
@@ -338,8 +337,8 @@ def period_label(form: str | None, fiscal_year: int | None, fiscal_period: str |
     period = (fiscal_period or "").upper()
     if form == ANNUAL or period == "FY":
         return f"FY{fiscal_year}"
-    if form == QUARTERLY and period in _CUMULATIVE:
-        return f"{_CUMULATIVE[period]} {fiscal_year}"
+    if form == QUARTERLY and period in YEAR_TO_DATE:  # what a 10-Q's statements cover besides its quarter
+        return f"{YEAR_TO_DATE[period]} {fiscal_year}"
     return f"{period} {fiscal_year}".strip() if period else str(fiscal_year)
 
 

@@ -146,6 +146,9 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
     return end.year, f"Q{min(4, max(1, quarter))}"
 
 
+YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
+
+
 def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None) -> tuple[int, str]:
     """(fiscal year, period) of an XBRL context: durations of about a year are ``FY``, a quarter ``Q1``..``Q4``,
     six and nine months ``H1`` and ``9M`` (year to date), other lengths ``<n>M``; an instant is ``FY`` at the
@@ -160,8 +163,18 @@ def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None
     if months == 3:
         return year, quarter
     if (months, quarter) in ((6, "Q2"), (9, "Q3")):
-        return year, "H1" if months == 6 else "9M"
+        return year, YEAR_TO_DATE[quarter]
     return year, f"{months}M"
+
+
+def asked_period(quarter: int, year_to_date: bool) -> str | None:
+    """The period label (:func:`fact_period`'s) of a quarter a question names: its three months (``Q2``), or
+    the six or nine months to its end (``H1``, ``9M``: "the first six months of 2023"). None for the second
+    half, which no fact is labelled by (the annual report answers it)."""
+    label = f"Q{quarter}"
+    if not year_to_date or quarter == 1:
+        return label
+    return YEAR_TO_DATE.get(label)
 
 
 FISCAL_YEAR_FOCUS = "dei:DocumentFiscalYearFocus"  # the filer's own number for the document's fiscal year

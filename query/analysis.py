@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
 from domain.periods import forecast_year, named_day, period_ended, periods, vantage_year
-from domain.rules import ANNUAL, CURRENT, QUARTERLY
+from domain.rules import ANNUAL, CURRENT, QUARTERLY, asked_period
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
 
@@ -33,6 +33,7 @@ class QueryAnalysis:
     written: list[str] = field(default_factory=list)  # every company name as written (own, brand, former)
     inferred: list[str] = field(default_factory=list)  # a company read off its product's name, as a note says it
     forecast: int | None = None  # the year it asks a forecast of ("expect to pay in 2024"): the year before's report
+    spans: list[str] = field(default_factory=list)  # the facts' periods its quarters ask: "Q2", six months "H1"
 
     @property
     def dated(self) -> bool:
@@ -63,4 +64,6 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
-                         entities.written(question) if entities else [], forecast=forecast_year(question, mentioned))
+                         entities.written(question) if entities else [], forecast=forecast_year(question, mentioned),
+                         spans=list(dict.fromkeys(s for p in mentioned if p.quarter and
+                                                  (s := asked_period(p.quarter, p.half)))))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -249,22 +249,29 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
                                     for d in f.get("dimensions") or [])]
 
 
-def fact_pages(facts: list[dict], year: int | None, limit: int = 2) -> list[tuple[int, list[dict]]]:
+def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
+               spans: Collection[str] = ()) -> list[tuple[int, list[dict]]]:
     """The pages that print the wanted concepts for the year (any year when none is known), best first: most
     concepts of the year, then most figures of those concepts over all periods (a statement prints each year
     side by side, a discussion one figure), then the statements' Items, then the earlier page. Each page
-    comes with its facts of the year."""
-    by_page: dict[int, list[dict]] = {}
-    for f in facts:
-        by_page.setdefault(int(f["page"]), []).append(f)
-
+    comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
+    ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
+    its quarter's (nor the quarter's for "the first six months")."""
     def of_year(rows: list[dict]) -> list[dict]:
         return [f for f in rows if year is None or f.get("fiscal_year") == year]
 
-    ranked = sorted(((p, rows) for p, rows in by_page.items() if of_year(rows)),
-                    key=lambda kv: (-len({f["concept"] for f in of_year(kv[1])}), -len(kv[1]),
+    asked = bool(spans) and any(f.get("fiscal_period") in spans for f in of_year(facts))
+
+    def of_period(rows: list[dict]) -> list[dict]:
+        return [f for f in of_year(rows) if not asked or f.get("fiscal_period") in spans]
+
+    by_page: dict[int, list[dict]] = {}
+    for f in facts:
+        by_page.setdefault(int(f["page"]), []).append(f)
+    ranked = sorted(((p, rows) for p, rows in by_page.items() if of_period(rows)),
+                    key=lambda kv: (-len({f["concept"] for f in of_period(kv[1])}), -len(kv[1]),
                                     not any(f.get("item") in STATEMENT_ITEMS for f in kv[1]), kv[0]))
-    return [(p, of_year(rows)) for p, rows in ranked[:limit]]
+    return [(p, of_period(rows)) for p, rows in ranked[:limit]]
 
 
 def describe(facts: list[dict], most: int = 3) -> str:

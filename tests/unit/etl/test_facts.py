@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from domain.rules import fact_period, filer_year_shift
+from domain.rules import asked_period, fact_period, filer_year_shift
 from etl.convert.html_prepare import prepare_html
 from etl.convert.ixbrl import FactValueError, number, scaled
 
@@ -129,6 +129,14 @@ def test_scale_and_sign():
 ])
 def test_fact_period(start, end, fye, expected):
     assert fact_period(start, end, fye) == expected
+
+
+def test_asked_period_is_the_label_of_the_facts_it_asks():
+    """What a question's quarter asks, in fact_period's labels: one owner of "H1" and "9M" for both."""
+    assert (asked_period(2, False), asked_period(2, True), asked_period(3, True)) == ("Q2", "H1", "9M")
+    assert asked_period(1, True) == "Q1" and asked_period(4, False) == "Q4"
+    assert asked_period(4, True) is None  # the second half: the annual report answers it
+    assert fact_period(dt.date(2023, 1, 1), dt.date(2023, 6, 30), "1231")[1] == asked_period(2, True)
 
 
 @pytest.mark.parametrize("focus, ruled, shift", [

@@ -4,7 +4,7 @@ consolidated figure: pure functions on literal facts."""
 from __future__ import annotations
 
 from domain.text import words
-from query.facts import breakdown_axes, describe, member_words, named_members, split_by
+from query.facts import breakdown_axes, describe, fact_pages, member_words, named_members, split_by
 
 SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
 MOBILITY = "us-gaap:SubsegmentsAxis=t:MobilityMember"
@@ -83,3 +83,20 @@ def test_a_figure_asked_split_one_way_takes_that_splits_rows():
     assert split_by([total, segment, europe], ("StatementBusinessSegmentsAxis",)) == [segment]
     assert split_by([total, segment, europe], ("StatementGeographicalAxis",)) == [europe]
     assert split_by([total, segment], ()) == []
+
+
+def _on(page: int, period: str, display: str) -> dict:
+    return {**_fact([], display), "page": page, "fiscal_period": period}
+
+
+def test_a_quarters_facts_pages_keep_to_the_period_asked():
+    """A 10-Q printing the quarter's statement and the six months' on different pages: the quarter's question
+    takes the quarter's page, the six months' question the six months', neither the other; a period no fact
+    of the year has (a balance asked "for the first half") leaves the year's facts as they were."""
+    quarter, six, both = _on(2, "Q2", "962"), _on(3, "H1", "1,900"), _on(22, "Q2", "962")
+    facts = [quarter, six, both, _on(22, "H1", "1,900")]
+    assert [p for p, _ in fact_pages(facts, 2023, 3, ["Q2"])] == [22, 2]  # both periods' page first, as before
+    assert [p for p, _ in fact_pages(facts, 2023, 3, ["H1"])] == [22, 3]
+    assert fact_pages(facts, 2023, 3, ["H1"])[0][1] == [facts[3]]  # the page's facts of the period only
+    assert [p for p, _ in fact_pages(facts, 2023, 3)] == [22, 2, 3]
+    assert [p for p, _ in fact_pages(facts, 2023, 3, ["9M"])] == [22, 2, 3]

@@ -77,6 +77,17 @@ def test_years_quarters_forms():
     assert analyze("a 10-Kx filing or 10-KSB").forms == []  # another word, another form
 
 
+def test_the_facts_periods_a_questions_quarters_ask():
+    """A quarter asks its three months; "the first six months", "the first half", "six months ended" the
+    year to date a 10-Q prints beside it; a year alone or the second half (the annual report's) none."""
+    assert analyze("What was operating income in the second quarter of 2023?").spans == ["Q2"]
+    assert analyze("What was operating income for the first six months of 2023?").spans == ["H1"]
+    assert analyze("What was operating income for the first half of 2023?").spans == ["H1"]
+    assert analyze("Revenue for the nine months ended September 30, 2023").spans == ["9M"]
+    assert analyze("What was operating income in 2023?").spans == []
+    assert analyze("What was operating income in the second half of 2023?").spans == []
+
+
 def test_metrics_follow_the_financebench_definitions():
     qa = QA("q1", "?", [("KO_2023_10K", 61), ("KO_2023_10K", 62)])
     ranked = [{"doc_id": "X", "source_name": None, "page": 61},

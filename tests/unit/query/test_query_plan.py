@@ -366,6 +366,13 @@ def test_commercial_paper_is_debt():
     assert "leverage" in p.concepts and p.notes == ["debt"] and "balance sheet" in p.statements
 
 
+def test_total_costs_and_expenses_is_the_income_statements_line():
+    """"Total costs and expenses", the income statement's line by its printed name, is a cost figure read
+    on that statement."""
+    p = plan_of("What were Acme's total costs and expenses in 2023?")
+    assert "costs" in p.concepts and "income statement" in p.statements and p.figure
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
