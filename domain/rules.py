@@ -177,6 +177,13 @@ def asked_period(quarter: int, year_to_date: bool) -> str | None:
     return YEAR_TO_DATE.get(label)
 
 
+def ended_periods(months: int) -> tuple[str, ...]:
+    """The period labels of a span a question names by its length and last day ("the three months ended June
+    30, 2023", "the quarter ended July 1, 2023"): any quarter's three months (which quarter of its fiscal
+    year the day ends is the filing's to say), the six or nine months to date; none for a year's."""
+    return {3: ("Q1", "Q2", "Q3", "Q4"), 6: (YEAR_TO_DATE["Q2"],), 9: (YEAR_TO_DATE["Q3"],)}.get(months, ())
+
+
 FISCAL_YEAR_FOCUS = "dei:DocumentFiscalYearFocus"  # the filer's own number for the document's fiscal year
 FILER_YEAR_RULE = "filer-year-1"  # names the rule below in the facts index's fingerprint (a change redoes it)
 

@@ -85,6 +85,15 @@ def words(text: str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+_INITIALISM = re.compile(r"\b(?:[A-Za-z]\.){2,}")
+
+
+def joined_initialisms(text: str) -> str:
+    """Dotted initialisms written as one word ("U.S." -> "US", "U.K." -> "UK"), as XBRL member names
+    write them (``WalmartUSSegmentMember``)."""
+    return _INITIALISM.sub(lambda m: m.group().replace(".", ""), text)
+
+
 def phrase_text(stems: tuple[str, ...]) -> str:
     """Stems joined for substring search: a phrase matches on whole words only."""
     return " " + " ".join(stems) + " "

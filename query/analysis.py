@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import forecast_year, named_day, period_ended, periods, vantage_year
-from domain.rules import ANNUAL, CURRENT, QUARTERLY, asked_period
+from domain.periods import Period, forecast_year, named_day, period_ended, periods, vantage_year
+from domain.rules import ANNUAL, CURRENT, QUARTERLY, asked_period, ended_periods
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
 
@@ -61,9 +61,16 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     years = [p.year for p in mentioned if p.year]
     quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
+    ended = period_ended(question)
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
-                         list(dict.fromkeys(quarters)), forms, named_day(question), period_ended(question),
+                         list(dict.fromkeys(quarters)), forms, named_day(question), ended,
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
                          entities.written(question) if entities else [], forecast=forecast_year(question, mentioned),
-                         spans=list(dict.fromkeys(s for p in mentioned if p.quarter and
-                                                  (s := asked_period(p.quarter, p.half)))))
+                         spans=_spans(mentioned, ended))
+
+
+def _spans(mentioned: list[Period], ended: tuple[int, dt.date] | None) -> list[str]:
+    """The facts' periods a question asks (``domain.rules`` labels): its quarters' ("the second quarter",
+    "the first six months") and a span's it names by its last day ("the three months ended June 30")."""
+    asked = [s for p in mentioned if p.quarter and (s := asked_period(p.quarter, p.half))]
+    return list(dict.fromkeys(asked + list(ended_periods(ended[0]) if ended else ())))

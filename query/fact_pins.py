@@ -40,7 +40,7 @@ class FactPins(PinReader):
         pins: list[Hit] = []
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
-            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id)
+            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, d.company)
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}

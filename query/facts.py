@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from domain import vocabulary
 from domain.rules import concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
-from domain.text import lower_words, phrase_text, surface_words, words
+from domain.text import joined_initialisms, lower_words, phrase_text, surface_words, words
 from kernel.search import SearchReader
 from schemas.index import INDEXES
 
@@ -162,12 +162,13 @@ def metric_words(text: str, names: list[str]) -> str:
     """A question's words without its companies' names, years and quarters: what the concepts index should
     match (a company's name also appears in row labels such as "equity income from Coca-Cola FEMSA")."""
     drop = {w for n in names for w in lower_words(n)}
-    said = (w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(text))
+    said = (w.lower().removesuffix("'s").removesuffix("’s") for w, _ in surface_words(joined_initialisms(text)))
     kept = [w for w in said if w not in drop and not w.isdigit() and not _PERIOD_WORD.fullmatch(w)]
     return " ".join(kept)
 
 
-def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str) -> list[dict]:
+def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str,
+                   company: str = "") -> list[dict]:
     """One document's numeric facts of the concepts a metric question names: its synonyms when it has any
     (reviewed, so they decide), else the concepts whose facts in this document best match its words (the best
     and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a company's
@@ -195,7 +196,9 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     asked = metric_words(question, names)
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
-    named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))))
+    own = frozenset(words(question)) & frozenset(words(" ".join(names)))  # the names as said, brands too
+    named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))), own,
+                          frozenset(words(company)))
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
@@ -235,18 +238,22 @@ def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
 def member_words(dimension: str) -> tuple[str, ...]:
     """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',));
     none for the members every segment table has."""
-    member = dimension.rsplit("=", 1)[-1].rsplit(":", 1)[-1].removesuffix("Member")
+    member = dimension.rsplit("=", 1)[-1].rsplit(":", 1)[-1].removesuffix("Member").removesuffix("Segment")
     return () if member in _GENERIC_MEMBERS else words(split_concept(member))
 
 
-def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset()) -> list[dict]:
+def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
+                  own: frozenset[str] = frozenset(), whole: frozenset[str] = frozenset()) -> list[dict]:
     """The dimensional facts one of whose members the question names in full (``asked``: its words without
     the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure. A
     member the metric's own words name (``metric``: the stems of the synonym terms it says) is no part: the
-    "Sales" member of a collaboration's table is not what "Merck's total sales" asks."""
-    said = set(words(asked))
+    "Sales" member of a collaboration's table is not what "Merck's total sales" asks. ``own``: the stems of
+    the names the question says (the company's, a brand's), which a part's name may carry ("Walmart U.S.",
+    "Google Cloud", "Amazon Web Services"); a member of the registrant's name alone (``whole``: its stems) is
+    the company, no part."""
+    said = set(words(asked)) | own
     return [f for f in facts if any((m := member_words(d)) and set(m) <= said and not set(m) <= metric
-                                    for d in f.get("dimensions") or [])]
+                                    and not set(m) <= whole for d in f.get("dimensions") or [])]
 
 
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2,

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from domain.rules import asked_period, fact_period, filer_year_shift
+from domain.rules import asked_period, ended_periods, fact_period, filer_year_shift
 from etl.convert.html_prepare import prepare_html
 from etl.convert.ixbrl import FactValueError, number, scaled
 
@@ -137,6 +137,8 @@ def test_asked_period_is_the_label_of_the_facts_it_asks():
     assert asked_period(1, True) == "Q1" and asked_period(4, False) == "Q4"
     assert asked_period(4, True) is None  # the second half: the annual report answers it
     assert fact_period(dt.date(2023, 1, 1), dt.date(2023, 6, 30), "1231")[1] == asked_period(2, True)
+    assert ended_periods(6) == ("H1",) and ended_periods(9) == ("9M",) and ended_periods(12) == ()
+    assert fact_period(dt.date(2023, 4, 2), dt.date(2023, 7, 1), "0930")[1] in ended_periods(3)
 
 
 @pytest.mark.parametrize("focus, ruled, shift", [

@@ -4,7 +4,15 @@ consolidated figure: pure functions on literal facts."""
 from __future__ import annotations
 
 from domain.text import words
-from query.facts import breakdown_axes, describe, fact_pages, member_words, named_members, split_by
+from query.facts import (
+    breakdown_axes,
+    describe,
+    fact_pages,
+    member_words,
+    metric_words,
+    named_members,
+    split_by,
+)
 
 SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
 MOBILITY = "us-gaap:SubsegmentsAxis=t:MobilityMember"
@@ -83,6 +91,24 @@ def test_a_figure_asked_split_one_way_takes_that_splits_rows():
     assert split_by([total, segment, europe], ("StatementBusinessSegmentsAxis",)) == [segment]
     assert split_by([total, segment, europe], ("StatementGeographicalAxis",)) == [europe]
     assert split_by([total, segment], ()) == []
+
+
+def test_a_part_named_with_the_companys_name():
+    """"Walmart U.S. net sales": the member carries the company's name, which the question's words lose with
+    the companies' names; said again as the company's own words it names the part, and a member of those
+    words alone (the company itself, a legal entity's axis) is no part."""
+    us = _fact(["us-gaap:StatementBusinessSegmentsAxis=wmt:WalmartUSSegmentMember"], "110,854")
+    whole = _fact(["dei:LegalEntityAxis=wmt:WalmartMember"], "161,632")
+    own = frozenset(words("Walmart"))
+    asked = metric_words("What were Walmart U.S. net sales in the second quarter?", ["Walmart Inc."])
+    assert asked.split()[:4] == ["what", "were", "us", "net"]  # "U.S." as the member writes it
+    assert named_members([us, whole], asked) == []
+    assert named_members([us, whole], asked, own=own, whole=frozenset(words("Walmart Inc."))) == [us]
+    # a brand the entity index reads as the company's ("Amazon Web Services") still names its segment
+    aws = _fact(["us-gaap:StatementBusinessSegmentsAxis=amzn:AmazonWebServicesSegmentMember"], "24,631")
+    brand = frozenset(words("Amazon Web Services"))
+    assert named_members([aws], "What was operating income in 2023?", own=brand,
+                         whole=frozenset(words("Amazon.com, Inc."))) == [aws]
 
 
 def _on(page: int, period: str, display: str) -> dict:

@@ -84,6 +84,10 @@ def test_the_facts_periods_a_questions_quarters_ask():
     assert analyze("What was operating income for the first six months of 2023?").spans == ["H1"]
     assert analyze("What was operating income for the first half of 2023?").spans == ["H1"]
     assert analyze("Revenue for the nine months ended September 30, 2023").spans == ["9M"]
+    # a quarter named by its last day: any quarter's three months (the filing's fiscal calendar says which)
+    assert analyze("Revenue for the quarter ended July 1, 2023").spans == ["Q1", "Q2", "Q3", "Q4"]
+    assert analyze("Revenue for the six months ended June 30, 2023").spans == ["H1"]
+    assert analyze("Revenue for the fiscal year ended January 28, 2024").spans == []
     assert analyze("What was operating income in 2023?").spans == []
     assert analyze("What was operating income in the second half of 2023?").spans == []
 
