@@ -203,3 +203,15 @@ def test_a_sale_inside_an_accounting_term_is_no_revenue():
         {"AvailableForSaleSecuritiesDebtSecurities", "DebtSecuritiesAvailableForSaleExcludingAccruedInterest"}
     assert "Revenues" not in concepts("assets held for sale at year end")
     assert "Revenues" in concepts("net sales of the business held for sale")
+
+
+def test_income_before_taxes_by_its_names_is_pretax_income_not_the_tax():
+    """"Earnings before taxes", "pre-tax income", "income before income taxes": the pretax line, whose words
+    hold "income taxes" (the longest term takes them, so the tax expense is not what is asked)."""
+    from query.facts import synonym_concepts
+
+    pretax = "IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest"
+    for asked in ("earnings before taxes", "pre-tax income", "pretax earnings", "income before income taxes",
+                  "earnings before income tax", "profit before tax"):
+        concepts = [m.concept.split(":")[1] for m in synonym_concepts(f"Acme's {asked} in 2023")]
+        assert concepts[0] == pretax and "IncomeTaxExpenseBenefit" not in concepts, asked

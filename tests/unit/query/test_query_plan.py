@@ -373,6 +373,13 @@ def test_total_costs_and_expenses_is_the_income_statements_line():
     assert "costs" in p.concepts and "income statement" in p.statements and p.figure
 
 
+def test_pretax_income_by_its_names_is_the_income_statements_line():
+    """"EBT" (spelled out), "pre-tax earnings", "income before taxes": a figure read on the income statement."""
+    for asked in ("EBT", "pre-tax earnings", "income before taxes", "earnings before taxes"):
+        p = plan_of(spelled_out(f"What was Acme's {asked} in 2023?"))  # as the retriever reads it
+        assert "margins" in p.concepts and "income statement" in p.statements and p.figure, asked
+
+
 def test_a_concept_with_a_second_list_needs_a_cue_of_each():
     m = parse({"concepts": [{"name": "x", "cues": ["why"], "with": ["lower"], "evidence": ["cover"],
                              "narrative": True}]})
