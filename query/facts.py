@@ -196,7 +196,8 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     asked = metric_words(question, names)
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
-    own = frozenset(words(question)) & frozenset(words(" ".join(names)))  # the names as said, brands too
+    said = frozenset(words(question))
+    own = [name for n in names if (name := frozenset(words(n))) and name <= said]  # the names it says, brands too
     named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))), own,
                           frozenset(words(company)))
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
@@ -243,17 +244,23 @@ def member_words(dimension: str) -> tuple[str, ...]:
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
-                  own: frozenset[str] = frozenset(), whole: frozenset[str] = frozenset()) -> list[dict]:
+                  own: Collection[frozenset[str]] = (), whole: frozenset[str] = frozenset()) -> list[dict]:
     """The dimensional facts one of whose members the question names in full (``asked``: its words without
     the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure. A
     member the metric's own words name (``metric``: the stems of the synonym terms it says) is no part: the
     "Sales" member of a collaboration's table is not what "Merck's total sales" asks. ``own``: the stems of
-    the names the question says (the company's, a brand's), which a part's name may carry ("Walmart U.S.",
-    "Google Cloud", "Amazon Web Services"); a member of the registrant's name alone (``whole``: its stems) is
-    the company, no part."""
-    said = set(words(asked)) | own
-    return [f for f in facts if any((m := member_words(d)) and set(m) <= said and not set(m) <= metric
-                                    and not set(m) <= whole for d in f.get("dimensions") or [])]
+    each name of the company the question says (its own, a brand's): a part's name may carry them beside
+    words of its own ("Walmart U.S.", "Google Cloud", "Disney Media and Entertainment Distribution"), or be one
+    of them whole ("Pratt & Whitney", "Amazon Web Services"); a part whose words are only some of a name's
+    ("Raytheon" of "Raytheon Technologies' net sales": RTX's, not its Raytheon segment's) or the registrant's
+    name alone (``whole``: its stems) is the company, no part."""
+    mine = set(words(asked))
+    said = mine.union(*own)
+
+    def names_part(m: tuple[str, ...]) -> bool:
+        return bool(m) and set(m) <= said and (bool(mine & set(m)) or frozenset(m) in own) and \
+            not set(m) <= metric and not set(m) <= whole
+    return [f for f in facts if any(names_part(member_words(d)) for d in f.get("dimensions") or [])]
 
 
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2,

@@ -95,20 +95,22 @@ def test_a_figure_asked_split_one_way_takes_that_splits_rows():
 
 def test_a_part_named_with_the_companys_name():
     """"Walmart U.S. net sales": the member carries the company's name, which the question's words lose with
-    the companies' names; said again as the company's own words it names the part, and a member of those
-    words alone (the company itself, a legal entity's axis) is no part."""
+    the companies' names; said as one of the company's names it counts beside the part's own words ("U.S."),
+    or as a name whole (a brand: "Amazon Web Services"); a member of some of a name's words ("Raytheon" of
+    "Raytheon Technologies") or of the registrant's name alone (a legal entity's axis) is the company."""
     us = _fact(["us-gaap:StatementBusinessSegmentsAxis=wmt:WalmartUSSegmentMember"], "110,854")
     whole = _fact(["dei:LegalEntityAxis=wmt:WalmartMember"], "161,632")
-    own = frozenset(words("Walmart"))
     asked = metric_words("What were Walmart U.S. net sales in the second quarter?", ["Walmart Inc."])
     assert asked.split()[:4] == ["what", "were", "us", "net"]  # "U.S." as the member writes it
+    walmart = [frozenset(words("Walmart"))]
     assert named_members([us, whole], asked) == []
-    assert named_members([us, whole], asked, own=own, whole=frozenset(words("Walmart Inc."))) == [us]
-    # a brand the entity index reads as the company's ("Amazon Web Services") still names its segment
+    assert named_members([us, whole], asked, own=walmart, whole=frozenset(words("Walmart Inc."))) == [us]
     aws = _fact(["us-gaap:StatementBusinessSegmentsAxis=amzn:AmazonWebServicesSegmentMember"], "24,631")
-    brand = frozenset(words("Amazon Web Services"))
-    assert named_members([aws], "What was operating income in 2023?", own=brand,
+    assert named_members([aws], "What was operating income in 2023?", own=[frozenset(words("Amazon Web Services"))],
                          whole=frozenset(words("Amazon.com, Inc."))) == [aws]
+    raytheon = _fact(["us-gaap:StatementBusinessSegmentsAxis=rtx:RaytheonMember"], "6,565")
+    assert named_members([raytheon], "What were net sales in 2023?", own=[frozenset(words("Raytheon Technologies"))],
+                         whole=frozenset(words("RTX Corporation"))) == []
 
 
 def _on(page: int, period: str, display: str) -> dict:
