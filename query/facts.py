@@ -237,8 +237,9 @@ def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
 
 @functools.lru_cache(maxsize=65536)
 def member_words(dimension: str) -> tuple[str, ...]:
-    """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',));
-    none for the members every segment table has."""
+    """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',)),
+    a "Segment" suffix left out (``WalmartUSSegmentMember``: the axis's role, not the part's name, which
+    questions say without it); none for the members every segment table has."""
     member = dimension.rsplit("=", 1)[-1].rsplit(":", 1)[-1].removesuffix("Member").removesuffix("Segment")
     return () if member in _GENERIC_MEMBERS else words(split_concept(member))
 
