@@ -283,10 +283,10 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     by_page: dict[int, list[dict]] = {}
     for f in facts:
         by_page.setdefault(int(f["page"]), []).append(f)
-    ranked = sorted(((p, rows) for p, rows in by_page.items() if of_period(rows)),
-                    key=lambda kv: (-len({f["concept"] for f in of_period(kv[1])}), -len(kv[1]),
-                                    not any(f.get("item") in STATEMENT_ITEMS for f in kv[1]), kv[0]))
-    return [(p, of_period(rows)) for p, rows in ranked[:limit]]
+    wanted = {p: kept for p, rows in by_page.items() if (kept := of_period(rows))}
+    ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}), -len(by_page[p]),
+                                           not any(f.get("item") in STATEMENT_ITEMS for f in by_page[p]), p))
+    return [(p, wanted[p]) for p in ranked[:limit]]
 
 
 def describe(facts: list[dict], most: int = 3) -> str:
