@@ -4,7 +4,8 @@ Periods (:func:`periods`): fiscal years and quarters as users write them: 2023, 
 FY2023Q1, Q1 FY2023, Q1 2023, Q1'23, 1Q23, first quarter (of fiscal 2023); half years (H1 FY2023, 1H23,
 first half of 2023), answered by the second quarter's report, which covers six months (the second half:
 by the fourth quarter's); year-to-date spans (six / nine months ended, the first six / nine months of 2023:
-the second / third quarter's report; the first three months: the first quarter).
+the second / third quarter's report; the first three months: the first quarter), counted in weeks too by
+companies whose quarters end on a weekday (the 24 / 36 weeks ended, the first 36 weeks of 2023).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE
+from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE, weeks_months
 from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 
@@ -62,6 +63,8 @@ _PATTERNS: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b(first|second)[\s-]+half(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "oh"),
     (re.compile(r"\b(six|nine)\s+months\s+ended\b"), "span"),
     (re.compile(rf"\bfirst\s+(three|six|nine)\s+months(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "fm"),
+    (re.compile(r"\b(\d{2})[\s-]+weeks\s+ended\b"), "wspan"),  # "the 36 weeks ended September 9, 2023"
+    (re.compile(rf"\b(first\s+)?(\d{{2}})[\s-]+weeks(?:\s+of)?(?:\s+(?:the\s+)?{_FY})?(?:\s*'?{_Y})?"), "fw"),
     (re.compile(rf"\b{_FY}\s*'?{_YY}\b"), "fyy"),  # FY23
     (re.compile(rf"\b(?:{_FY}\s*'?)?{_Y}\b"), "y"),  # 2023, FY2023, fiscal year 2023
     (re.compile(r"\bq([1-4])\b"), "q"),
@@ -72,9 +75,13 @@ def _year(four: str | None, two: str | None = None) -> int | None:
     return int(four) if four else 2000 + int(two) if two else None
 
 
-def _period(kind: str, m: re.Match) -> Period:
+def _period(kind: str, m: re.Match) -> Period | None:
+    """The period a pattern's match names; None for a span of weeks that is no whole quarters, or a quarter's
+    weeks that do not say which ("the 12 weeks of 2023"): left to the other patterns and ``period_ended``."""
     g = m.groups()
     at = (m.start(), m.end())
+    if kind in ("wspan", "fw"):
+        return _weeks(at, g, kind)
     if kind == "yq":
         return Period(*at, _year(g[0], g[1]), int(g[2]))
     if kind in ("qy", "qyy"):
@@ -99,6 +106,19 @@ def _period(kind: str, m: re.Match) -> Period:
     return Period(*at, None, int(g[0]))
 
 
+def _weeks(at: tuple[int, int], g: tuple, kind: str) -> Period | None:
+    """A year-to-date span written in weeks ("the 36 weeks ended ...", "the first 24 weeks of 2023"), as the
+    months it stands for (``domain.rules.weeks_months``); the first quarter's when said "first 12 weeks"."""
+    weeks = int(g[0] if kind == "wspan" else g[1])
+    quarters = (weeks_months(weeks) or 0) // 3
+    if kind == "wspan":
+        return Period(*at, None, quarters, half=True, worded=True) if quarters in (2, 3) else None
+    first, year = bool(g[0]), _year(g[2])
+    if quarters in (2, 3) and (first or year):
+        return Period(*at, year, quarters, half=True, worded=True)
+    return Period(*at, year, 1, worded=True) if quarters == 1 and first else None
+
+
 # A day as questions and filings write it ("June 30, 2023", "Sept. 30 2021"): month, day, year.
 _DAY = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b"
 _DATE = re.compile(rf"\b{_DAY}", re.I)
@@ -106,8 +126,8 @@ _DATE = re.compile(rf"\b{_DAY}", re.I)
 
 _MONTH = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                        "dec"), start=1)}
-_ENDED = re.compile(r"\b(?:(three|six|nine|twelve|3|6|9|12)[\s-]+months?|(quarter|(?:fiscal\s+)?year))\s+"
-                    rf"end(?:ed|ing)\s+(?:on\s+)?{_DAY}", re.I)
+_ENDED = re.compile(r"\b(?:(three|six|nine|twelve|3|6|9|12)[\s-]+months?|(quarter|(?:fiscal\s+)?year)|(\d{2})[\s-]+weeks?)"
+                    rf"\s+end(?:ed|ing)\s+(?:on\s+)?{_DAY}", re.I)
 _SPAN_MONTHS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "quarter": 3}
 PERIOD_END_SLACK = 15  # days a 52/53-week period's last day may stand off the day a question names
 
@@ -122,9 +142,10 @@ def period_ended(text: str) -> tuple[int, dt.date] | None:
     if not m:
         return _month_quarter(text)
     span = (m.group(1) or m.group(2) or "").lower()
-    months = int(span) if span.isdigit() else _SPAN_MONTHS.get(span.split()[-1], 12)
-    day = _day(*m.group(3, 4, 5))
-    return (months, day) if day else None
+    months = weeks_months(int(m.group(3))) if m.group(3) else \
+        int(span) if span.isdigit() else _SPAN_MONTHS.get(span.split()[-1], 12)
+    day = _day(*m.group(4, 5, 6))
+    return (months, day) if day and months else None
 
 
 # A quarter named by the month it ends in ("the December quarter of 2023", "the June 2023 quarter"), as
@@ -201,10 +222,15 @@ def periods(text: str) -> list[Period]:
     """Every period the text mentions, in order (see the module docstring)."""
     masked = (text or "").lower().replace("’", "'")
     found: list[Period] = []
+    def take(m: re.Match, kind: str) -> str:
+        period = _period(kind, m)
+        if period is None:
+            return m.group(0)  # not a period: its words stay for the patterns after
+        found.append(period)
+        return " " * len(m.group(0))
+
     for pattern, kind in _PATTERNS:
-        for m in pattern.finditer(masked):
-            found.append(_period(kind, m))
-        masked = pattern.sub(lambda m: " " * len(m.group(0)), masked)
+        masked = pattern.sub(lambda m, kind=kind: take(m, kind), masked)
     return sorted(found, key=lambda p: p.start)
 
 

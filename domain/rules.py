@@ -142,28 +142,48 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
         end = dt.date(end.year + 1, month, min(day, calendar.monthrange(end.year + 1, month)[1]))
     if form == "10-K":
         return end.year, "FY"
-    quarter = 4 - round((end - period_end).days / 91.3)
+    quarter = 4 - round((end - period_end).days / QUARTER_DAYS)
     return end.year, f"Q{min(4, max(1, quarter))}"
 
 
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
+QUARTER_DAYS = 91.3  # a quarter's mean length
+# Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's
+# 12-week quarters and 16- or 17-week fourth; a 4-4-5 calendar's 13), year to date 24 to 28 and 36 to 40 weeks
+# (PepsiCo's 36 weeks to September are eight months and a half): a span this close to whole quarters is them.
+WEEKS_SLACK_DAYS = 28
+
+
+def quarters_spanned(days: int) -> int | None:
+    """The whole quarters (1 to 4) a span of days is, within ``WEEKS_SLACK_DAYS``: 84 days (12 weeks) one,
+    252 (36 weeks) three, 364 (52 weeks) four; None for a span between ("20 weeks", a two-month stub)."""
+    quarters = round(days / QUARTER_DAYS)
+    return quarters if 1 <= quarters <= 4 and abs(days - quarters * QUARTER_DAYS) <= WEEKS_SLACK_DAYS else None
+
+
+def weeks_months(weeks: int) -> int | None:
+    """The months a span written in weeks stands for ("the 36 weeks ended September 9": nine, year to date;
+    "52 weeks ended": twelve), as the periods questions name in months are counted; None for other lengths."""
+    quarters = quarters_spanned(7 * weeks)
+    return 3 * quarters if quarters else None
 
 
 def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None) -> tuple[int, str]:
     """(fiscal year, period) of an XBRL context: durations of about a year are ``FY``, a quarter ``Q1``..``Q4``,
-    six and nine months ``H1`` and ``9M`` (year to date), other lengths ``<n>M``; an instant is ``FY`` at the
-    fiscal year's end and ``Q1``..``Q3`` at a quarter's end (a balance sheet date). The fiscal year is the
-    one the period ends in (``fiscal_period_of``)."""
+    six and nine months ``H1`` and ``9M`` (year to date), each counted in weeks too (:func:`quarters_spanned`),
+    other lengths ``<n>M``; an instant is ``FY`` at the fiscal year's end and ``Q1``..``Q3`` at a quarter's end
+    (a balance sheet date). The fiscal year is the one the period ends in (``fiscal_period_of``)."""
     year, quarter = fiscal_period_of(end, "10-Q", fiscal_year_end)
     if start is None:
         return year, "FY" if quarter == "Q4" else quarter
-    months = round((end - start).days / 30.44)
+    days = (end - start).days
+    months, quarters = round(days / 30.44), quarters_spanned(days)
     if 11 <= months <= 13:
         return year, "FY"
-    if months == 3:
+    if months == 3 or quarters == 1:
         return year, quarter
-    if (months, quarter) in ((6, "Q2"), (9, "Q3")):
-        return year, YEAR_TO_DATE[quarter]
+    if quarter in YEAR_TO_DATE and int(quarter[1]) in (months / 3, quarters):
+        return year, YEAR_TO_DATE[quarter]  # six or nine months to date, or the weeks that are (36 weeks: 9M)
     return year, f"{months}M"
 
 

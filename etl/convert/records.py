@@ -52,31 +52,42 @@ def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, fa
     if held and held.identity.doc_name == doc.doc_name:  # a reconversion keeps its id from the first write on
         doc = doc.model_copy(update={"doc_id": held.identity.doc_id})
     facts_key = dataset_key("facts", name)
+    facts_table = to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts])
+    facts_before = _facts_digest(lake, facts_key) if held else None
     lake.delete(facts_key)  # a no-op for a new document (every lake's delete is)
     faults.point("convert:facts removed")
     lake.write_bytes(doc.pdf_key, paged.pdf)
     pages = to_table(PageRecord, [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                                              rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages])
-    doc = _revised(lake, name, held, doc, pages)
+    doc = _revised(lake, name, held, doc, pages, (facts_before, rows_digest(facts_table, ("doc_id",))))
     write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
     faults.point("convert:record written")
     write_parquet(lake, dataset_key("pages", name), pages)
     faults.point("convert:pages written")
-    write_parquet(lake, facts_key,
-                  to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts]))
+    write_parquet(lake, facts_key, facts_table)
     release(lake, STAGE, key)
     return doc
+
+
+def _facts_digest(lake: Lake, facts_key: str) -> str | None:
+    """The facts a document's last conversion wrote, as a digest; None when there are none to read."""
+    try:
+        return rows_digest(read_parquet(lake, facts_key), ("doc_id",))
+    except (FileNotFoundError, pa.ArrowInvalid):
+        return None
 
 
 # what a conversion writes that no later stage reads, or that the run settles after (ids, amendment links)
 _NOT_CONTENT = ("processed_at", "render_seconds", "extract_seconds", "revision", "doc_id", "amends")
 
 
-def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, pages: pa.Table) -> DocumentRecord:
+def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, pages: pa.Table,
+             facts: tuple[str | None, str]) -> DocumentRecord:
     """A document converted again from the same source (``convert --redo`` after a converter fix, facts
-    added) keeps its revision when its record and pages are what they were, and goes one up when they are
-    not: segment, index and publish key on the source and the revision, so a mended company name or page
-    text would otherwise never reach the published indexes. A new source starts again at 0."""
+    added) keeps its revision when its record, pages and facts are what they were, and goes one up when they
+    are not: segment, index and publish key on the source and the revision, so a mended company name, page
+    text or fact period would otherwise never reach the published indexes. ``facts``: the digests of the
+    facts written before (None: none to read) and now. A new source starts again at 0."""
     if held is None or held.sha256 != doc.source_sha256:
         return doc
     revision = held.row.get("revision") or 0
@@ -86,7 +97,8 @@ def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, page
     except (FileNotFoundError, pa.ArrowInvalid):
         before = None
     now = (rows_digest(to_table(DocumentRecord, [doc]), _NOT_CONTENT), rows_digest(pages, ("doc_id",)))
-    return doc.model_copy(update={"revision": revision if before == now else revision + 1})
+    same = before == now and facts[0] == facts[1]
+    return doc.model_copy(update={"revision": revision if same else revision + 1})
 
 
 def membership(lake: Lake) -> dict[int, list[MemberPeriod]] | None:

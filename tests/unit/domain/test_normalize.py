@@ -62,6 +62,9 @@ def test_a_cue_matches_whole_words_in_a_row_and_keeps_little_words():
     ("the first six months of fiscal 2023", 2023, 2),  # year to date: the second quarter's report
     ("in the first nine months of 2023", 2023, 3),
     ("the first three months of FY2024", 2024, 1),  # the first quarter
+    ("in the first 36 weeks of 2023", 2023, 3),  # counted in weeks: nine months to date, the third quarter's report
+    ("the 24 weeks of fiscal 2023", 2023, 2),
+    ("PepsiCo's first 12 weeks of 2023", 2023, 1),
     ("FY22", 2022, None),
     ("fiscal year 2019", 2019, None),
 ])
@@ -73,6 +76,18 @@ def test_period_spellings(text, year, quarter):
 def test_year_to_date_spans_and_dates():
     found = periods("the nine months ended September 30, 2023")
     assert [(p.year, p.quarter) for p in found] == [(None, 3), (2023, None)]  # the third quarter's report
+
+
+def test_spans_counted_in_weeks():
+    """A span of weeks is the quarters it nearly is: 36 weeks to date the third quarter's report; a quarter's
+    12 weeks say which only with "first" (else the day it ended does, ``period_ended``); other lengths and a
+    year's 52 weeks name no quarter, and leave the year for the year's pattern."""
+    assert [(p.year, p.quarter, p.half) for p in periods("the 36 weeks ended September 9, 2023")] == \
+        [(None, 3, True), (2023, None, False)]
+    assert [(p.year, p.quarter) for p in periods("the 12 weeks ended September 9, 2023")] == [(2023, None)]
+    assert [(p.year, p.quarter) for p in periods("the 12 weeks of 2023")] == [(2023, None)]
+    assert [(p.year, p.quarter) for p in periods("52 weeks ended August 29, 2021")] == [(2021, None)]
+    assert periods("the 20 weeks ended June 1") == [] and periods("its high over the last 52 weeks") == []
     assert [p.quarter for p in periods("six months ended June 30")] == [2]
     assert [p.year for p in periods("FY2017 - FY2019 average")] == [2017, 2019]
     assert periods("3 year average of 10 stores") == []

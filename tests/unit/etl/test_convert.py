@@ -455,3 +455,22 @@ def test_a_redo_killed_between_its_writes_reaches_the_chunks_on_the_next_run(tmp
     assert row["revision"] >= 1  # moved by the killed run (its record written) or by this one
     assert run_segment(lake, options).segmented == 1 and "rockets" in chunk_text()
     assert run_convert(lake, ConvertOptions(pdf_dirs=(folder,))).skipped == 1
+
+
+def test_a_redo_whose_facts_alone_come_out_different_moves_its_revision(tmp_path, monkeypatch):
+    """A converter fix that changes only a document's facts (a period's label) reaches the facts index too:
+    the document goes one revision up, as for a record or page text; a redo that changes nothing keeps it."""
+    from etl.convert import ixbrl
+    from tests.unit.etl.test_facts import DOC
+
+    lake = _lake_with_filings(tmp_path, {"facts.htm": DOC.encode()})
+
+    def revision(**options) -> int:
+        run_convert(lake, ConvertOptions(**options))
+        return read_parquet(lake, next(iter(lake.list("datasets/documents")))).to_pylist()[0]["revision"]
+
+    assert revision() == 0 and revision(redo=True) == 0
+    monkeypatch.setattr(ixbrl, "fact_period", lambda start, end, fye: (end.year, "9M"))
+    assert revision(redo=True) == 1
+    (facts_part,) = lake.list("datasets/facts")
+    assert set(read_parquet(lake, facts_part).column("fiscal_period").to_pylist()) == {"9M"}

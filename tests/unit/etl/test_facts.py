@@ -7,7 +7,14 @@ import datetime as dt
 
 import pytest
 
-from domain.rules import asked_period, ended_periods, fact_period, filer_year_shift
+from domain.rules import (
+    asked_period,
+    ended_periods,
+    fact_period,
+    filer_year_shift,
+    quarters_spanned,
+    weeks_months,
+)
 from etl.convert.html_prepare import prepare_html
 from etl.convert.ixbrl import FactValueError, number, scaled
 
@@ -126,6 +133,13 @@ def test_scale_and_sign():
     (None, dt.date(2023, 7, 1), "0930", (2023, "Q3")),  # a September fiscal year: July is its Q3's end
     (dt.date(2022, 9, 25), dt.date(2023, 9, 30), "0930", (2023, "FY")),  # 53-week year
     (None, dt.date(2024, 1, 28), "0128", (2024, "FY")),
+    # periods counted in weeks (a December fiscal year ending on its last Saturday): PepsiCo's 12 weeks to
+    # September 9 its Q3, its 24 and 36 weeks to date H1 and 9M, a 16-week first quarter Q1
+    (dt.date(2023, 6, 18), dt.date(2023, 9, 9), "1230", (2023, "Q3")),
+    (dt.date(2023, 1, 1), dt.date(2023, 6, 17), "1230", (2023, "H1")),
+    (dt.date(2023, 1, 1), dt.date(2023, 9, 9), "1230", (2023, "9M")),
+    (dt.date(2023, 1, 1), dt.date(2023, 4, 22), "1230", (2023, "Q1")),
+    (dt.date(2023, 1, 1), dt.date(2023, 8, 31), "1231", (2023, "8M")),  # eight months: no quarters' weeks
 ])
 def test_fact_period(start, end, fye, expected):
     assert fact_period(start, end, fye) == expected
@@ -139,6 +153,13 @@ def test_asked_period_is_the_label_of_the_facts_it_asks():
     assert fact_period(dt.date(2023, 1, 1), dt.date(2023, 6, 30), "1231")[1] == asked_period(2, True)
     assert ended_periods(6) == ("H1",) and ended_periods(9) == ("9M",) and ended_periods(12) == ()
     assert fact_period(dt.date(2023, 4, 2), dt.date(2023, 7, 1), "0930")[1] in ended_periods(3)
+    assert fact_period(dt.date(2023, 1, 1), dt.date(2023, 9, 9), "1230")[1] in ended_periods(weeks_months(36))
+
+
+@pytest.mark.parametrize("days, quarters", [(84, 1), (91, 1), (119, 1), (168, 2), (196, 2), (252, 3), (280, 3),
+                                            (364, 4), (371, 4), (61, None), (140, None), (243, None)])
+def test_quarters_spanned(days, quarters):
+    assert quarters_spanned(days) == quarters
 
 
 @pytest.mark.parametrize("focus, ruled, shift", [
