@@ -145,6 +145,10 @@ def test_a_span_named_by_its_last_day_is_the_quarter_report_ending_that_day():
     assert period_ended("the quarter ending Sept. 30, 2021") == (3, dt.date(2021, 9, 30))
     assert period_ended("fiscal year ended January 28, 2024") == (12, dt.date(2024, 1, 28))
     assert period_ended("cash as of June 30, 2023") is None and period_ended("three months ended June 31, 2023") is None
+    assert period_ended("net revenue for the 12 weeks ended September 9, 2023") == (3, dt.date(2023, 9, 9))
+    assert period_ended("the 36 weeks ended September 9, 2023") == (9, dt.date(2023, 9, 9))
+    assert period_ended("the 53 weeks ended September 3, 2023") == (12, dt.date(2023, 9, 3))
+    assert period_ended("the 20 weeks ended June 1, 2023") is None  # no whole quarters
     p = plan_of("What were Apple's net sales for the three months ended December 30, 2023?")
     assert p.doc_types == ["10-Q", "EARNINGS"]
     assert document_tier(p, 2024, "10-Q", "Q1", True, dt.date(2023, 12, 30))[0] == 0  # E, fiscal 2024's Q1
@@ -541,3 +545,22 @@ def test_a_follow_up_narrows_companies_and_year_and_keeps_the_rest_of_the_questi
     assert follow.analysis.entities == [beta] and follow.analysis.years == [2023]
     assert follow.analysis.names == ["Acme", "Beta"] and "Beta" not in follow.lexical  # who, not what
     assert follow_up_plan(parent, None, None).analysis.years == [2022, 2023]
+
+
+def test_an_expense_a_note_reports_is_a_figure_its_tagged_facts_pin():
+    """Advertising and stock-based compensation, asked by the words analysts use ("spend on advertising",
+    "stock-based compensation"): figures (their tagged facts are pinned), read in the financial statements'
+    notes; the reviewed synonyms name their concepts where the concepts' own names do not spell the words.
+    Advertising revenue stays revenue."""
+    from query.facts import synonym_concepts
+
+    concepts = lambda q: [m.concept for m in synonym_concepts(q)]  # noqa: E731
+    for asked in ("How much did Acme spend on advertising in 2023?", "What were Acme's advertising costs?",
+                  "What stock-based compensation expense did Acme recognize in 2023?"):
+        p = plan_of(asked)
+        assert "expenses the notes report" in p.concepts and p.figure, asked
+    assert concepts("How much did Acme spend on advertising?") == ["us-gaap:AdvertisingExpense",
+                                                                   "us-gaap:MarketingAndAdvertisingExpense"]
+    assert concepts("Acme's stock compensation in 2023")[0] == "us-gaap:ShareBasedCompensation"
+    p = plan_of("How did Acme's advertising revenue grow in 2023?")
+    assert "expenses the notes report" not in p.concepts and not any("Advertising" in c for c in concepts(p.core))
