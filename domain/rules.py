@@ -146,6 +146,7 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
     return end.year, f"Q{min(4, max(1, quarter))}"
 
 
+QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's
@@ -201,7 +202,7 @@ def ended_periods(months: int) -> tuple[str, ...]:
     """The period labels of a span a question names by its length and last day ("the three months ended June
     30, 2023", "the quarter ended July 1, 2023"): any quarter's three months (which quarter of its fiscal
     year the day ends is the filing's to say), the six or nine months to date; none for a year's."""
-    return {3: ("Q1", "Q2", "Q3", "Q4"), 6: (YEAR_TO_DATE["Q2"],), 9: (YEAR_TO_DATE["Q3"],)}.get(months, ())
+    return {3: QUARTERS, 6: (YEAR_TO_DATE["Q2"],), 9: (YEAR_TO_DATE["Q3"],)}.get(months, ())
 
 
 FISCAL_YEAR_FOCUS = "dei:DocumentFiscalYearFocus"  # the filer's own number for the document's fiscal year

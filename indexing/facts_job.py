@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from domain.rules import FILER_YEAR_RULE, FISCAL_YEAR_FOCUS, concept_words, filer_year_shift
+from domain.rules import FILER_YEAR_RULE, FISCAL_YEAR_FOCUS, QUARTERS, concept_words, filer_year_shift
 from indexing.ledger import Ledger, Plan
 from indexing.spark import python_udf, read_dataset, read_parts, spark_session, write_partitions
 from kernel.layout import (
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 JOB = "facts"
 FACTS, CONCEPTS, SERIES = INDEX_DATASETS["facts"], INDEX_DATASETS["concepts"], INDEX_DATASETS["fact_series"]
 ROW_LABELS = 8  # row labels kept per concept
-SERIES_PERIODS = ("FY", "Q1", "Q2", "Q3", "Q4")
+SERIES_PERIODS = ("FY", *QUARTERS)
 _SERIES_KEY = ["ticker", "concept", "unit", "fiscal_year"]
 
 
@@ -177,7 +177,7 @@ def series_rows(best: list[dict]) -> list[dict]:
         if fy is None or "Q4" in periods or any(part is None for part in key):
             continue
         nine = periods.get("9M")
-        quarters = [periods[q] for q in ("Q1", "Q2", "Q3") if q in periods]
+        quarters = [periods[q] for q in QUARTERS[:3] if q in periods]
         q123 = q3_end = None
         if len(quarters) == 3:
             q123 = 0.0

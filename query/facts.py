@@ -236,12 +236,18 @@ def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=65536)
+def member_name(dimension: str) -> str | None:
+    """A dimension's member as its local name ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> 'Product');
+    None for the members every segment table has."""
+    member = dimension.rsplit(":", 1)[-1].removesuffix("Member")
+    return None if member.removesuffix("Segment") in _GENERIC_MEMBERS else member
+
+
 def member_words(dimension: str) -> tuple[str, ...]:
-    """The stems of a dimension's member ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> ('product',)),
-    a "Segment" suffix left out (``WalmartUSSegmentMember``: the axis's role, not the part's name, which
-    questions say without it); none for the members every segment table has."""
-    member = dimension.rsplit("=", 1)[-1].rsplit(":", 1)[-1].removesuffix("Member").removesuffix("Segment")
-    return () if member in _GENERIC_MEMBERS else words(split_concept(member))
+    """The stems of a dimension's member (:func:`member_name`), a "Segment" suffix left out
+    (``WalmartUSSegmentMember``: the axis's role, not the part's name, which questions say without it)."""
+    member = member_name(dimension)
+    return words(split_concept(member.removesuffix("Segment"))) if member else ()
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
@@ -294,8 +300,7 @@ def describe(facts: list[dict], most: int = 3) -> str:
     (``us-gaap:OperatingIncomeLoss [Communications, Mobility] H12023 = ...``), for the evidence's reason."""
     seen, parts = set(), []
     for f in facts:
-        members = [m for d in f.get("dimensions") or []
-                   if (m := d.rsplit(":", 1)[-1].removesuffix("Member")) not in _GENERIC_MEMBERS]
+        members = [m for d in f.get("dimensions") or [] if (m := member_name(d))]
         key = (f["concept"], f.get("fiscal_year"), f.get("fiscal_period"), tuple(members))
         if key in seen:
             continue

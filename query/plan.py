@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 from domain import vocabulary
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, releases_quarter
-from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY
+from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY, QUARTERS
 from domain.sec_items import ANNUAL_ONLY_ITEMS
 from domain.text import lower_words
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
@@ -338,7 +338,7 @@ def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> boo
 
 def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
     """A document of one quarter short of the year: a 10-Q, or a release of the first three quarters."""
-    return form == QUARTERLY or (form == EARNINGS and (fiscal_period or "").upper() in {"Q1", "Q2", "Q3"})
+    return form == QUARTERLY or (form == EARNINGS and (fiscal_period or "").upper() in QUARTERS[:3])
 
 
 class Choice(NamedTuple):
