@@ -243,11 +243,15 @@ def member_name(dimension: str) -> str | None:
     return None if member.removesuffix("Segment") in _GENERIC_MEMBERS else member
 
 
+_INITIAL_DOT = re.compile(r"(?<=[A-Z])\.")  # "U.S.RetailPetFoods", "NonU.S.Commercial": initials' dots
+
+
 def member_words(dimension: str) -> tuple[str, ...]:
     """The stems of a dimension's member (:func:`member_name`), a "Segment" suffix left out
-    (``WalmartUSSegmentMember``: the axis's role, not the part's name, which questions say without it)."""
+    (``WalmartUSSegmentMember``: the axis's role, not the part's name, which questions say without it), dotted
+    initials joined as questions' are (``sjm:U.S.RetailPetFoodsMember``: "us retail pet food")."""
     member = member_name(dimension)
-    return words(split_concept(member.removesuffix("Segment"))) if member else ()
+    return words(split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment")))) if member else ()
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),

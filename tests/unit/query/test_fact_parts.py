@@ -31,6 +31,16 @@ def test_a_members_words_and_none_for_the_members_every_segment_table_has():
     assert member_words(OPERATING) == ()
 
 
+def test_a_members_dotted_initials_read_as_a_questions_do():
+    """``sjm:U.S.RetailPetFoodsMember`` is the part "U.S. Retail Pet Foods" names (the question's "U.S." reads
+    "US"): the fact pins take its rows; a dot after a lower-case letter or a digit is no initial's."""
+    pet = _fact(["us-gaap:StatementBusinessSegmentsAxis=sjm:U.S.RetailPetFoodsMember"], "441.0")
+    asked = metric_words("What were the net sales of Smucker's U.S. Retail Pet Foods segment?", ["Smucker"])
+    assert named_members([pet], asked) == [pet]
+    assert member_words("x=gd:NonU.S.CommercialMember") == ("non", "us", "commerci")
+    assert member_words("x=csco:SplunkInc.SplunkMember") == ("splunk", "inc", "splunk")
+
+
 def test_the_facts_of_the_part_the_question_names():
     mobility, total = _fact([OPERATING, SEGMENT, MOBILITY], "12,884"), _fact([OPERATING, SEGMENT], "13,300")
     facts = [total, mobility]
