@@ -151,34 +151,43 @@ YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's
 # 12-week quarters and 16- or 17-week fourth; a 4-4-5 calendar's 13), year to date 24 to 28 and 36 to 40 weeks
-# (PepsiCo's 36 weeks to September are eight months and a half): a span this close to whole quarters is them.
-WEEKS_SLACK_DAYS = 28
+# (PepsiCo's 36 weeks to September are eight months and a half): a span of whole weeks this close to whole
+# quarters is them.
+WEEKS_SLACK = 4
 
 
-def quarters_spanned(days: int) -> int | None:
-    """The whole quarters (1 to 4) a span of days is, within ``WEEKS_SLACK_DAYS``: 84 days (12 weeks) one,
-    252 (36 weeks) three, 364 (52 weeks) four; None for a span between ("20 weeks", a two-month stub)."""
-    quarters = round(days / QUARTER_DAYS)
-    return quarters if 1 <= quarters <= 4 and abs(days - quarters * QUARTER_DAYS) <= WEEKS_SLACK_DAYS else None
+def weeks_quarters(weeks: int) -> int | None:
+    """The whole quarters (1 to 4) a span of weeks is, within ``WEEKS_SLACK`` weeks of 13 each: 12 or 16 weeks
+    one, 36 three, 52 or 53 four; None for a span between (20 weeks)."""
+    quarters = round(weeks / 13)
+    return quarters if 1 <= quarters <= 4 and abs(weeks - 13 * quarters) <= WEEKS_SLACK else None
+
+
+def span_weeks(start: dt.date, end: dt.date) -> int | None:
+    """The weeks a dated span is when it is whole weeks, its first and last days counted (XBRL's dates: a
+    period runs from its start date's beginning to its end date's end); None for a span of months (January 1
+    to April 30) or of odd days."""
+    days = (end - start).days + 1
+    return days // 7 if days % 7 == 0 else None
 
 
 def weeks_months(weeks: int) -> int | None:
     """The months a span written in weeks stands for ("the 36 weeks ended September 9": nine, year to date;
     "52 weeks ended": twelve), as the periods questions name in months are counted; None for other lengths."""
-    quarters = quarters_spanned(7 * weeks)
+    quarters = weeks_quarters(weeks)
     return 3 * quarters if quarters else None
 
 
 def fact_period(start: dt.date | None, end: dt.date, fiscal_year_end: str | None) -> tuple[int, str]:
     """(fiscal year, period) of an XBRL context: durations of about a year are ``FY``, a quarter ``Q1``..``Q4``,
-    six and nine months ``H1`` and ``9M`` (year to date), each counted in weeks too (:func:`quarters_spanned`),
+    six and nine months ``H1`` and ``9M`` (year to date), each counted in whole weeks too (:func:`weeks_quarters`),
     other lengths ``<n>M``; an instant is ``FY`` at the fiscal year's end and ``Q1``..``Q3`` at a quarter's end
     (a balance sheet date). The fiscal year is the one the period ends in (``fiscal_period_of``)."""
     year, quarter = fiscal_period_of(end, "10-Q", fiscal_year_end)
     if start is None:
         return year, "FY" if quarter == "Q4" else quarter
-    days = (end - start).days
-    months, quarters = round(days / 30.44), quarters_spanned(days)
+    weeks = span_weeks(start, end)
+    months, quarters = round((end - start).days / 30.44), weeks_quarters(weeks) if weeks else None
     if 11 <= months <= 13:
         return year, "FY"
     if months == 3 or quarters == 1:

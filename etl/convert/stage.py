@@ -103,7 +103,7 @@ def run(lake: Lake, options: ConvertOptions, llm: TextModel | None = None) -> Co
         held = before.get(part_name(job.key))
         done.doc = write_outputs(lake, job.key, done.paged, with_membership(done.doc, members), done.facts, held)
         if held and done.doc.revision != (held.row.get("revision") or 0):
-            revised.append(f"{done.doc.doc_id}: converted again with a changed record or page text (revision "
+            revised.append(f"{done.doc.doc_id}: converted again with a changed record, page text or facts (revision "
                            f"{done.doc.revision}): segment, index and publish redo it")
         missing = [f for f in done.facts if f.kind == "numeric" and f.value is None and not f.nil]
         problem = (f"{done.doc.doc_id}: {len(missing)} numeric fact(s) without a value (first: {missing[0].problem})"

@@ -12,8 +12,9 @@ from domain.rules import (
     ended_periods,
     fact_period,
     filer_year_shift,
-    quarters_spanned,
+    span_weeks,
     weeks_months,
+    weeks_quarters,
 )
 from etl.convert.html_prepare import prepare_html
 from etl.convert.ixbrl import FactValueError, number, scaled
@@ -140,6 +141,8 @@ def test_scale_and_sign():
     (dt.date(2023, 1, 1), dt.date(2023, 9, 9), "1230", (2023, "9M")),
     (dt.date(2023, 1, 1), dt.date(2023, 4, 22), "1230", (2023, "Q1")),
     (dt.date(2023, 1, 1), dt.date(2023, 8, 31), "1231", (2023, "8M")),  # eight months: no quarters' weeks
+    (dt.date(2023, 1, 1), dt.date(2023, 4, 30), "1231", (2023, "4M")),  # four months, no whole weeks: no quarter
+    (dt.date(2018, 10, 25), dt.date(2019, 2, 11), "1231", (2019, "4M")),  # odd days near a quarter: none
 ])
 def test_fact_period(start, end, fye, expected):
     assert fact_period(start, end, fye) == expected
@@ -156,11 +159,15 @@ def test_asked_period_is_the_label_of_the_facts_it_asks():
     assert fact_period(dt.date(2023, 1, 1), dt.date(2023, 9, 9), "1230")[1] in ended_periods(weeks_months(36))
 
 
-@pytest.mark.parametrize("days, quarters", [(84, 1), (91, 1), (119, 1), (168, 2), (196, 2), (252, 3), (280, 3),
-                                            (364, 4), (371, 4), (61, None), (140, None), (243, None)])
-def test_quarters_spanned(days, quarters):
-    assert quarters_spanned(days) == quarters
+@pytest.mark.parametrize("weeks, quarters", [(12, 1), (13, 1), (16, 1), (17, 1), (24, 2), (28, 2), (36, 3), (40, 3),
+                                             (52, 4), (53, 4), (8, None), (20, None), (32, None)])
+def test_weeks_quarters(weeks, quarters):
+    assert weeks_quarters(weeks) == quarters
 
+
+def test_span_weeks_counts_whole_weeks_only():
+    assert span_weeks(dt.date(2023, 1, 1), dt.date(2023, 9, 9)) == 36  # Sunday to Saturday, both days counted
+    assert span_weeks(dt.date(2023, 1, 1), dt.date(2023, 4, 30)) is None
 
 @pytest.mark.parametrize("focus, ruled, shift", [
     ("2023", 2024, -1),  # Home Depot: the year ending 2024-01-28 is its fiscal 2023
