@@ -196,6 +196,8 @@ def test_analyst_judgements_reach_the_facts_that_hold_their_inputs():
             "us-gaap:Assets"} <= concepts("Is Acme a capital-intensive business?")
     assert "us-gaap:NetCashProvidedByUsedInOperatingActivities" in concepts("Acme's free cashflow in FY2023")
     assert concepts("inventories at year end") == concepts("inventory at year end") == {"us-gaap:InventoryNet"}
+    # net sales tagged with the taxes a seller collects in (Kraft Heinz's, Smucker's) are revenue too
+    assert "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax" in concepts("Acme's net sales in 2023")
 
 
 def test_a_measure_no_statement_reports_is_no_revenue():
