@@ -235,7 +235,6 @@ def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
     return [f for f in facts if any(d.split("=", 1)[0].rsplit(":", 1)[-1] in axes for d in f.get("dimensions") or [])]
 
 
-@functools.lru_cache(maxsize=65536)
 def member_name(dimension: str) -> str | None:
     """A dimension's member as its local name ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> 'Product');
     None for the members every segment table has."""
@@ -246,6 +245,7 @@ def member_name(dimension: str) -> str | None:
 _INITIAL_DOT = re.compile(r"(?<=[A-Z])\.")  # "U.S.RetailPetFoods", "NonU.S.Commercial": initials' dots
 
 
+@functools.lru_cache(maxsize=65536)
 def member_words(dimension: str) -> tuple[str, ...]:
     """The stems of a dimension's member (:func:`member_name`), a "Segment" suffix left out
     (``WalmartUSSegmentMember``: the axis's role, not the part's name, which questions say without it), dotted
