@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE, weeks_months
+from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE, weeks_months, weeks_quarters
 from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 
@@ -108,9 +108,8 @@ def _period(kind: str, m: re.Match) -> Period | None:
 
 def _weeks(at: tuple[int, int], g: tuple, kind: str) -> Period | None:
     """A year-to-date span written in weeks ("the 36 weeks ended ...", "the first 24 weeks of 2023"), as the
-    months it stands for (``domain.rules.weeks_months``); the first quarter's when said "first 12 weeks"."""
-    weeks = int(g[0] if kind == "wspan" else g[1])
-    quarters = (weeks_months(weeks) or 0) // 3
+    quarters it stands for (``domain.rules.weeks_quarters``); the first quarter's when said "first 12 weeks"."""
+    quarters = weeks_quarters(int(g[0] if kind == "wspan" else g[1]))
     if kind == "wspan":
         return Period(*at, None, quarters, half=True, worded=True) if quarters in (2, 3) else None
     first, year = bool(g[0]), _year(g[2])

@@ -53,13 +53,13 @@ def write_outputs(lake: Lake, key: str, paged: PagedPdf, doc: DocumentRecord, fa
         doc = doc.model_copy(update={"doc_id": held.identity.doc_id})
     facts_key = dataset_key("facts", name)
     facts_table = to_table(FactRecord, [FactRecord(doc_id=doc.doc_id, **vars(f)) for f in facts])
-    facts_before = _facts_digest(lake, facts_key) if held else None
+    facts_before = _facts_digest(lake, facts_key) if _same_source(held, doc) else None  # read before it goes
     lake.delete(facts_key)  # a no-op for a new document (every lake's delete is)
     faults.point("convert:facts removed")
     lake.write_bytes(doc.pdf_key, paged.pdf)
     pages = to_table(PageRecord, [PageRecord(doc_id=doc.doc_id, page=p.page, text=p.text, char_count=len(p.text),
                                              rendered_pages=p.rendered_pages, tables=p.tables) for p in paged.pages])
-    doc = _revised(lake, name, held, doc, pages, (facts_before, rows_digest(facts_table, ("doc_id",))))
+    doc = _revised(lake, name, held, doc, pages, facts_before, facts_table)
     write_parquet(lake, dataset_key("documents", name), to_table(DocumentRecord, [doc]))
     faults.point("convert:record written")
     write_parquet(lake, dataset_key("pages", name), pages)
@@ -81,14 +81,19 @@ def _facts_digest(lake: Lake, facts_key: str) -> str | None:
 _NOT_CONTENT = ("processed_at", "render_seconds", "extract_seconds", "revision", "doc_id", "amends")
 
 
+def _same_source(held: Held | None, doc: DocumentRecord) -> bool:
+    """Whether a conversion is of the source the lake's record of it was made from (``convert --redo``)."""
+    return held is not None and held.sha256 == doc.source_sha256
+
+
 def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, pages: pa.Table,
-             facts: tuple[str | None, str]) -> DocumentRecord:
+             facts_before: str | None, facts: pa.Table) -> DocumentRecord:
     """A document converted again from the same source (``convert --redo`` after a converter fix, facts
     added) keeps its revision when its record, pages and facts are what they were, and goes one up when they
     are not: segment, index and publish key on the source and the revision, so a mended company name, page
-    text or fact period would otherwise never reach the published indexes. ``facts``: the digests of the
-    facts written before (None: none to read) and now. A new source starts again at 0."""
-    if held is None or held.sha256 != doc.source_sha256:
+    text or fact period would otherwise never reach the published indexes. ``facts_before``: the digest of the
+    facts written before (None: none to read); ``facts``: the ones written now. A new source starts again at 0."""
+    if not _same_source(held, doc):
         return doc
     revision = held.row.get("revision") or 0
     try:  # the record as the run read it (``held.row``); the pages from the lake
@@ -97,7 +102,7 @@ def _revised(lake: Lake, part: str, held: Held | None, doc: DocumentRecord, page
     except (FileNotFoundError, pa.ArrowInvalid):
         before = None
     now = (rows_digest(to_table(DocumentRecord, [doc]), _NOT_CONTENT), rows_digest(pages, ("doc_id",)))
-    same = before == now and facts[0] == facts[1]
+    same = before == now and facts_before == rows_digest(facts, ("doc_id",))
     return doc.model_copy(update={"revision": revision if same else revision + 1})
 
 
