@@ -114,12 +114,15 @@ _JOINED_AMPERSAND = re.compile(r"(?<=[A-Za-z])&(?=[A-Za-z])")  # "AT&T", "P&G": 
 _INVERTED = re.compile(r"^([A-Za-z]+)\s+((?:[A-Za-z]\.?\s+){1,3})(.*)$")  # EDGAR's "HUNT J B TRANSPORT ..."
 
 
+_POSSESSIVE_S = re.compile(r"['’]s\b")  # a possessive written as a plain "s": "Lowe's" -> "Lowes"
+
+
 def variants(name: str) -> list[str]:
     """A name and its spellings as people type them: without the possessive's apostrophe ("Lowe's" ->
     "Lowes", "McDonald's" -> "McDonalds"), without an ampersand between letters ("AT&T" -> "ATT"), and a
     conformed name's surname put back after its initials ("HUNT J B TRANSPORT SERVICES INC" -> "J B HUNT
     TRANSPORT SERVICES INC", "SMUCKER J M CO")."""
-    out = [name, re.sub(r"['’]s\b", "s", name), _JOINED_AMPERSAND.sub("", name)]
+    out = [name, _POSSESSIVE_S.sub("s", name), _JOINED_AMPERSAND.sub("", name)]
     inverted = _INVERTED.match(name)
     if inverted:
         out.append(f"{inverted.group(2)}{inverted.group(1)} {inverted.group(3)}")
@@ -511,6 +514,8 @@ class EntityIndex:
                 if {tokens[i][0], tokens[i + n - 1][0]} & _LIST_WORDS:  # "Johnson & Johnson and": no name's end
                     continue
                 written = " ".join(t for t, _ in tokens[i:i + n])
+                if n > 1 and any(_possessive(t) for t, _ in tokens[i:i + n - 1]) and not self._owns_possessive(written):
+                    continue  # "GE's Aerospace segment": the possessive ends the name (GE), unless the name has it
                 if tokens[i][0].islower() and squash(written) not in self.lower_names and \
                         not (uncased and self._uncased_name(question, tokens, i, written)):  # a name holds a capital
                     continue
@@ -526,6 +531,13 @@ class EntityIndex:
                     out.append((tokens[i][0], {short}, tokens[i][1]))
                     spans.append((i, i + 1))
         return sorted(out + self._listed_with(question, tokens, spans), key=lambda m: m[2]) if uncased else out
+
+    def _owns_possessive(self, written: str) -> bool:
+        """Whether a name written across a possessive carries it itself ("McDonald's Corp", "Dick's Sporting
+        Goods"): then the words after it are the name's, else the possessive ends the name ("GE's Aerospace"
+        is GE's segment, not the company GE Aerospace)."""
+        kept = squash(_POSSESSIVE_S.sub("s", written))
+        return kept in self.names or kept in self.leads
 
     def _listed_with(self, question: str, tokens: list[tuple[str, int]], spans: list[tuple[int, int]]) \
             -> list[tuple[str, set[str], int]]:

@@ -517,3 +517,15 @@ def test_a_name_from_data_is_kept_over_the_documents_names():
     key = idx.add("Foot Locker", "FL")
     idx.add("FOOT LOCKER, INC.", "FL", words=False, votes=9)
     assert idx.entities[key].name == "Foot Locker"
+
+
+def test_a_possessive_ends_a_name_unless_the_name_has_it():
+    """"GE's Aerospace segment" is GE's segment, not the company named GE Aerospace; a name that carries the
+    possessive itself reads across it ("McDonald's Corporation", "Dick's Sporting Goods")."""
+    idx = _built(Vocabulary(names={}, generic=frozenset({"aerospace", "technologies"}), common=frozenset(),
+                            filing_words=frozenset()),
+                 (("GE", "GE"), ("GE Aerospace", "GEA"), ("McDonald's Corp", "MCD"), ("Dick's Sporting Goods", "DKS")))
+    assert _found(idx, "What was GE's Aerospace segment profit in 2023?") == ["GE"]
+    assert _found(idx, "What was GE Aerospace's revenue in 2024?") == ["GE Aerospace"]
+    assert _found(idx, "What were McDonald's Corporation's revenues?") == ["McDonald's Corp"]
+    assert _found(idx, "What were Dick's Sporting Goods' net sales?") == ["Dick's Sporting Goods"]
