@@ -59,6 +59,7 @@ def neighbours(text: str, start: int, line: str) -> tuple[str, str]:
 
 
 _PAGE_NUMBER = re.compile(r"\s*\d{1,3}\s*(?:\n|$)")  # a line holding a page number alone (no year: 4 digits)
+_PAGE_CELL = re.compile(r"\|\s*\d{1,3}\s*$")  # a table row whose last cell is a page number (no year: 4 digits)
 
 
 def page_number_next(text: str, line_end: int) -> bool:
@@ -66,6 +67,13 @@ def page_number_next(text: str, line_end: int) -> bool:
     table of contents' entry ("Consolidated Statement of Cash Flows for the years ended ..." then "60")."""
     rest = text[line_end:].lstrip(" \t\n\u00a0")
     return _PAGE_NUMBER.match(rest) is not None
+
+
+def contents_entry(text: str, line: str, line_end: int) -> bool:
+    """Whether a title's line is a table of contents' entry: its page number on the next line, or in the
+    last cell of its row when the contents are a table ("Consolidated Statements of Income - Three Months
+    Ended September 30, 2023 and 2022 | 35", a search chunk's row; a page's text puts the cell on a line)."""
+    return page_number_next(text, line_end) or _PAGE_CELL.search(line) is not None
 
 
 def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False,
@@ -80,7 +88,7 @@ def statement_heads(name: str, text: str, match: re.Match, line_offset: int, tab
     page_start = max(0, line_start - line_offset)  # the page's own text: the page before's footer is not beside it
     window = text[max(page_start, match.start() - TITLE_GAP): match.end() + TITLE_GAP]
     return ((header or is_heading(line, line_offset))
-            and not page_number_next(text, line_start + len(line))
+            and not contents_entry(text, line, line_start + len(line))
             and not any(s.title.search(window) for other, s in statements().items() if other != name)
             and (table_follows or is_figures(text[match.start(): match.start() + FIGURES_WINDOW],
                                              TITLED_FIGURES_SHARE)))

@@ -92,6 +92,15 @@ def test_dot_leaders_long_row_labels_and_a_contents_entry():
     contents = "Table of Contents\nConsolidated Statement of Cash Flows for the years ended December 31, 2018, " \
                "2017 and 2016\n \n60\n \n" + "\n".join(f"Note {i}. Topic {i}\n \n{60 + 3 * i}" for i in range(1, 20))
     assert statement_page("cash flow statement", _chunk(contents, 2, 2, 0, len(contents))) is None
+    # contents as a table: each entry's page number in its row's last cell (American Express's index)
+    rows = "Part I. | Financial Information | Page No. / Item 1. | Financial Statements\n" + "\n".join(
+        f"Consolidated Statements of Income – {span} Months Ended September 30, 2023 and 2022 | {page}"
+        for span, page in (("Three", 35), ("Nine", 36))) + "\n" + "\n".join(
+        f"Note {i}. Topic {i}, September 30, 2023 and December 31, 2022 | {40 + i}" for i in range(1, 12))
+    assert statement_page("income statement", _chunk(rows, 1, 1, 0, len(rows), kind="table")) is None
+    header = "Consolidated Statements of Income | 2023 | 2022\n" + "\n".join(
+        f"Line item {i} | {1000 + 37 * i:,} | {900 + 41 * i:,}" for i in range(12))
+    assert statement_page("income statement", _chunk(header, 36, 36, 0, len(header), kind="table")) == 36
 
 
 def test_an_html_statement_is_its_title_ending_a_text_chunk_and_its_table_the_next_chunk():
