@@ -564,3 +564,17 @@ def test_an_expense_a_note_reports_is_a_figure_its_tagged_facts_pin():
     assert concepts("Acme's stock compensation in 2023")[0] == "us-gaap:ShareBasedCompensation"
     p = plan_of("How did Acme's advertising revenue grow in 2023?")
     assert "expenses the notes report" not in p.concepts and not any("Advertising" in c for c in concepts(p.core))
+
+
+def test_a_lenders_and_an_insurers_lines_are_figures_asked():
+    """Net interest income, provisions for credit losses, earned premiums: the income statement's lines of a
+    lender or an insurer; premiums written and the underwriting ratios: MD&A's tables, on no statement."""
+    for question in ("What was Acme's net interest income in the third quarter of 2023?",
+                     "How much did Acme record as provisions for credit losses in 2022?",
+                     "What were Acme's net earned premiums in 2023?"):
+        p = plan_of(question)
+        assert p.figure and p.statements == ["income statement"], question
+    for question in ("What was Acme's combined ratio in 2023?",
+                     "What were the net written premiums of Acme's Business Insurance segment in 2023?"):
+        p = plan_of(question)
+        assert p.figure and p.statements == [] and "part1item2" in p.items, question
