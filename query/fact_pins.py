@@ -35,12 +35,16 @@ class FactPins(PinReader):
             (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
             return []
-        names = [e.name for e in plan.analysis.entities] + plan.analysis.written + \
-            [n for d in best for n in (d.company, d.ticker)]
+        # who the question names, as it writes them ("GE's Aerospace segment": GE, whose name is GE Aerospace
+        # today, and its Aerospace segment), else the companies' own names
+        written = plan.analysis.written
+        names = written + [d.ticker for d in best] if written else \
+            [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
-            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, d.company)
+            company = " ".join(written) if written else d.company
+            found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}

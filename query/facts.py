@@ -158,6 +158,17 @@ QUESTION_FLOOR = 0.8  # ... each within this share of the best one's BM25 score
 _PERIOD_WORD = re.compile(r"(fy|q[1-4]|h[12])\d*")
 
 
+def best_concepts(scored: list[tuple[str, float]], most: int = QUESTION_CONCEPTS,
+                  floor: float = QUESTION_FLOOR) -> list[str]:
+    """The concepts of facts found for a question's words (``scored``: (concept, score), best first): the
+    best one and any other whose best fact scores within ``floor`` of it, ``most`` at most."""
+    best: dict[str, float] = {}
+    for concept, score in scored:
+        best.setdefault(concept, score)
+    top = max(best.values(), default=0.0)
+    return [c for c, score in best.items() if score >= floor * top][:most]
+
+
 def metric_words(text: str, names: list[str]) -> str:
     """A question's words without its companies' names, years and quarters: what the concepts index should
     match (a company's name also appears in row labels such as "equity income from Coca-Cola FEMSA")."""
@@ -181,25 +192,24 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     if any(not synonyms()[t] for t in terms):
         return []  # a measure no statement reports ("comparable sales"): its "sales" is not the revenue line
     concepts = [m.concept for m in _term_concepts(terms)]
-    if not concepts:
-        said = metric_words(question, names)
-        consolidated = {**scope, "dimensional": False}  # a concept is chosen by its consolidated facts
-        hits = backend.bm25(targets["facts"], facts, said, consolidated, 50) if said else []
-        best: dict[str, float] = {}
-        for h in hits:
-            best.setdefault(h.source["concept"], h.score)
-        top = max(best.values(), default=0.0)
-        concepts = [c for c, score in best.items() if score >= QUESTION_FLOOR * top][:QUESTION_CONCEPTS]
+    asked = metric_words(question, names)
+    said = frozenset(words(question))
+    own = [name for n in names if (name := frozenset(words(n))) and name <= said]  # the names it says, brands too
+    metric, whole = frozenset(words(" ".join(terms))), frozenset(words(company))
+    if not concepts and asked:
+        # a concept is chosen by its consolidated facts, or by the facts of the part the question names in full
+        # ("GE's Aerospace segment profit": the concept the segment's rows are tagged with, not net earnings)
+        whole_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)
+        part_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
+        parts = {id(f) for f in named_members([h.source for h in part_hits], asked, metric, own, whole)}
+        concepts = best_concepts([(h.source["concept"], h.score) for h in part_hits if id(h.source) in parts]) or \
+            best_concepts([(h.source["concept"], h.score) for h in whole_hits])
     if not concepts:
         return []
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
-    asked = metric_words(question, names)
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
-    said = frozenset(words(question))
-    own = [name for n in names if (name := frozenset(words(n))) and name <= said]  # the names it says, brands too
-    named = named_members([f for f in found if f.get("dimensions")], asked, frozenset(words(" ".join(terms))), own,
-                          frozenset(words(company)))
+    named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]

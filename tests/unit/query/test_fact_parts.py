@@ -138,3 +138,24 @@ def test_a_quarters_facts_pages_keep_to_the_period_asked():
     assert fact_pages(facts, 2023, 3, ["H1"])[0][1] == [facts[3]]  # the page's facts of the period only
     assert [p for p, _ in fact_pages(facts, 2023, 3)] == [22, 2, 3]
     assert [p for p, _ in fact_pages(facts, 2023, 3, ["9M"])] == [22, 2, 3]
+
+
+def test_the_concepts_a_questions_words_find_and_a_lenders_reviewed_terms():
+    """The best concept and those within the floor of it; a lender's and an insurer's terms reach their
+    tagged concepts, and premiums written and the underwriting ratios reach none (MD&A's, untagged)."""
+    from query.facts import best_concepts, synonym_terms, synonyms
+
+    scored = [("us-gaap:GrossProfit", 10.0), ("us-gaap:GrossProfit", 9.0), ("us-gaap:Revenues", 8.5),
+              ("us-gaap:CostOfRevenue", 8.0)]
+    assert best_concepts(scored) == ["us-gaap:GrossProfit", "us-gaap:Revenues"]
+    assert best_concepts(scored, floor=0.9) == ["us-gaap:GrossProfit"] and best_concepts([]) == []
+    assert synonym_terms("What provisions for credit losses did Acme record?") == ["provision for credit losses"]
+    assert "us-gaap:InterestIncomeExpenseNet" in synonyms()["net interest income"]
+    assert synonyms()["written premiums"] == synonyms()["combined ratio"] == ()
+
+
+def test_a_part_said_after_the_companys_possessive_is_a_metric_word():
+    """"GE's Aerospace segment profit": the question writes the company as "GE", so "Aerospace" (also a word of
+    the company's name today, GE Aerospace) is the part asked about and stays among the words facts match."""
+    assert "aerospace" in metric_words("What was GE's Aerospace segment profit?", ["GE's", "GE"]).split()
+    assert "aerospace" not in metric_words("What was GE's Aerospace segment profit?", ["GE Aerospace"]).split()
