@@ -7,12 +7,14 @@ for, one evidence item per page). ``query.retrieve`` decides what to search; thi
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from domain.periods import FORECAST_TERMS, forecast_sentences
-from domain.rules import ANNUAL, CURRENT, PERIODIC, exhibit_label
+from domain.rules import ANNUAL, CURRENT, EARNINGS, PERIODIC, QUARTERS, exhibit_label, fiscal_period_of
 from domain.sec_items import item_label
 from domain.statements import driver_labels
 from domain.text import FUNCTION_WORDS, lower_words, phrase_text, terms, words
@@ -58,6 +60,55 @@ def document_year(d: DocInfo) -> int | None:
     return d.fiscal_year
 
 
+def fiscal_ends(docs: Iterable[DocInfo]) -> dict[str | None, tuple[str, int]]:
+    """Each company's fiscal calendar, read off its newest periodic report among ``docs`` (a quarter's ends
+    its fiscal year the remaining quarters later): (the year's last day as MMDD, the shift of its fiscal
+    years' numbers from the calendar year they end in)."""
+    newest: dict[str | None, tuple[dt.date, DocInfo]] = {}
+    for d in docs:
+        if d.form in (*PERIODIC, EARNINGS) and d.period_end and d.fiscal_year and _quarters_left(d) is not None and \
+                (d.entity not in newest or _date(d.period_end) > newest[d.entity][0]):
+            newest[d.entity] = (_date(d.period_end), d)
+    out = {}
+    for entity, (day, d) in newest.items():
+        months = day.month - 1 + 3 * _quarters_left(d)
+        year, month = day.year + months // 12, months % 12 + 1
+        end = dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+        mmdd = f"{end.month:02d}{end.day:02d}"
+        out[entity] = (mmdd, d.fiscal_year - fiscal_period_of(end, ANNUAL, mmdd)[0])
+    return out
+
+
+def _date(value: dt.date | str) -> dt.date:
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+
+
+def _quarters_left(d: DocInfo) -> int | None:
+    """The quarters of its fiscal year after a report's period: 0 for the year's (or its fourth quarter's)."""
+    period = (d.fiscal_period or "").upper()
+    return 0 if period == "FY" else (4 - int(period[1])) if period in QUARTERS else None
+
+
+def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
+               calendars: dict[str | None, tuple[str, int]]) -> tuple[int | None, str | None, str | None]:
+    """(fiscal year, period, form) a document speaks for under the plan: its own; an 8-K's cover, the release it
+    furnishes (one filing, which reports that quarter: ``releases``, accession -> its earnings release), else
+    its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's March 2026
+    plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
+    year = document_year(d)
+    if d.form != CURRENT or d.fiscal_year is not None:
+        return year, d.fiscal_period, d.form
+    release = releases.get(d.accession or "")
+    if release is not None:
+        return release.fiscal_year, release.fiscal_period, release.form
+    calendar_ = calendars.get(d.entity)
+    if calendar_ and d.period_end and plan.target_year is not None and plan.target_year != year:
+        mmdd, shift = calendar_
+        if fiscal_period_of(_date(d.period_end), ANNUAL, mmdd)[0] + shift == plan.target_year:
+            return plan.target_year, None, d.form
+    return year, None, d.form
+
+
 def newest_forms(plan: QueryPlan) -> tuple[str, ...]:
     """The forms rule L takes the newest of: only an annual report answers (``QueryPlan.annual``: "the last
     three years", the workforce), the annual report; else any periodic report."""
@@ -83,14 +134,19 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     reports not dated the day asked are behind only when it has one that is (D), and "latest" is per
     company."""
     docs = list(docs)
-    years = {d.doc_id: document_year(d) for d in docs}
+    releases = {d.accession: d for d in docs if d.form == EARNINGS and d.accession}
+    calendars = fiscal_ends(docs)
+    spoken = {d.doc_id: speaks_for(d, plan, releases, calendars) for d in docs}
+    years = {doc_id: year for doc_id, (year, _, _) in spoken.items()}
+    periods = {doc_id: period for doc_id, (_, period, _) in spoken.items()}
+    forms = {doc_id: form for doc_id, (_, _, form) in spoken.items()}
     has_target = {d.entity for d in docs
-                  if document_tier(plan, years[d.doc_id], d.form, d.fiscal_period, True, d.period_end)[0] == 0}
+                  if document_tier(plan, years[d.doc_id], forms[d.doc_id], periods[d.doc_id], True, d.period_end)[0] == 0}
     has_quarter = {d.entity for d in docs if plan.analysis.quarters and years[d.doc_id] == plan.target_year and
                    quarter_document(d.form, d.fiscal_period)}
     has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
-    return {d.doc_id: document_choice(plan, years[d.doc_id], d.form, d.fiscal_period, d.entity in has_target,
+    return {d.doc_id: document_choice(plan, years[d.doc_id], forms[d.doc_id], periods[d.doc_id], d.entity in has_target,
                                       d.doc_id in latest_ids, d.period_end, d.entity in has_day,
                                       d.entity in has_quarter) for d in docs}
 

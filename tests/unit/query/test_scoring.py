@@ -19,6 +19,7 @@ from query.scoring import (
     company_turns,
     diversify,
     document_tiers,
+    fiscal_ends,
     document_weights,
     document_year,
     evidence_page,
@@ -422,3 +423,35 @@ def test_a_short_8k_chosen_first_is_read_whole():
     item = next(h for h in whole if h.id == "item")
     assert item.score == pytest.approx(WHOLE_SHARE * 0.9 * 10.0 / 20.0)
     assert read_whole(hits, "Y_8K", own) == hits  # the filing has no hit: nothing to scale by
+
+
+def test_an_8k_speaks_for_the_release_it_furnishes_and_for_the_fiscal_year_of_its_event():
+    """An 8-K's cover furnishing a quarter's release is that quarter's, as the release is (one filing); another
+    8-K's event is of its calendar year and of its company's fiscal year, read off its reports (NVIDIA's years
+    end in late January: its March 2026 plan is of fiscal 2027; Oracle's end in May: July 2019 is fiscal 2020)."""
+    nv = dict(entity="nvidia", company="NVIDIA")
+    k25 = DocInfo(doc_id="NVDA_2025_10K", form="10-K", fiscal_year=2025, fiscal_period="FY",
+                  period_end="2025-01-26", **nv)
+    plan8k = DocInfo(doc_id="NVDA_2026-03-02_8K", form="8-K", period_end="2026-03-02", **nv)
+    assert fiscal_ends([k25]) == {"nvidia": ("0126", 0)}
+    tiers = document_tiers([k25, plan8k], plan_for("NVIDIA's fiscal 2027 variable compensation plan", years=[2027]))
+    assert tiers["NVDA_2026-03-02_8K"].tier == 0 and tiers["NVDA_2025_10K"].tier == 2
+    assert document_tiers([k25, plan8k], plan_for("NVIDIA's 8-K of 2026", years=[2026]))["NVDA_2026-03-02_8K"].tier == 0
+    assert document_tiers([k25, plan8k], plan_for("fiscal 2026", years=[2026]))["NVDA_2026-03-02_8K"].tier == 0
+    assert document_tiers([plan8k], plan_for("fiscal 2027", years=[2027]))["NVDA_2026-03-02_8K"].tier == 2  # no calendar
+    orcl = dict(entity="oracle", company="Oracle")
+    q1 = DocInfo(doc_id="ORCL_2024Q1_10Q", form="10-Q", fiscal_year=2024, fiscal_period="Q1", period_end="2023-08-31",
+                 **orcl)
+    assert fiscal_ends([q1]) == {"oracle": ("0531", 0)}
+    elected = DocInfo(doc_id="ORCL_2019-07-03_8K", form="8-K", period_end="2019-07-03", **orcl)
+    assert document_tiers([q1, elected], plan_for("director elected in fiscal 2020", years=[2020])
+                          )["ORCL_2019-07-03_8K"].tier == 0
+    ad = dict(entity="adobe", company="Adobe", accession="0000796343-23-000044")
+    cover = DocInfo(doc_id="ADBE_2023-03-15_8K", form="8-K", period_end="2023-03-15", **ad)
+    release = DocInfo(doc_id="ADBE_2023Q1_EARNINGS", form="EARNINGS", fiscal_year=2023, fiscal_period="Q1",
+                      period_end="2023-03-15", **ad)
+    tiers = document_tiers([cover, release], plan_for("non-GAAP measures of the first quarter of fiscal 2023",
+                                                      years=[2023], quarters=[1]))
+    assert tiers["ADBE_2023-03-15_8K"].tier == tiers["ADBE_2023Q1_EARNINGS"].tier == 0
+    assert document_tiers([cover], plan_for("first quarter of fiscal 2023", years=[2023], quarters=[1])
+                          )["ADBE_2023-03-15_8K"].tier == 2  # no release of its filing: no quarter of its own
