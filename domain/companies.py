@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from domain import vocabulary
 from domain.periods import names_period, opens_with_code
+from domain.rules import as_date
 from domain.text import surface_words, typed_lower
 from domain.vocabulary import VocabularyError
 
@@ -183,13 +184,9 @@ def edgar_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
     out = [n for n in (record.get("sec_title"), record.get("edgar_name")) if n]
     for former in record.get("former_names") or []:
         until = former.get("until")
-        if former.get("name") and (until is None or _date(until) >= since):
+        if former.get("name") and (until is None or as_date(until) >= since):
             out.append(former["name"])
     return out
-
-
-def _date(value) -> dt.date:
-    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
 
 
 def old_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
@@ -197,7 +194,7 @@ def old_names(record: dict, since: dt.date = FORMER_SINCE) -> list[str]:
     people name it in a question about its history, but as whole names only (their words may be another
     company's by now)."""
     return [f["name"] for f in record.get("former_names") or []
-            if f.get("name") and f.get("until") is not None and _date(f["until"]) < since]
+            if f.get("name") and f.get("until") is not None and as_date(f["until"]) < since]
 
 
 @functools.lru_cache(maxsize=1)

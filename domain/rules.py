@@ -147,6 +147,33 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
 
 
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
+
+
+def as_date(value: dt.date | str) -> dt.date:
+    """A date as a record holds it: a date, or its ISO text (an index's record, a JSON file)."""
+    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
+
+
+def year_end_of(period_end: dt.date, fiscal_period: str | None) -> str | None:
+    """The day (MMDD) a company's fiscal year ends, read off one report: a year's (or its fourth quarter's)
+    period ends on it, a quarter's the remaining quarters before it (a month's last day: the year's month's
+    last day; a 52/53-week year: about); None for a period that is no quarter nor year."""
+    period = (fiscal_period or "").upper()
+    left = 0 if period == "FY" else 4 - int(period[1]) if period in QUARTERS else None
+    if left is None:
+        return None
+    months = period_end.month - 1 + 3 * left
+    year, month = period_end.year + months // 12, months % 12 + 1
+    last = calendar.monthrange(year, month)[1]
+    month_end = period_end.day == calendar.monthrange(period_end.year, period_end.month)[1]  # June 30: December 31
+    return f"{month:02d}{last if month_end else min(period_end.day, last):02d}"
+
+
+def event_fiscal_year(day: dt.date, year_end: str, shift: int = 0) -> int:
+    """The fiscal year an event's day falls in, for a company whose years end on ``year_end`` (MMDD) and are
+    numbered ``shift`` from the calendar year they end in (``filer_year_shift``): NVIDIA's years end in late
+    January, so March 2026 is its fiscal 2027."""
+    return fiscal_period_of(day, ANNUAL, year_end)[0] + shift
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's

@@ -7,14 +7,22 @@ for, one evidence item per page). ``query.retrieve`` decides what to search; thi
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from domain.periods import FORECAST_TERMS, forecast_sentences
-from domain.rules import ANNUAL, CURRENT, EARNINGS, PERIODIC, QUARTERS, exhibit_label, fiscal_period_of
+from domain.rules import (
+    ANNUAL,
+    CURRENT,
+    EARNINGS,
+    PERIODIC,
+    as_date,
+    event_fiscal_year,
+    exhibit_label,
+    year_end_of,
+)
 from domain.sec_items import item_label
 from domain.statements import driver_labels
 from domain.text import FUNCTION_WORDS, lower_words, phrase_text, terms, words
@@ -61,32 +69,17 @@ def document_year(d: DocInfo) -> int | None:
 
 
 def fiscal_ends(docs: Iterable[DocInfo]) -> dict[str | None, tuple[str, int]]:
-    """Each company's fiscal calendar, read off its newest periodic report among ``docs`` (a quarter's ends
-    its fiscal year the remaining quarters later): (the year's last day as MMDD, the shift of its fiscal
-    years' numbers from the calendar year they end in)."""
-    newest: dict[str | None, tuple[dt.date, DocInfo]] = {}
+    """Each company's fiscal calendar, read off its newest periodic report among ``docs``
+    (``domain.rules.year_end_of``): (the day its years end as MMDD, the shift of their numbers from the
+    calendar year they end in)."""
+    newest: dict[str | None, tuple[dt.date, DocInfo, str]] = {}
     for d in docs:
-        if d.form in (*PERIODIC, EARNINGS) and d.period_end and d.fiscal_year and _quarters_left(d) is not None and \
-                (d.entity not in newest or _date(d.period_end) > newest[d.entity][0]):
-            newest[d.entity] = (_date(d.period_end), d)
-    out = {}
-    for entity, (day, d) in newest.items():
-        months = day.month - 1 + 3 * _quarters_left(d)
-        year, month = day.year + months // 12, months % 12 + 1
-        end = dt.date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
-        mmdd = f"{end.month:02d}{end.day:02d}"
-        out[entity] = (mmdd, d.fiscal_year - fiscal_period_of(end, ANNUAL, mmdd)[0])
-    return out
-
-
-def _date(value: dt.date | str) -> dt.date:
-    return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
-
-
-def _quarters_left(d: DocInfo) -> int | None:
-    """The quarters of its fiscal year after a report's period: 0 for the year's (or its fourth quarter's)."""
-    period = (d.fiscal_period or "").upper()
-    return 0 if period == "FY" else (4 - int(period[1])) if period in QUARTERS else None
+        year_end = year_end_of(as_date(d.period_end), d.fiscal_period) if d.period_end and d.fiscal_year and \
+            d.form in (*PERIODIC, EARNINGS) else None
+        if year_end and (d.entity not in newest or as_date(d.period_end) > newest[d.entity][0]):
+            newest[d.entity] = (as_date(d.period_end), d, year_end)
+    return {entity: (year_end, d.fiscal_year - event_fiscal_year(day, year_end))
+            for entity, (day, d, year_end) in newest.items()}
 
 
 def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
@@ -101,11 +94,10 @@ def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
     release = releases.get(d.accession or "")
     if release is not None:
         return release.fiscal_year, release.fiscal_period, release.form
-    calendar_ = calendars.get(d.entity)
-    if calendar_ and d.period_end and plan.target_year is not None and plan.target_year != year:
-        mmdd, shift = calendar_
-        if fiscal_period_of(_date(d.period_end), ANNUAL, mmdd)[0] + shift == plan.target_year:
-            return plan.target_year, None, d.form
+    fiscal = calendars.get(d.entity)
+    if fiscal and d.period_end and plan.target_year not in (None, year) and \
+            event_fiscal_year(as_date(d.period_end), *fiscal) == plan.target_year:
+        return plan.target_year, None, d.form
     return year, None, d.form
 
 
