@@ -178,6 +178,13 @@ def metric_words(text: str, names: list[str]) -> str:
     return " ".join(kept)
 
 
+def proper_words(text: str, names: list[str]) -> str:
+    """A question's words written with a capital, its companies' names left out (:func:`metric_words`): where
+    a part's name is ("GE's Aerospace segment", "Google Cloud"), not the metric's words ("property and
+    equipment", "net sales")."""
+    return metric_words(" ".join(w for w, _ in surface_words(text) if w[:1].isupper()), names)
+
+
 def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str,
                    company: str = "") -> list[dict]:
     """One document's numeric facts of the concepts a metric question names: its synonyms when it has any
@@ -198,10 +205,12 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     metric, whole = frozenset(words(" ".join(terms))), frozenset(words(company))
     if not concepts and asked:
         # a concept is chosen by its consolidated facts, or by the facts of the part the question names in full
-        # ("GE's Aerospace segment profit": the concept the segment's rows are tagged with, not net earnings)
+        # with capitals, as a name is written ("GE's Aerospace segment profit": the concept the segment's rows
+        # are tagged with, not net earnings; "spend on property and equipment" names the metric, no part)
         whole_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)
         part_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
-        parts = {id(f) for f in named_members([h.source for h in part_hits], asked, metric, own, whole)}
+        proper = proper_words(question, names)
+        parts = {id(f) for f in named_members([h.source for h in part_hits], proper, metric, own, whole)}
         concepts = best_concepts([(h.source["concept"], h.score) for h in part_hits if id(h.source) in parts]) or \
             best_concepts([(h.source["concept"], h.score) for h in whole_hits])
     if not concepts:

@@ -85,14 +85,15 @@ def fiscal_ends(docs: Iterable[DocInfo]) -> dict[str | None, tuple[str, int]]:
 def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
                calendars: dict[str | None, tuple[str, int]]) -> tuple[int | None, str | None, str | None]:
     """(fiscal year, period, form) a document speaks for under the plan: its own; an 8-K's cover, the release it
-    furnishes (one filing, which reports that quarter: ``releases``, accession -> its earnings release), else
+    furnishes (one filing, which reports that quarter: ``releases``, accession -> its earnings release) unless a
+    figure is asked (the release prints it, the cover does not), else
     its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's March 2026
     plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
     year = document_year(d)
     if d.form != CURRENT or d.fiscal_year is not None:
         return year, d.fiscal_period, d.form
     release = releases.get(d.accession or "")
-    if release is not None:
+    if release is not None and not plan.figure:  # a figure is the release's: the cover prints none
         return release.fiscal_year, release.fiscal_period, release.form
     fiscal = calendars.get(d.entity)
     if fiscal and d.period_end and plan.target_year not in (None, year) and \

@@ -159,3 +159,10 @@ def test_a_part_said_after_the_companys_possessive_is_a_metric_word():
     the company's name today, GE Aerospace) is the part asked about and stays among the words facts match."""
     assert "aerospace" in metric_words("What was GE's Aerospace segment profit?", ["GE's", "GE"]).split()
     assert "aerospace" not in metric_words("What was GE's Aerospace segment profit?", ["GE Aerospace"]).split()
+    from query.facts import proper_words
+
+    assert proper_words("What was GE's Aerospace segment profit?", ["GE's"]).split() == ["what", "aerospace"]
+    spent = proper_words("How much did Amazon and Alphabet each spend on property and equipment?", ["Amazon", "Alphabet"])
+    assert spent.split() == ["how"]  # the metric's words name no part
+    equipment = _fact(["us-gaap:PropertyPlantAndEquipmentByTypeAxis=us-gaap:PropertyAndEquipmentMember"], "1")
+    assert named_members([equipment], spent) == []
