@@ -94,7 +94,7 @@ def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
         return year, d.fiscal_period, d.form
     release = releases.get(d.accession or "")
     if release is not None and not plan.figure:  # a figure is the release's: the cover prints none
-        return release.fiscal_year, release.fiscal_period, release.form
+        return release.fiscal_year, release.fiscal_period, d.form if d.form in plan.doc_types else release.form
     fiscal = calendars.get(d.entity)
     if fiscal and d.period_end and plan.target_year not in (None, year) and \
             event_fiscal_year(as_date(d.period_end), *fiscal) == plan.target_year:

@@ -456,5 +456,8 @@ def test_an_8k_speaks_for_the_release_it_furnishes_and_for_the_fiscal_year_of_it
     revenue = document_tiers([cover, release], plan_for("revenue of the first quarter of fiscal 2023", years=[2023],
                                                         quarters=[1]))
     assert revenue["ADBE_2023-03-15_8K"].tier == 2 and revenue["ADBE_2023Q1_EARNINGS"].tier == 0  # a figure
+    named = document_tiers([cover, release], plan_for("the 8-K of the first quarter of fiscal 2023", years=[2023],
+                                                      quarters=[1], forms=["8-K"]))
+    assert named["ADBE_2023-03-15_8K"].tier == 0 and named["ADBE_2023Q1_EARNINGS"].tier == 2  # its form named
     assert document_tiers([cover], plan_for("first quarter of fiscal 2023", years=[2023], quarters=[1])
                           )["ADBE_2023-03-15_8K"].tier == 2  # no release of its filing: no quarter of its own
