@@ -146,9 +146,6 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
     return end.year, f"Q{min(4, max(1, quarter))}"
 
 
-QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
-
-
 def as_date(value: dt.date | str) -> dt.date:
     """A date as a record holds it: a date, or its ISO text (an index's record, a JSON file)."""
     return value if isinstance(value, dt.date) else dt.date.fromisoformat(str(value)[:10])
@@ -174,6 +171,9 @@ def event_fiscal_year(day: dt.date, year_end: str, shift: int = 0) -> int:
     numbered ``shift`` from the calendar year they end in (``filer_year_shift``): NVIDIA's years end in late
     January, so March 2026 is its fiscal 2027."""
     return fiscal_period_of(day, ANNUAL, year_end)[0] + shift
+
+
+QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's
