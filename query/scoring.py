@@ -72,34 +72,34 @@ def fiscal_ends(docs: Iterable[DocInfo]) -> dict[str | None, tuple[str, int]]:
     """Each company's fiscal calendar, read off its newest periodic report among ``docs``
     (``domain.rules.year_end_of``): (the day its years end as MMDD, the shift of their numbers from the
     calendar year they end in)."""
-    newest: dict[str | None, tuple[dt.date, DocInfo, str]] = {}
+    newest: dict[str | None, tuple[dt.date, int, str]] = {}
     for d in docs:
-        year_end = year_end_of(as_date(d.period_end), d.fiscal_period) if d.period_end and d.fiscal_year and \
-            d.form in (*PERIODIC, EARNINGS) else None
-        if year_end and (d.entity not in newest or as_date(d.period_end) > newest[d.entity][0]):
-            newest[d.entity] = (as_date(d.period_end), d, year_end)
-    return {entity: (year_end, d.fiscal_year - event_fiscal_year(day, year_end))
-            for entity, (day, d, year_end) in newest.items()}
+        day = as_date(d.period_end) if d.period_end and d.fiscal_year and d.form in (*PERIODIC, EARNINGS) else None
+        year_end = year_end_of(day, d.fiscal_period) if day else None
+        if year_end and (d.entity not in newest or day > newest[d.entity][0]):
+            newest[d.entity] = (day, d.fiscal_year, year_end)
+    return {entity: (year_end, fiscal_year - event_fiscal_year(day, year_end))
+            for entity, (day, fiscal_year, year_end) in newest.items()}
 
 
 def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
                calendars: dict[str | None, tuple[str, int]]) -> tuple[int | None, str | None, str | None]:
-    """(fiscal year, period, form) a document speaks for under the plan: its own; an 8-K's cover, the release it
-    furnishes (one filing, which reports that quarter: ``releases``, accession -> its earnings release) unless a
-    figure is asked (the release prints it, the cover does not), else
-    its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's March 2026
-    plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
+    """(fiscal year, form, period) a document speaks for under the plan, as ``document_tier`` takes them: its
+    own; an 8-K's cover, the release it furnishes (one filing, which reports that quarter: ``releases``,
+    accession -> its earnings release) unless a figure is asked (the release prints it, the cover does not),
+    else its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's
+    March 2026 plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
     year = document_year(d)
     if d.form != CURRENT or d.fiscal_year is not None:
-        return year, d.fiscal_period, d.form
+        return year, d.form, d.fiscal_period
     release = releases.get(d.accession or "")
     if release is not None and not plan.figure:  # a figure is the release's: the cover prints none
-        return release.fiscal_year, release.fiscal_period, d.form if d.form in plan.doc_types else release.form
+        return release.fiscal_year, d.form if d.form in plan.doc_types else release.form, release.fiscal_period
     fiscal = calendars.get(d.entity)
     if fiscal and d.period_end and plan.target_year not in (None, year) and \
             event_fiscal_year(as_date(d.period_end), *fiscal) == plan.target_year:
-        return plan.target_year, None, d.form
-    return year, None, d.form
+        return plan.target_year, d.form, None
+    return year, d.form, None
 
 
 def newest_forms(plan: QueryPlan) -> tuple[str, ...]:
@@ -128,20 +128,16 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     company."""
     docs = list(docs)
     releases = {d.accession: d for d in docs if d.form == EARNINGS and d.accession}
-    calendars = fiscal_ends(docs)
+    events = plan.target_year is not None and any(d.form == CURRENT and d.fiscal_year is None for d in docs)
+    calendars = fiscal_ends(docs) if events else {}  # read only where an 8-K's event may be of a fiscal year
     spoken = {d.doc_id: speaks_for(d, plan, releases, calendars) for d in docs}
-    years = {doc_id: year for doc_id, (year, _, _) in spoken.items()}
-    periods = {doc_id: period for doc_id, (_, period, _) in spoken.items()}
-    forms = {doc_id: form for doc_id, (_, _, form) in spoken.items()}
-    has_target = {d.entity for d in docs
-                  if document_tier(plan, years[d.doc_id], forms[d.doc_id], periods[d.doc_id], True, d.period_end)[0] == 0}
-    has_quarter = {d.entity for d in docs if plan.analysis.quarters and years[d.doc_id] == plan.target_year and
+    has_target = {d.entity for d in docs if document_tier(plan, *spoken[d.doc_id], True, d.period_end)[0] == 0}
+    has_quarter = {d.entity for d in docs if plan.analysis.quarters and spoken[d.doc_id][0] == plan.target_year and
                    quarter_document(d.form, d.fiscal_period)}
     has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
-    return {d.doc_id: document_choice(plan, years[d.doc_id], forms[d.doc_id], periods[d.doc_id], d.entity in has_target,
-                                      d.doc_id in latest_ids, d.period_end, d.entity in has_day,
-                                      d.entity in has_quarter) for d in docs}
+    return {d.doc_id: document_choice(plan, *spoken[d.doc_id], d.entity in has_target, d.doc_id in latest_ids,
+                                      d.period_end, d.entity in has_day, d.entity in has_quarter) for d in docs}
 
 
 def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:
