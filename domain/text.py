@@ -76,13 +76,34 @@ def terms(text: str | None) -> frozenset[str]:
     return frozenset(_terms_analyzer()(text or ""))
 
 
+def _parts(text: str | None) -> list[str]:
+    """The text's words, lower case, before stemming (see the module docstring)."""
+    text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")
+    return [part for w in WORD.findall(text) for part in _COMPOUNDS.get(w, w).split()]
+
+
 def words(text: str | None) -> tuple[str, ...]:
     """The text's words, normalized and stemmed, in order (see the module docstring)."""
-    text = _POSSESSIVE.sub("", (text or "").lower()).replace("&", " and ")
-    out: list[str] = []
-    for w in WORD.findall(text):
-        out.extend(_stem(part) for part in _COMPOUNDS.get(w, w).split())
-    return tuple(out)
+    return tuple(_stem(part) for part in _parts(text))
+
+
+# Endings the stemmer cuts that make another word, not another form of one: "receivables" is not "receive",
+# "retirement" not "retire", "liquidity" not "liquid" (after the stem, a leading "e" dropped: "-ement").
+_DERIVATIONS = (("abil", "able"), ("abl", "able"), ("ibl", "ible"), ("ment", "ment"), ("it", "ity"),
+                ("ion", "ion"))
+
+
+def _derived(word: str) -> str:
+    stem = _stem(word)
+    rest = word[len(stem):] if word.startswith(stem) else ""
+    rest = rest[1:] if rest.startswith("e") else rest
+    return next((name for ending, name in _DERIVATIONS if rest.startswith(ending)), "")
+
+
+def word_forms(text: str | None) -> frozenset[str]:
+    """The text's words as (stem, derivation) strings, "receiv+able" for "receivables", "receiv+" for
+    "received": a one-word cue is said by its own word's forms only, not by every word sharing its stem."""
+    return frozenset(f"{_stem(part)}+{_derived(part)}" for part in _parts(text))
 
 
 _INITIALISM = re.compile(r"\b(?:[A-Za-z]\.){2,}")

@@ -14,6 +14,7 @@ from domain.text import (
     plain_term,
     spaced_pattern,
     surface_words,
+    word_forms,
     words,
 )
 from indexing.lexicon_job import concept_term, curated_terms
@@ -87,3 +88,16 @@ def test_a_vocabulary_patterns_spaces_match_a_no_break_space_but_not_a_line_brea
     for p in (r"[] ]a b", r"[^] ] c", r"[\] ] d", r"[^^] e"):
         re.compile(spaced_pattern(p))
     assert plain_spaces("a\xa0b\u2009c\u202fd\ne\tf") == "a b c d\ne\tf"  # line breaks and tabs kept
+
+
+def test_a_one_word_cue_is_said_by_its_own_words_forms_not_by_a_word_sharing_its_stem():
+    """The stemmer cuts "receivables" and "receive" to one stem: the balance sheet's receivables are not what
+    shareholders "receive" in a spin-off; "profit" is said by its own cue, not by "profitability"'s stem."""
+    assert words("receivables") == words("receive")
+    assert word_forms("receivables") == word_forms("receivable") != word_forms("receive") == word_forms("received")
+    assert word_forms("retirement") != word_forms("retire") and word_forms("inventories") == word_forms("inventory")
+    cmap = concept_map()
+    said = [c.name for c in cmap.matching("How many shares will shareholders receive in the spin-off?")]
+    assert "balance sheet items" not in said
+    assert "balance sheet items" in [c.name for c in cmap.matching("What were its receivables at year end?")]
+    assert "margins" in [c.name for c in cmap.matching("What was the Aerospace segment's profit in 2023?")]
