@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from domain.periods import asked_label, period_distance, period_label, reports_period, statements_absent
+from domain.rules import CURRENT
 from query.api import Evidence
 from query.catalog import DocInfo
 
@@ -40,22 +41,23 @@ def period_notes(year: int | None, quarters: list[int], evidence: list[Evidence]
 
 def taken_notes(year: int | None, quarters: list[int], newest: list[DocInfo], previous: dict[str, DocInfo | None],
                 evidence: list[Evidence]) -> list[str]:
-    """A question naming no period: one note per company whose evidence it is, naming the newest report the
-    answer takes and the one before it (``previous``: doc_id -> that report, kept among the candidates)."""
+    """A question naming no period: one note per company whose evidence it is, naming the newest filing the
+    answer takes and the one before it (``previous``: doc_id -> that filing, kept among the candidates)."""
     if year is not None or quarters or not evidence:
         return []
     shown = {e.doc_id for e in evidence}
-    notes = []
-    for doc in newest:
-        if doc.doc_id not in shown:
-            continue
-        before = previous.get(doc.doc_id)
-        label = period_label(doc.form, doc.fiscal_year, doc.fiscal_period) or doc.form
-        tail = (f"the one before, {before.doc_id}, is kept among the candidates" if before
-                else f"the index holds no earlier {doc.form} of this company")
-        notes.append(f"no period named: {doc.ticker or doc.company or doc.entity}'s newest report answers, "
-                     f"{doc.doc_id} ({label}, period ended {doc.period_end}); {tail}")
-    return notes
+    return [_taken_note(doc, previous.get(doc.doc_id)) for doc in newest if doc.doc_id in shown]
+
+
+def _taken_note(doc: DocInfo, before: DocInfo | None) -> str:
+    name = doc.ticker or doc.company or doc.entity
+    if doc.form == CURRENT:  # an 8-K filed after the newest report, on what it does not speak of (query.event_filings)
+        tail = f"; its newest report, {before.doc_id}, is kept among the candidates" if before else ""
+        return f"no period named: {name}'s newest filing on it answers, {doc.doc_id} (8-K of {doc.period_end}){tail}"
+    label = period_label(doc.form, doc.fiscal_year, doc.fiscal_period) or doc.form
+    tail = (f"the one before, {before.doc_id}, is kept among the candidates" if before
+            else f"the index holds no earlier {doc.form} of this company")
+    return f"no period named: {name}'s newest report answers, {doc.doc_id} ({label}, period ended {doc.period_end}); {tail}"
 
 
 def _reports(year: int, quarter: int | None, e: Evidence, docs: dict[str, DocInfo]) -> bool:

@@ -384,5 +384,15 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     return Choice(tier, tuple(points))
 
 
+LATEST_EVENT = "L no period named: the newest filing on it, an 8-K filed after the newest report"
+
+
+def latest_moved(choice: Choice, gains: bool) -> Choice:
+    """``choice`` without rule L's points (a newest report that an 8-K filed after it answers instead:
+    ``query.event_filings``) or, ``gains``, with them as that 8-K's filing takes them."""
+    kept = tuple(p for p in choice.points if not p[0].startswith("L "))
+    return Choice(choice.tier, kept + (((LATEST_EVENT, LATEST_POINTS),) if gains else ()))
+
+
 def _unique(values) -> list[str]:
     return list(dict.fromkeys(values))

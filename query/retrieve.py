@@ -163,10 +163,8 @@ class Retriever:
                 if opts.curate:
                     with timing.stage("curate"):
                         curate(result, q.plan, opts, snap.catalog, self._searcher(q))
-                chosen = [d.doc for d in docs]
-                forms = scoring.newest_forms(q.plan)
-                newest = scoring.newest_reports(chosen, forms)
-                before = {d.doc_id: scoring.previous_report(d, chosen, forms) for d in newest}
+                pairs = scoring.taken(docs, [d.doc for d in docs], q.plan)
+                newest, before = [d for d, _ in pairs], {d.doc_id: b for d, b in pairs}
                 result.evidence = scoring.second_document(result.evidence, scoring.second_scores(docs, q.plan, before))
                 result.evidence = result.evidence[:min(opts.max_passages, max(k, 1)) if opts.curate else max(k, 1)]
                 result.company_pages = company_pages(q.plan, entity_of, result.evidence)
@@ -261,7 +259,7 @@ class Retriever:
         voters = scoring.voters(allowed, tiers, [h.id for h in doc_hits], opts.vote_docs)
         passage_hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector,
                                            {"doc_id": voters}, 30, opts.fusion, dense_weight=opts.dense_weight)
-        scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers)
+        scored = scoring.score_documents(allowed, doc_hits, passage_hits, tiers, plan)
         if opts.reranker and scored:
             head = max(opts.doc_k * 4, 20)  # the reranker sees the best candidates only: it costs ~50 ms a pair
             scored = self._rerank_docs(q, scored[:head], opts.reranker) + scored[head:]

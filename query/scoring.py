@@ -30,7 +30,16 @@ from kernel.search import Filters, Hit
 from query.analysis import QueryAnalysis
 from query.api import Evidence
 from query.catalog import Catalog, DocInfo
-from query.plan import Choice, QueryPlan, document_choice, document_tier, on_day, quarter_document
+from query.event_filings import events_after
+from query.plan import (
+    Choice,
+    QueryPlan,
+    document_choice,
+    document_tier,
+    latest_moved,
+    on_day,
+    quarter_document,
+)
 
 
 class ScoredDoc(NamedTuple):
@@ -39,6 +48,7 @@ class ScoredDoc(NamedTuple):
     doc: DocInfo
     score: float
     why: str
+    after: str | None = None  # an 8-K taking rule L from its company's newest report: that report's doc_id
 
 
 
@@ -166,24 +176,41 @@ def owner(entities: list[str | None], share: float = OWNER_SHARE, least: int = O
 
 
 def score_documents(allowed: list[DocInfo], doc_hits: list[Hit], passage_hits: list[Hit],
-                    tiers: dict[str, Choice]) -> list[ScoredDoc]:
+                    tiers: dict[str, Choice], plan: QueryPlan | None = None) -> list[ScoredDoc]:
     """Half the document search's rank, half the passage votes (documents whose chunks answer directly),
-    plus the points of the plan's document choice (``tiers``: :func:`document_tiers` of ``allowed``); best
-    first. ``why`` lists the points and the text match."""
+    plus the points of the plan's document choice (``tiers``: :func:`document_tiers` of ``allowed``; with the
+    ``plan``, rule L's points moved to an 8-K dated after the newest report that the question's words match
+    better: :func:`take_events`); best first. ``why`` lists the points and the text match."""
     base = {h.id: 1.0 - i / max(1, len(doc_hits)) for i, h in enumerate(doc_hits)}  # rank-based, in [0, 1]
     votes: dict[str, float] = {}
     for rank, h in enumerate(passage_hits):
         votes[h.source["doc_id"]] = votes.get(h.source["doc_id"], 0.0) + 1.0 / (rank + 3)
     top_vote = max(votes.values(), default=1.0)
+    text = {d.doc_id: 0.5 * base.get(d.doc_id, 0.0) + 0.5 * votes.get(d.doc_id, 0.0) / top_vote
+            for d in allowed if d.doc_id in base or d.doc_id in votes}
+    moved = events_after(allowed, newest_reports(allowed, newest_forms(plan)), text, plan) if plan else {}
+    tiers = take_events(tiers, moved)
+    after = {doc_id: report for report, filing in moved.items() for doc_id in filing}
     scored = []
     for d in allowed:
-        if d.doc_id not in base and d.doc_id not in votes:
+        if d.doc_id not in text:
             continue
-        score = 0.5 * base.get(d.doc_id, 0.0) + 0.5 * votes.get(d.doc_id, 0.0) / top_vote
         choice = tiers[d.doc_id]
-        why = ", ".join(w for w in (choice.why, f"text match {score:.2f}") if w)
-        scored.append(ScoredDoc(d, score + choice.bonus, why))
+        why = ", ".join(w for w in (choice.why, f"text match {text[d.doc_id]:.2f}") if w)
+        scored.append(ScoredDoc(d, text[d.doc_id] + choice.bonus, why, after.get(d.doc_id)))
     return prefer_restatements(scored)
+
+
+def take_events(tiers: dict[str, Choice], moved: dict[str, list[str]]) -> dict[str, Choice]:
+    """``tiers`` with rule L's points moved from each newest report that an 8-K filed after it answers better
+    to that 8-K's documents (``moved``: ``query.event_filings.events_after``)."""
+    if not moved:
+        return tiers
+    out = dict(tiers)
+    for report, filing in moved.items():
+        out[report] = latest_moved(out[report], False)
+        out.update({doc_id: latest_moved(out[doc_id], True) for doc_id in filing})
+    return out
 
 
 RESTATES = 0.5  # an amendment with at least this share of its original's pages restates the whole report
@@ -194,10 +221,10 @@ def prefer_restatements(scored: list[ScoredDoc]) -> list[ScoredDoc]:
     amendment) just above the original when both are candidates: the amended figures are the filer's last word."""
     at = {d.doc.doc_id: n for n, d in enumerate(scored)}
     out = list(scored)
-    for n, (d, score, why) in enumerate(scored):
-        original = scored[at[d.amends]] if d.amends in at else None
-        if original and d.page_count >= RESTATES * original.doc.page_count and score <= original.score:
-            out[n] = ScoredDoc(d, original.score + 1e-3, f"{why}, restates {d.amends}")
+    for n, t in enumerate(scored):
+        original = scored[at[t.doc.amends]] if t.doc.amends in at else None
+        if original and t.doc.page_count >= RESTATES * original.doc.page_count and t.score <= original.score:
+            out[n] = t._replace(score=original.score + 1e-3, why=f"{t.why}, restates {t.doc.amends}")
     out.sort(key=lambda t: (-t.score, t.doc.doc_id))
     return out
 
@@ -231,17 +258,32 @@ def previous_report(doc: DocInfo, candidates: Iterable[DocInfo],
 
 def with_previous(chosen: list[ScoredDoc], scored: list[ScoredDoc], plan: QueryPlan) -> list[ScoredDoc]:
     """A question naming no period takes each company's newest report (rule L), and the one before it stays a
-    candidate (the question may have been written against it): appended when the best documents left it out."""
+    candidate (the question may have been written against it): appended when the best documents left it out;
+    for an 8-K that took rule L from the newest report (:func:`take_events`), that report."""
     if plan.target_year is not None or plan.analysis.quarters:
         return chosen
     have = {d.doc.doc_id for d in chosen}
     out = list(chosen)
-    forms = newest_forms(plan)
-    for doc in newest_reports((t.doc for t in chosen), forms):
-        before = previous_report(doc, (t.doc for t in scored), forms)
+    for _, before in taken(chosen, [t.doc for t in scored], plan):
         if before is not None and before.doc_id not in have:
             out.extend(t for t in scored if t.doc.doc_id == before.doc_id)
             have.add(before.doc_id)
+    return out
+
+
+def taken(chosen: list[ScoredDoc], candidates: list[DocInfo], plan: QueryPlan) -> list[tuple[DocInfo, DocInfo | None]]:
+    """Rule L's documents among ``chosen``, each with the one before it among ``candidates``: each company's
+    newest report and the report before it (:func:`previous_report`), or the 8-K filed after that report which
+    took its points (:func:`take_events`) and the report."""
+    forms = newest_forms(plan)
+    events: dict[str | None, ScoredDoc] = {}
+    for t in chosen:  # best first: the filing's best matched document names it
+        if t.after:
+            events.setdefault(t.doc.entity, t)
+    by_id = {d.doc_id: d for d in candidates}
+    out: list[tuple[DocInfo, DocInfo | None]] = [(t.doc, by_id.get(t.after or "")) for t in events.values()]
+    out += [(doc, previous_report(doc, candidates, forms))
+            for doc in newest_reports((t.doc for t in chosen), forms) if doc.entity not in events]
     return out
 
 
