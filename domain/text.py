@@ -10,6 +10,8 @@ agree, they call these functions, so "gross margin?" meets "gross margin" and "R
   "cash flow"); each word stemmed by tantivy's English stemmer (the BM25 indexes' own), so
   "operates"/"operate", "liabilities"/"liability" meet. Stop words are kept: "operates in" is not
   "operating";
+- :func:`lexemes`: the words as stems marked with the derivation the stemmer cut ("receivables" is
+  "receiv+able", "receive" "receiv+"), so a one-word concept cue is said by its own word only;
 - :func:`plain_term`: a phrase's lower-cased words joined by spaces, the key a FLAM lexicon term is stored,
   counted and matched under (index side and query side alike);
 - :func:`phrase_text` / :func:`has_phrase`: a phrase matches a text holding its words in a row;
@@ -100,7 +102,7 @@ def _derived(word: str) -> str:
     return next((name for ending, name in _DERIVATIONS if rest.startswith(ending)), "")
 
 
-def word_forms(text: str | None) -> frozenset[str]:
+def lexemes(text: str | None) -> frozenset[str]:
     """The text's words as (stem, derivation) strings, "receiv+able" for "receivables", "receiv+" for
     "received": a one-word cue is said by its own word's forms only, not by every word sharing its stem."""
     return frozenset(f"{_stem(part)}+{_derived(part)}" for part in _parts(text))

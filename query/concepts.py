@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from domain import statements as sections
 from domain import vocabulary
 from domain.statements import Section
-from domain.text import has_phrase, phrase_text, word_forms, words
+from domain.text import has_phrase, lexemes, phrase_text, words
 
 
 class ConceptMapError(ValueError):
@@ -37,17 +37,17 @@ class Concept:
     one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
     written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
-    forms: tuple[str, ...] = ()  # each cue's word form when it is one word (domain.text.word_forms), else ""
+    lexemes: tuple[str, ...] = ()  # each cue's lexeme when it is one word (domain.text.lexemes), else ""
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
 
-    def in_own_words(self, stems: str, forms: frozenset[str]) -> bool:
-        """Whether the text (``stems``; ``forms``: its :func:`~domain.text.word_forms`) says a cue of the concept
-        as the concept means it: a phrase, or a one-word cue in that word's own forms ("receivables", not
+    def in_own_words(self, stems: str, lexemes: frozenset[str]) -> bool:
+        """Whether the text (``stems``; ``lexemes``: its :func:`~domain.text.lexemes`) says a cue of the concept
+        as the concept means it: a phrase, or a one-word cue as that word ("receivables", "receivable"; not
         the verb "receive", which the stemmer cuts to the same stem)."""
-        return not self.forms or any(len(cue) > 1 or form in forms
-                                     for cue, form in zip(self.cues, self.forms, strict=True) if has_phrase(stems, cue))
+        return not self.lexemes or any(len(cue) > 1 or lexeme in lexemes for cue, lexeme
+                                       in zip(self.cues, self.lexemes, strict=True) if has_phrase(stems, cue))
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,8 @@ class ConceptMap:
     def matching(self, text: str) -> list[Concept]:
         """The concepts the text says; one said only inside the words of a concept that stands instead of it
         is not ("comparable sales" is a statistic MD&A reports, not the income statement's sales)."""
-        stems, forms = phrase_text(words(text)), word_forms(text)
-        said = [c for c in self.concepts if c.matches(stems) and c.in_own_words(stems, forms)]
+        stems, said_as = phrase_text(words(text)), lexemes(text)
+        said = [c for c in self.concepts if c.matches(stems) and c.in_own_words(stems, said_as)]
         shadowed = {name for c in said for name in c.instead_of
                     if not any(o.name == name and o.matches(_without(stems, c.cues)) for o in said)}
         counted = [c for c in said if c.name not in shadowed]
@@ -138,10 +138,9 @@ def _without(stems: str, cues: tuple[Cue, ...]) -> str:
     return stems
 
 
-def _form(phrase: str) -> str:
-    """A one-word cue's word form (:func:`~domain.text.word_forms`), "" for a phrase."""
-    forms = word_forms(phrase)
-    return next(iter(forms)) if len(words(phrase)) == 1 else ""
+def _lexeme(phrase: str) -> str:
+    """A one-word cue's lexeme (:func:`~domain.text.lexemes`), "" for a phrase."""
+    return next(iter(lexemes(phrase))) if len(words(phrase)) == 1 else ""
 
 
 def _cue(phrase: str, where: str) -> Cue:
@@ -173,7 +172,7 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
                                 bool(entry.get("one_measure", False)), tuple(entry["cues"]),
-                                tuple(entry.get("about") or ()), tuple(_form(c) for c in entry["cues"])))
+                                tuple(entry.get("about") or ()), tuple(_lexeme(c) for c in entry["cues"])))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of + c.about if n not in names]:

@@ -8,13 +8,13 @@ from domain.text import (
     clean_question,
     compact,
     compact_map,
+    lexemes,
     lower_words,
     phrase_text,
     plain_spaces,
     plain_term,
     spaced_pattern,
     surface_words,
-    word_forms,
     words,
 )
 from indexing.lexicon_job import concept_term, curated_terms
@@ -94,8 +94,8 @@ def test_a_one_word_cue_is_said_by_its_own_words_forms_not_by_a_word_sharing_its
     """The stemmer cuts "receivables" and "receive" to one stem: the balance sheet's receivables are not what
     shareholders "receive" in a spin-off; "profit" is said by its own cue, not by "profitability"'s stem."""
     assert words("receivables") == words("receive")
-    assert word_forms("receivables") == word_forms("receivable") != word_forms("receive") == word_forms("received")
-    assert word_forms("retirement") != word_forms("retire") and word_forms("inventories") == word_forms("inventory")
+    assert lexemes("receivables") == lexemes("receivable") != lexemes("receive") == lexemes("received")
+    assert lexemes("retirement") != lexemes("retire") and lexemes("inventories") == lexemes("inventory")
     cmap = concept_map()
     said = [c.name for c in cmap.matching("How many shares will shareholders receive in the spin-off?")]
     assert "balance sheet items" not in said
