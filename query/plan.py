@@ -29,7 +29,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
   L  no period named: the company's newest periodic report (10-K or 10-Q) speaks for now (+1.0: it answers,
      whatever the text match of older ones); asked over years ("the last three years", "annually") or of
      an Item no 10-Q has (the workforce, the business: ``QueryPlan.annual``), its newest annual report.
-     The report before it stays a candidate (``scoring.with_previous``).
+     The report before it stays a candidate (``scoring.with_previous``). Asked no figure, form or period
+     about an event, an 8-K dated after that report that the question's words match better takes these
+     points, the report staying the one before (``query.event_filings``).
   E  a span shorter than a year named by its last day ("the three months ended June 30, 2023", "the quarter
      ended July 1, 2023") is a quarter's question: the 10-Q whose period ends that day is tier 0, whatever its
      fiscal year's number (Apple's quarter ended December 30, 2023 is its fiscal 2024's first), a 10-Q of
