@@ -95,17 +95,26 @@ _DERIVATIONS = (("abil", "able"), ("abl", "able"), ("ibl", "ible"), ("ment", "me
                 ("ion", "ion"))
 
 
-def _derived(word: str) -> str:
+def _lexeme(word: str) -> str:
+    """A word's stem and the derivation the stemmer cut ("receivables": "receiv+able")."""
     stem = _stem(word)
     rest = word[len(stem):] if word.startswith(stem) else ""
     rest = rest[1:] if rest.startswith("e") else rest
-    return next((name for ending, name in _DERIVATIONS if rest.startswith(ending)), "")
+    return stem + "+" + next((name for ending, name in _DERIVATIONS if rest.startswith(ending)), "")
+
+
+def said_as_itself(phrase: str, said: frozenset[str]) -> bool:
+    """Whether a cue the text's stems hold is said as itself: a phrase of several words is; one word only when
+    its lexeme is among the text's (``said``: :func:`lexemes` of the text): "receivables" by "receivable",
+    not by "receive"."""
+    parts = _parts(phrase)
+    return len(parts) != 1 or _lexeme(parts[0]) in said
 
 
 def lexemes(text: str | None) -> frozenset[str]:
     """The text's words as (stem, derivation) strings, "receiv+able" for "receivables", "receiv+" for
     "received": a one-word cue is said by its own word's forms only, not by every word sharing its stem."""
-    return frozenset(f"{_stem(part)}+{_derived(part)}" for part in _parts(text))
+    return frozenset(_lexeme(part) for part in _parts(text))
 
 
 _INITIALISM = re.compile(r"\b(?:[A-Za-z]\.){2,}")

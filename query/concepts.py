@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from domain import statements as sections
 from domain import vocabulary
 from domain.statements import Section
-from domain.text import has_phrase, lexemes, phrase_text, words
+from domain.text import has_phrase, lexemes, phrase_text, said_as_itself, words
 
 
 class ConceptMapError(ValueError):
@@ -37,7 +37,6 @@ class Concept:
     one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
     written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
-    lexemes: tuple[str, ...] = ()  # each cue's lexeme when it is one word (domain.text.lexemes), else ""
 
     def matches(self, stems: str) -> bool:
         return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
@@ -46,8 +45,8 @@ class Concept:
         """Whether the text (``stems``; ``lexemes``: its :func:`~domain.text.lexemes`) says a cue of the concept
         as the concept means it: a phrase, or a one-word cue as that word ("receivables", "receivable"; not
         the verb "receive", which the stemmer cuts to the same stem)."""
-        return not self.lexemes or any(len(cue) > 1 or lexeme in lexemes for cue, lexeme
-                                       in zip(self.cues, self.lexemes, strict=True) if has_phrase(stems, cue))
+        return not self.written or any(said_as_itself(written, lexemes) for cue, written
+                                       in zip(self.cues, self.written, strict=True) if has_phrase(stems, cue))
 
 
 @dataclass(frozen=True)
@@ -138,11 +137,6 @@ def _without(stems: str, cues: tuple[Cue, ...]) -> str:
     return stems
 
 
-def _lexeme(phrase: str) -> str:
-    """A one-word cue's lexeme (:func:`~domain.text.lexemes`), "" for a phrase."""
-    return next(iter(lexemes(phrase))) if len(words(phrase)) == 1 else ""
-
-
 def _cue(phrase: str, where: str) -> Cue:
     cue = words(phrase)
     if not cue:
@@ -172,7 +166,7 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
                                 bool(entry.get("one_measure", False)), tuple(entry["cues"]),
-                                tuple(entry.get("about") or ()), tuple(_lexeme(c) for c in entry["cues"])))
+                                tuple(entry.get("about") or ())))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of + c.about if n not in names]:

@@ -20,7 +20,15 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from domain import vocabulary
 from domain.rules import concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
-from domain.text import joined_initialisms, lower_words, phrase_text, surface_words, words
+from domain.text import (
+    joined_initialisms,
+    lexemes,
+    lower_words,
+    phrase_text,
+    said_as_itself,
+    surface_words,
+    words,
+)
 from kernel.search import SearchReader
 from schemas.index import INDEXES
 
@@ -107,11 +115,12 @@ def _synonym_phrases() -> list[tuple[str, str]]:
 
 def synonym_terms(text: str) -> list[str]:
     """The synonyms' terms the text names, longest first, each word in one term (compared on normalized
-    words, so "capital-intensive", "free cashflow" and "inventories" find their terms)."""
-    lowered = phrase_text(words(text))
+    words, so "capital-intensive", "free cashflow" and "inventories" find their terms; a one-word term said as
+    itself, "receivables" not by the verb "receive": ``domain.text.said_as_itself``)."""
+    lowered, said = phrase_text(words(text)), lexemes(text)
     found = []
     for phrase, term in _synonym_phrases():
-        if phrase in lowered:
+        if phrase in lowered and said_as_itself(term, said):
             lowered = lowered.replace(phrase, " | ")  # "operating cash flow" is not also "cash"
             found.append(term)
     return found

@@ -20,7 +20,7 @@ from domain.text import (
 from indexing.lexicon_job import concept_term, curated_terms
 from indexing.tree_job import _top_terms
 from query.concepts import concept_map
-from query.facts import synonym_concepts, synonyms
+from query.facts import synonym_concepts, synonym_terms, synonyms
 from query.scoring import flam_weights
 
 
@@ -101,3 +101,6 @@ def test_a_one_word_cue_is_said_by_its_own_words_forms_not_by_a_word_sharing_its
     assert "balance sheet items" not in said
     assert "balance sheet items" in [c.name for c in cmap.matching("What were its receivables at year end?")]
     assert "margins" in [c.name for c in cmap.matching("What was the Aerospace segment's profit in 2023?")]
+    # the facts' synonyms, the same: no receivables fact is pinned for what holders receive
+    assert "receivables" in synonym_terms("What were its receivables?")
+    assert "receivables" not in synonym_terms("What will holders of the right receive per share?")
