@@ -43,7 +43,9 @@ class FactPins(PinReader):
         pins: list[Hit] = []
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
-            company = " ".join(written) if written else d.company
+            # the company as a whole: its own names as written, not a brand or business written for a part of
+            # it ("Pratt & Whitney", "Hill's Pet Nutrition": a segment's member carries their words)
+            company = " ".join(plan.analysis.names) if plan.analysis.names else d.company
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             for page, facts in pages:

@@ -290,16 +290,26 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     "Sales" member of a collaboration's table is not what "Merck's total sales" asks. ``own``: the stems of
     each name of the company the question says (its own, a brand's): a part's name may carry them beside
     words of its own ("Walmart U.S.", "Google Cloud", "Disney Media and Entertainment Distribution"), or be one
-    of them whole ("Pratt & Whitney", "Amazon Web Services"); a part whose words are only some of a name's
+    of them whole or all of a business's words but one ("Pratt & Whitney", "Amazon Web Services", "Pet
+    Nutrition" of "Hill's Pet Nutrition": :func:`_brand_part`); a part whose words are only some of a name's
     ("Raytheon" of "Raytheon Technologies' net sales": RTX's, not its Raytheon segment's) or the registrant's
     name alone (``whole``: its stems) is the company, no part."""
     mine = set(words(asked))
     said = mine.union(*own)
+    brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
 
     def names_part(m: tuple[str, ...]) -> bool:
-        return bool(m) and set(m) <= said and (bool(mine & set(m)) or frozenset(m) in own) and \
-            not set(m) <= metric and not set(m) <= whole
+        return bool(m) and set(m) <= said and (bool(mine & set(m)) or any(_brand_part(set(m), b) for b in brands)) \
+            and not set(m) <= metric and not set(m) <= whole
+
     return [f for f in facts if any(names_part(member_words(d)) for d in f.get("dimensions") or [])]
+
+
+def _brand_part(member: set[str], brand: frozenset[str]) -> bool:
+    """A member named by a brand or a business of the company: its words, or two or more that are all of
+    them but one ("Pratt & Whitney"; "Pet Nutrition" of "Hill's Pet Nutrition"; not "Service" of "Amazon Web
+    Services", nor "Raytheon" of "Raytheon Technologies", a name RTX filed under)."""
+    return member == brand or member <= brand and len(member) >= max(2, len(brand) - 1)
 
 
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2,

@@ -123,6 +123,24 @@ def test_a_part_named_with_the_companys_name():
                          whole=frozenset(words("RTX Corporation"))) == []
 
 
+def test_a_part_named_by_a_business_of_the_company():
+    """A segment written by the business name the company names list ("Colgate's Hill's Pet Nutrition", "RTX's
+    Pratt & Whitney"): the company as a whole is its own name, the business's words name the member, all of
+    them or all but one; a generic member one of them says ("Service" of "Amazon Web Services") is no part."""
+    pet = _fact(["us-gaap:StatementBusinessSegmentsAxis=cl:PetNutritionMember"], "1,056")
+    hills = [frozenset(words("Colgate-Palmolive")), frozenset(words("Hill's Pet Nutrition"))]
+    assert named_members([pet], "What were net sales in Q2 2023?", own=hills,
+                         whole=frozenset(words("Colgate-Palmolive"))) == [pet]
+    assert named_members([pet], "What were net sales in Q2 2023?", own=hills,  # the business taken for the company
+                         whole=frozenset(words("Colgate-Palmolive Hill's Pet Nutrition"))) == []
+    pw = _fact(["us-gaap:StatementBusinessSegmentsAxis=rtx:PrattAndWhitneyMember"], "18,296")
+    assert named_members([pw], "What were net sales in 2023?", own=[frozenset(words("Pratt & Whitney"))],
+                         whole=frozenset(words("RTX Corporation"))) == [pw]
+    service = _fact(["srt:ProductOrServiceAxis=us-gaap:ServiceMember"], "300,000")
+    assert named_members([service], "What was operating income in 2023?",
+                         own=[frozenset(words("Amazon Web Services"))], whole=frozenset(words("Amazon.com, Inc."))) == []
+
+
 def _on(page: int, period: str, display: str) -> dict:
     return {**_fact([], display), "page": page, "fiscal_period": period}
 
