@@ -5,6 +5,7 @@ statements' pins. Documents without facts (PDFs, filings before iXBRL) pin nothi
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from typing import NamedTuple
 
 from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
@@ -19,12 +20,20 @@ from query.statements import echo_page
 ECHO_SEARCH = 30  # passages of the document searched for the facts' figures printed again
 
 
+class FactPinned(NamedTuple):
+    """The facts' pins, and the documents whose facts found were a part's (a segment's, a product's: members'
+    rows, not the consolidated figure), whose statements then print no figure asked."""
+
+    pins: list[Hit]
+    parts: frozenset[str] = frozenset()
+
+
 class FactPins(PinReader):
     """``FactPins(backend)(question, best documents, top score, pages taken)``: the facts' pages, then the
     amount printed again."""
 
     def __call__(self, q: Question, best: list[DocInfo], top: float,
-                 taken: AbstractSet[tuple[str, int]] = frozenset()) -> list[Hit]:
+                 taken: AbstractSet[tuple[str, int]] = frozenset()) -> FactPinned:
         """Metric questions over iXBRL filings: in each best document, the pages that print the facts the
         question names (:func:`fact_page_limit` of them), with the facts as the reason (the companies' names
         are no concept words). Documents without facts (PDFs, filings before iXBRL) pin nothing: the
@@ -34,13 +43,14 @@ class FactPins(PinReader):
         metric = not plan.narrative and not plan.described and plan.forecast is None and \
             (plan.figure or bool(synonym_concepts(plan.core)))
         if not metric or not q.snap.has_facts:
-            return []
+            return FactPinned([])
         # who the question names, as it writes them ("GE's Aerospace segment": GE, whose name is GE Aerospace
         # today, and its Aerospace segment), else the companies' own names
         written = plan.analysis.written
         names = written + [d.ticker for d in best] if written else \
             [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
+        parts: set[str] = set()
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
             # the company as a whole: its own names as written, not a brand or business written for a part of
@@ -48,6 +58,8 @@ class FactPins(PinReader):
             company = " ".join(plan.analysis.names) if plan.analysis.names else d.company
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
+            if pages and any(f.get("dimensions") for f in found):
+                parts.add(d.doc_id)
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
                 hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
@@ -58,7 +70,7 @@ class FactPins(PinReader):
                                      "_reason": f"reports {describe(facts)}"}))
             if pages and not several_companies(len(best)):
                 self._echo(q, d, pages, pins, top, taken)
-        return pins
+        return FactPinned(pins, frozenset(parts))
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
               top: float, taken: AbstractSet[tuple[str, int]]) -> None:

@@ -60,7 +60,8 @@ class Pins(PinReader):
         if q.opts.facts:
             with timing.stage("facts"):
                 taken = {(h.source["doc_id"], int(h.source["_page"])) for h in pinned}
-                pinned = self.facts(q, best, (pinned or hits)[0].score, taken) + pinned
+                facts = self.facts(q, best, (pinned or hits)[0].score, taken)
+                pinned = facts.pins + [h for h in pinned if not _whole_of_part(h, facts.parts)]
         return pinned
 
     def statement_pins(self, q: Question, best: list[DocInfo], hits: list[Hit]) -> list[Hit]:
@@ -246,6 +247,13 @@ class Pins(PinReader):
         """A chunk of the next page when the statement runs on to it (``query.statements.continuation``)."""
         hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
         return continuation(statement, page, [h.source for h in hits])
+
+
+def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
+    """A consolidated statement's page pinned in a document whose facts found the part asked (a segment's, a
+    product's figure: ``parts``): the statement prints the whole, not the figure asked, so the part's own
+    pages (the segment note, MD&A's section) stand in its place."""
+    return pin.source["doc_id"] in parts and pin.source["_basis"] in ("statement", "continuation")
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

@@ -184,3 +184,21 @@ def test_a_part_said_after_the_companys_possessive_is_a_metric_word():
     assert spent.split() == ["how"]  # the metric's words name no part
     equipment = _fact(["us-gaap:PropertyPlantAndEquipmentByTypeAxis=us-gaap:PropertyAndEquipmentMember"], "1")
     assert named_members([equipment], spent) == []
+
+
+def test_a_parts_figure_found_leaves_the_consolidated_statement_unpinned():
+    """Colgate's Hill's Pet Nutrition net sales: the facts found are the segment's, so the income statement,
+    which prints the company's net sales, gives its place to the segment's own pages; another document's
+    statement, and the facts' own pins, stay."""
+    from kernel.search import Hit
+    from query.pins import _whole_of_part
+
+    def pin(doc_id: str, basis: str) -> Hit:
+        return Hit(f"{doc_id}:1", 1.0, {"doc_id": doc_id, "_basis": basis, "_page": 1})
+
+    parts = frozenset({"CL_2023Q2_10Q"})
+    assert _whole_of_part(pin("CL_2023Q2_10Q", "statement"), parts)
+    assert _whole_of_part(pin("CL_2023Q2_10Q", "continuation"), parts)
+    assert not _whole_of_part(pin("CL_2023Q2_10Q", "fact"), parts)
+    assert not _whole_of_part(pin("CL_2023_10K", "statement"), parts)
+    assert not _whole_of_part(pin("CL_2023Q2_10Q", "statement"), frozenset())  # the whole's figure found
