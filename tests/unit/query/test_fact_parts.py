@@ -4,6 +4,7 @@ consolidated figure: pure functions on literal facts."""
 from __future__ import annotations
 
 from domain.text import words
+from kernel.search import Hit
 from query.facts import (
     breakdown_axes,
     describe,
@@ -13,6 +14,7 @@ from query.facts import (
     named_members,
     split_by,
 )
+from query.pins import _whole_of_part
 
 SEGMENT = "us-gaap:StatementBusinessSegmentsAxis=t:CommunicationsMember"
 MOBILITY = "us-gaap:SubsegmentsAxis=t:MobilityMember"
@@ -190,8 +192,6 @@ def test_a_parts_figure_found_leaves_the_consolidated_statement_unpinned():
     """Colgate's Hill's Pet Nutrition net sales: the facts found are the segment's, so the income statement,
     which prints the company's net sales, gives its place to the segment's own pages; another document's
     statement, and the facts' own pins, stay."""
-    from kernel.search import Hit
-    from query.pins import _whole_of_part
 
     def pin(doc_id: str, basis: str) -> Hit:
         return Hit(f"{doc_id}:1", 1.0, {"doc_id": doc_id, "_basis": basis, "_page": 1})
