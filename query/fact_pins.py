@@ -11,7 +11,7 @@ from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 from kernel.search import Hit
 from query.catalog import DocInfo
-from query.facts import describe, fact_pages, question_facts, synonym_concepts
+from query.facts import describe, fact_pages, of_a_part, question_facts, synonym_concepts
 from query.part_pins import asked_parts
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
 from query.question import Question
@@ -21,8 +21,8 @@ ECHO_SEARCH = 30  # passages of the document searched for the facts' figures pri
 
 
 class FactPinned(NamedTuple):
-    """The facts' pins, and the documents whose facts found were a part's (a segment's, a product's: members'
-    rows, not the consolidated figure), whose statements then print no figure asked."""
+    """The facts' pins, and the documents whose facts found were a part's (a segment's, a region's: members'
+    rows, not the consolidated figure: ``facts.of_a_part``), whose statements then print no figure asked."""
 
     pins: list[Hit]
     parts: frozenset[str] = frozenset()
@@ -58,7 +58,7 @@ class FactPins(PinReader):
             company = " ".join(plan.analysis.names) if plan.analysis.names else d.company
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
-            if pages and any(f.get("dimensions") for f in found):
+            if pages and any(of_a_part(f) for f in found):
                 parts.add(d.doc_id)
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}

@@ -260,7 +260,21 @@ def split_by(facts: list[dict], axes: tuple[str, ...]) -> list[dict]:
     """The facts that are one member of one of these axes each (a segment's row of the segment note)."""
     if not axes:
         return []
-    return [f for f in facts if any(d.split("=", 1)[0].rsplit(":", 1)[-1] in axes for d in f.get("dimensions") or [])]
+    return [f for f in facts if _on_axes(f, axes)]
+
+
+# The axes of a company's parts no consolidated statement prints a row of (its segments, its regions); a
+# product line's (Oracle's cloud services), a class of stock's or a debt instrument's rows may be the statement's
+PART_AXES = ("StatementBusinessSegmentsAxis", "StatementGeographicalAxis")
+
+
+def of_a_part(fact: dict) -> bool:
+    """Whether a fact is a segment's or a region's (:data:`PART_AXES`): the statements print the whole's."""
+    return _on_axes(fact, PART_AXES)
+
+
+def _on_axes(fact: dict, axes: tuple[str, ...]) -> bool:
+    return any(d.split("=", 1)[0].rsplit(":", 1)[-1] in axes for d in fact.get("dimensions") or [])
 
 
 def member_name(dimension: str) -> str | None:

@@ -251,7 +251,7 @@ class Pins(PinReader):
 
 def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
     """A consolidated statement's page pinned in a document whose facts found the part asked (a segment's, a
-    product's figure: ``parts``): the statement prints the whole, not the figure asked, so the part's own
+    region's figure: ``parts``): the statement prints the whole, not the figure asked, so the part's own
     pages (the segment note, MD&A's section) stand in its place."""
     return pin.source["doc_id"] in parts and pin.source["_basis"] in ("statement", "continuation")
 

@@ -12,6 +12,7 @@ from query.facts import (
     member_words,
     metric_words,
     named_members,
+    of_a_part,
     split_by,
 )
 from query.pins import _whole_of_part
@@ -202,3 +203,14 @@ def test_a_parts_figure_found_leaves_the_consolidated_statement_unpinned():
     assert not _whole_of_part(pin("CL_2023Q2_10Q", "fact"), parts)
     assert not _whole_of_part(pin("CL_2023_10K", "statement"), parts)
     assert not _whole_of_part(pin("CL_2023Q2_10Q", "statement"), frozenset())  # the whole's figure found
+
+
+def test_a_part_is_a_segments_or_a_regions_not_a_product_lines_or_a_class_of_stocks():
+    """The consolidated statements print no segment's or region's row, but may print a product line's (Oracle's
+    cloud services and license support) or a class of stock's (Visa's class A repurchases): only the first
+    two leave the statement unpinned."""
+    assert of_a_part(_fact(["us-gaap:StatementBusinessSegmentsAxis=cl:PetNutritionMember"], "1,056"))
+    assert of_a_part(_fact(["srt:StatementGeographicalAxis=country:US"], "9"))
+    assert not of_a_part(_fact(["srt:ProductOrServiceAxis=orcl:CloudServicesAndLicenseSupportMember"], "9,553"))
+    assert not of_a_part(_fact(["us-gaap:StatementClassOfStockAxis=us-gaap:CommonClassAMember"], "4,000"))
+    assert not of_a_part(_fact([], "20,000"))
