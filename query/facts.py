@@ -29,6 +29,7 @@ from domain.text import (
     surface_words,
     words,
 )
+from domain.text import terms as full_text_terms
 from kernel.search import SearchReader
 from schemas.index import INDEXES
 
@@ -291,9 +292,12 @@ _INITIAL_DOT = re.compile(r"(?<=[A-Z])\.")  # "U.S.RetailPetFoods", "NonU.S.Comm
 def member_words(dimension: str) -> tuple[str, ...]:
     """The stems of a dimension's member (:func:`member_name`), a "Segment" suffix left out
     (``WalmartUSSegmentMember``: the axis's role, not the part's name, which questions say without it), dotted
-    initials joined as questions' are (``sjm:U.S.RetailPetFoodsMember``: "us retail pet food")."""
+    initials joined as questions' are (``sjm:U.S.RetailPetFoodsMember``: "us retail pet food"); none for a
+    member whose name is a stop word (``country:IN``, India's: "net sales in 2023" names no country)."""
     member = member_name(dimension)
-    return words(split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment")))) if member else ()
+    if not member or not full_text_terms(member):  # a country code that is a stop word ("IN", "AT", "IT"): no part's name
+        return ()
+    return words(split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment"))))
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),

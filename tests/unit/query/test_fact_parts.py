@@ -214,3 +214,11 @@ def test_a_part_is_a_segments_or_a_regions_not_a_product_lines_or_a_class_of_sto
     assert not of_a_part(_fact(["srt:ProductOrServiceAxis=orcl:CloudServicesAndLicenseSupportMember"], "9,553"))
     assert not of_a_part(_fact(["us-gaap:StatementClassOfStockAxis=us-gaap:CommonClassAMember"], "4,000"))
     assert not of_a_part(_fact([], "20,000"))
+
+
+def test_a_country_code_that_is_a_stop_word_names_no_part():
+    """"Abbott's net sales in 2023": "in" is no country, though India's member is ``country:IN``."""
+    india = _fact(["srt:StatementGeographicalAxis=country:IN"], "1,750")
+    assert member_words("srt:StatementGeographicalAxis=country:IN") == ()
+    assert named_members([india], "What were net sales in 2023?") == []
+    assert member_words("srt:StatementGeographicalAxis=country:US") == ("us",)
