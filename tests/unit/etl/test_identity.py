@@ -96,8 +96,8 @@ def test_the_query_side_prefers_an_amendment_that_restates():
         _doc("X_2023_10KA_2", 12, "X_2023_10K")
     ranked = prefer_restatements([ScoredDoc(original, 1.5, "fiscal 2023"), ScoredDoc(part3, 1.4, "text"),
                                   ScoredDoc(full, 1.2, "text")])
-    assert [d.doc_id for d, _, _ in ranked] == ["X_2023_10KA", "X_2023_10K", "X_2023_10KA_2"]
-    assert "restates X_2023_10K" in ranked[0][2]
+    assert [t.doc.doc_id for t in ranked] == ["X_2023_10KA", "X_2023_10K", "X_2023_10KA_2"]
+    assert "restates X_2023_10K" in ranked[0].why
 
 
 _KILLED_CONVERT = """
