@@ -339,7 +339,7 @@ class Retriever:
                                                          [d.doc.doc_id for d in scored])}
         scores = cross_encoder(model).predict([(q.text, rows.get(d.doc.doc_id, {}).get("cover_summary", ""))
                                                for d in scored])
-        return sorted([ScoredDoc(d.doc, float(s) + d.score, d.why + ", reranked")
+        return sorted([d._replace(score=float(s) + d.score, why=d.why + ", reranked")
                        for d, s in zip(scored, scores, strict=True)], key=lambda t: -t.score)
 
     def _rerank_passages(self, text: str, hits: list[Hit], model: str) -> list[Hit]:
