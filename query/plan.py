@@ -362,6 +362,7 @@ class Choice(NamedTuple):
 TIER_POINTS = (0.8, 0.4, 0.0)  # R1, R2, R3
 ANNUAL_POINTS = 0.2  # A
 LATEST_POINTS = 1.0  # L
+LATEST_RULE = "L no period named"  # the reason rule L's points carry, whichever document takes them
 DAY_POINTS = 0.3  # D
 
 
@@ -381,18 +382,18 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     if dated_that_day:
         points.append(("D the balance sheet of the day asked", DAY_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
-        points.append(("L no period named: the newest " + ("annual report" if plan.annual else "report"),
+        points.append((f"{LATEST_RULE}: the newest " + ("annual report" if plan.annual else "report"),
                        LATEST_POINTS))
     return Choice(tier, tuple(points))
 
 
-LATEST_EVENT = "L no period named: the newest filing on it, an 8-K filed after the newest report"
+LATEST_EVENT = f"{LATEST_RULE}: the newest filing on it, an 8-K filed after the newest report"
 
 
 def latest_moved(choice: Choice, gains: bool) -> Choice:
     """``choice`` without rule L's points (a newest report that an 8-K filed after it answers instead:
     ``query.event_filings``) or, ``gains``, with them as that 8-K's filing takes them."""
-    kept = tuple(p for p in choice.points if not p[0].startswith("L "))
+    kept = tuple(p for p in choice.points if not p[0].startswith(LATEST_RULE))
     return Choice(choice.tier, kept + (((LATEST_EVENT, LATEST_POINTS),) if gains else ()))
 
 
