@@ -96,15 +96,16 @@ def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
                calendars: dict[str | None, tuple[str, int]]) -> tuple[int | None, str | None, str | None]:
     """(fiscal year, form, period) a document speaks for under the plan, as ``document_tier`` takes them: its
     own; an 8-K's cover, the release it furnishes (one filing, which reports that quarter: ``releases``,
-    accession -> its earnings release) unless a figure is asked (the release prints it, the cover does not),
-    else its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's
+    accession -> its earnings release) unless a figure is asked (the release prints it, the cover does not);
+    another exhibit of that filing (Caterpillar's retail statistics), the release's quarter even when a figure
+    is asked (it prints that quarter's); else its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's
     March 2026 plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
     year = document_year(d)
+    release = releases.get(d.accession or "") if d.form == CURRENT else None
+    if release is not None and (d.exhibit_type or not plan.figure):  # the cover prints no figure, an exhibit may
+        return release.fiscal_year, d.form if d.form in plan.doc_types else release.form, release.fiscal_period
     if d.form != CURRENT or d.fiscal_year is not None:
         return year, d.form, d.fiscal_period
-    release = releases.get(d.accession or "")
-    if release is not None and not plan.figure:  # a figure is the release's: the cover prints none
-        return release.fiscal_year, d.form if d.form in plan.doc_types else release.form, release.fiscal_period
     fiscal = calendars.get(d.entity)
     if fiscal and d.period_end and plan.target_year not in (None, year) and \
             event_fiscal_year(as_date(d.period_end), *fiscal) == plan.target_year:

@@ -425,6 +425,24 @@ def test_a_short_8k_chosen_first_is_read_whole():
     assert read_whole(hits, "Y_8K", own) == hits  # the filing has no hit: nothing to scale by
 
 
+def test_another_exhibit_of_a_results_filing_speaks_for_its_quarter_when_a_figure_is_asked():
+    """Caterpillar's retail statistics, furnished as Exhibit 99.2 with its first quarter's release, print that
+    quarter's figures (the cover prints none): asked a figure of the quarter, the exhibit is the quarter's
+    document as the release is, even when its cover reader gave it a year and period of its own."""
+    cat = dict(entity="caterpillar", company="Caterpillar", accession="0000018230-22-000107")
+    release = DocInfo(doc_id="CAT_2022Q1_EARNINGS", form="EARNINGS", fiscal_year=2022, fiscal_period="Q1",
+                      period_end="2022-04-28", exhibit_type="EX-99.1", **cat)
+    stats = DocInfo(doc_id="CAT_2022-04-28_8K_EX99-2", form="8-K", fiscal_year=2022, fiscal_period="Q1",
+                    period_end="2022-04-28", exhibit_type="EX-99.2", **cat)
+    cover = DocInfo(doc_id="CAT_2022-04-28_8K", form="8-K", period_end="2022-04-28", **cat)
+    tiers = document_tiers([release, stats, cover], plan_for("retail sales in Latin America in the first quarter of"
+                                                             " 2022", years=[2022], quarters=[1]))
+    assert tiers["CAT_2022-04-28_8K_EX99-2"].tier == tiers["CAT_2022Q1_EARNINGS"].tier == 0
+    assert tiers["CAT_2022-04-28_8K"].tier == 2  # a figure asked: the cover prints none
+    alone = document_tiers([stats], plan_for("retail sales in the first quarter of 2022", years=[2022], quarters=[1]))
+    assert alone["CAT_2022-04-28_8K_EX99-2"].tier == 2  # no release in its filing: an 8-K's exhibit, not a quarter's
+
+
 def test_an_8k_speaks_for_the_release_it_furnishes_and_for_the_fiscal_year_of_its_event():
     """An 8-K's cover furnishing a quarter's release is that quarter's, as the release is (one filing); another
     8-K's event is of its calendar year and of its company's fiscal year, read off its reports (NVIDIA's years
