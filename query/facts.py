@@ -213,6 +213,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     said = frozenset(words(question))
     own = [name for n in names if (name := frozenset(words(n))) and name <= said]  # the names it says, brands too
     metric, whole = frozenset(words(" ".join(terms))), frozenset(words(company))
+    initials = question_initials(question)
     if not concepts and asked:
         # a concept is chosen by its consolidated facts, or by the facts of the part the question names in full
         # with capitals, as a name is written ("GE's Aerospace segment profit": the concept the segment's rows
@@ -220,7 +221,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         whole_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)
         part_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
         proper = proper_words(question, names)
-        parts = {id(f) for f in named_members([h.source for h in part_hits], proper, metric, own, whole)}
+        parts = {id(f) for f in named_members([h.source for h in part_hits], proper, metric, own, whole, initials)}
         concepts = best_concepts([(h.source["concept"], h.score) for h in part_hits if id(h.source) in parts]) or \
             best_concepts([(h.source["concept"], h.score) for h in whole_hits])
     if not concepts:
@@ -228,7 +229,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
     found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
                                             {**scope, "concept": concepts}, 300)]
-    named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole)
+    named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole, initials)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
@@ -301,7 +302,8 @@ def member_words(dimension: str) -> tuple[str, ...]:
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
-                  own: Collection[frozenset[str]] = (), whole: frozenset[str] = frozenset()) -> list[dict]:
+                  own: Collection[frozenset[str]] = (), whole: frozenset[str] = frozenset(),
+                  initials: Collection[str] = ()) -> list[dict]:
     """The dimensional facts one of whose members the question names in full (``asked``: its words without
     the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure. A
     member the metric's own words name (``metric``: the stems of the synonym terms it says) is no part: the
@@ -311,7 +313,8 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     of them whole or all of a business's words but one ("Pratt & Whitney", "Amazon Web Services", "Pet
     Nutrition" of "Hill's Pet Nutrition": :func:`_brand_part`); a part whose words are only some of a name's
     ("Raytheon" of "Raytheon Technologies' net sales": RTX's, not its Raytheon segment's) or the registrant's
-    name alone (``whole``: its stems) is the company, no part."""
+    name alone (``whole``: its stems) is the company, no part. ``initials``: the question's capitals that
+    may be a segment's or a region's initials ("AWS", "E&T": :func:`question_initials`, :func:`member_initials`)."""
     mine = set(words(asked))
     said = mine.union(*own)
     brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
@@ -320,7 +323,38 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
         return bool(m) and set(m) <= said and (bool(mine & set(m)) or any(_brand_part(set(m), b) for b in brands)) \
             and not set(m) <= metric and not set(m) <= whole
 
-    return [f for f in facts if any(names_part(member_words(d)) for d in f.get("dimensions") or [])]
+    def initialed(d: str) -> bool:
+        return bool(initials) and _on_axes({"dimensions": [d]}, PART_AXES) and member_initials(d) in initials \
+            and not set(member_words(d)) <= whole
+
+    return [f for f in facts if any(names_part(member_words(d)) or initialed(d) for d in f.get("dimensions") or [])]
+
+
+_CAPITALS = re.compile(r"(?<![\w&])[A-Z](?:&?[A-Z]){1,4}(?![\w&])")  # "AWS", "BSNA", "E&T" (a word of its own)
+
+
+def question_initials(question: str) -> frozenset[str]:
+    """The words a question writes in capitals, two to five letters ("AWS", "SPS", "E&T" as "ET"): where a
+    segment may be named by its initials, as analysts and the filings' own MD&A write them ("Amazon Web
+    Services (AWS)", "Disney Media and Entertainment Distribution (DMED)"). A company's ticker or a metric's
+    initials ("EPS", "R&D") are among them: no segment's or region's member has those."""
+    return frozenset(m.group().replace("&", "") for m in _CAPITALS.finditer(question))
+
+
+@functools.lru_cache(maxsize=65536)
+def member_initials(dimension: str) -> str:
+    """The initials of a member's words, two or more, a "Segment" suffix and joining words ("And", "Of", "The")
+    left out: ``AmazonWebServicesSegmentMember`` "AWS", ``SafetyAndProductivitySolutionsMember`` "SPS",
+    ``EnergyandTransportationMember`` "ET"; empty for a one-word member ("Aerospace", "EMEA")."""
+    member = member_name(dimension)
+    if not member:
+        return ""
+    said = split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment"))).split()
+    kept = [w for w in said if w.lower() not in _JOINING]
+    return "".join(w[0].upper() for w in kept) if len(kept) >= 2 else ""
+
+
+_JOINING = frozenset({"and", "of", "the", "for", "&"})
 
 
 def _brand_part(member: set[str], brand: frozenset[str]) -> bool:

@@ -9,10 +9,12 @@ from query.facts import (
     breakdown_axes,
     describe,
     fact_pages,
+    member_initials,
     member_words,
     metric_words,
     named_members,
     of_a_part,
+    question_initials,
     split_by,
 )
 from query.pins import _whole_of_part
@@ -142,6 +144,26 @@ def test_a_part_named_by_a_business_of_the_company():
     service = _fact(["srt:ProductOrServiceAxis=us-gaap:ServiceMember"], "300,000")
     assert named_members([service], "What was operating income in 2023?",
                          own=[frozenset(words("Amazon Web Services"))], whole=frozenset(words("Amazon.com, Inc."))) == []
+
+
+def test_a_segment_named_by_its_initials():
+    """"AWS net sales", "Caterpillar's E&T segment": a question's capitals that are the initials of a segment's
+    or a region's words (joining words left out) name that member; a metric's capitals ("EPS", "R&D") are no
+    member's, a product line's initials are not a part, and a one-word member has no initials."""
+    assert question_initials("What were AWS net sales? Caterpillar's E&T? Its EPS and R&D in Q2 2023?") == \
+        frozenset({"AWS", "ET", "EPS", "RD"})
+    assert member_initials("us-gaap:StatementBusinessSegmentsAxis=amzn:AmazonWebServicesSegmentMember") == "AWS"
+    assert member_initials("us-gaap:StatementBusinessSegmentsAxis=hon:SafetyAndProductivitySolutionsMember") == "SPS"
+    assert member_initials("us-gaap:StatementBusinessSegmentsAxis=ge:AerospaceSegmentMember") == ""
+    aws = _fact(["us-gaap:StatementBusinessSegmentsAxis=amzn:AmazonWebServicesSegmentMember"], "22,140")
+    asked = "What were AWS net sales in the second quarter of 2023?"
+    assert named_members([aws], asked, initials=question_initials(asked)) == [aws]
+    assert named_members([aws], asked) == []  # no initials read: no part named
+    product = _fact(["srt:ProductOrServiceAxis=t:AmazonWebServicesMember"], "22,140")
+    assert named_members([product], asked, initials=question_initials(asked)) == []  # a product line's, no part
+    own = _fact(["us-gaap:StatementBusinessSegmentsAxis=x:InternationalBusinessMachinesMember"], "1")
+    assert named_members([own], "IBM's revenue", initials={"IBM"},
+                         whole=frozenset(words("International Business Machines"))) == []  # the company itself
 
 
 def _on(page: int, period: str, display: str) -> dict:
