@@ -125,10 +125,20 @@ def spelled_out(text: str) -> str:
     """The text with the short forms analysts type spelled out as filings print them
     (``domain/vocabulary/short_forms.yaml``): "rev" replaced by "revenue" (no filing prints it), "R&D" followed
     by "research and development" (filings print both). BM25, the concept cues and the embedding then meet the
-    words filings print, so a question asked with a short form finds what the spelled-out one finds."""
+    words filings print, so a question asked with a short form finds what the spelled-out one finds. A sales
+    figure asked by the verb is followed by the noun filings print it under (:data:`_SOLD`)."""
     for pattern, words in _short_forms():
         text = pattern.sub(words, text)
-    return text
+    return _SOLD.sub(r"\g<0> sales", text)
+
+
+# "How much did Apple sell in its first fiscal quarter", "how much has the segment sold": the sales figure,
+# asked by a verb the stemmer keeps apart from the "net sales" filings print. Only after "how much" and an
+# auxiliary, within a few words of them: "how much revenue did the sold business bring" asks no sales, "how
+# many vehicles did GM sell" counts units, "what business did 3M agree to sell" names a business, "selling,
+# general and administrative" is an expense.
+_SOLD = re.compile(r"\bhow much\s+(?:did|does|do|has|have|had|will|would|could|can)(?:\s+\S+){1,6}?\s+(?:sell|sold)\b",
+                   re.I)
 
 
 def printed_nouns(text: str) -> list[str]:

@@ -79,6 +79,20 @@ def test_a_short_form_is_read_as_filings_print_it():
         assert short == short.lower() and short not in printed.lower().split(), short
 
 
+def test_a_sales_figure_asked_by_the_verb_is_read_as_sales():
+    """"How much did Acme sell" asks its sales (filings print "net sales"; the stemmer keeps "sell" apart):
+    the noun follows the verb, so the concept map reads revenue and the figure; units counted, a business
+    sold, a selling expense and an adjective "sold" are left as written."""
+    assert spelled_out("How much did Acme sell in Q2 2023?") == "How much did Acme sell sales in Q2 2023?"
+    assert spelled_out("how much has Acme's Aerospace segment sold?") == "how much has Acme's Aerospace segment sold sales?"
+    for other in ("How many vehicles did Acme sell in 2023?", "What business did Acme agree to sell?",
+                  "How much did Acme spend on selling, general and administrative expense?",
+                  "How much revenue did the sold business bring?"):
+        assert spelled_out(other) == other
+    plan = plan_of(spelled_out("How much did Acme sell in its first fiscal quarter of 2024?"))
+    assert "revenue and growth" in plan.concepts and plan.figure
+
+
 def test_a_share_asked_is_a_percent_and_the_unit_of_an_answer_is_not():
     """"Gross margin percentage" asks for a share (the row printing it prints percentages, and filings print
     the word); "answer in units of percents" says how to give the answer."""
