@@ -276,7 +276,12 @@ def of_a_part(fact: dict) -> bool:
 
 
 def _on_axes(fact: dict, axes: tuple[str, ...]) -> bool:
-    return any(d.split("=", 1)[0].rsplit(":", 1)[-1] in axes for d in fact.get("dimensions") or [])
+    return any(_axis(d) in axes for d in fact.get("dimensions") or [])
+
+
+def _axis(dimension: str) -> str:
+    """A dimension's axis as its local name ('us-gaap:StatementBusinessSegmentsAxis=...' -> its axis's name)."""
+    return dimension.split("=", 1)[0].rsplit(":", 1)[-1]
 
 
 def member_name(dimension: str) -> str | None:
@@ -324,7 +329,7 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
             and not set(m) <= metric and not set(m) <= whole
 
     def initialed(d: str) -> bool:
-        return bool(initials) and _on_axes({"dimensions": [d]}, PART_AXES) and member_initials(d) in initials \
+        return bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials \
             and not set(member_words(d)) <= whole
 
     return [f for f in facts if any(names_part(member_words(d)) or initialed(d) for d in f.get("dimensions") or [])]
@@ -341,6 +346,9 @@ def question_initials(question: str) -> frozenset[str]:
     return frozenset(m.group().replace("&", "") for m in _CAPITALS.finditer(question))
 
 
+_JOINING = frozenset({"and", "of", "the", "for", "&"})  # words a member's initials leave out
+
+
 @functools.lru_cache(maxsize=65536)
 def member_initials(dimension: str) -> str:
     """The initials of a member's words, two or more, a "Segment" suffix and joining words ("And", "Of", "The")
@@ -353,8 +361,6 @@ def member_initials(dimension: str) -> str:
     kept = [w for w in said if w.lower() not in _JOINING]
     return "".join(w[0].upper() for w in kept) if len(kept) >= 2 else ""
 
-
-_JOINING = frozenset({"and", "of", "the", "for", "&"})
 
 
 def _brand_part(member: set[str], brand: frozenset[str]) -> bool:

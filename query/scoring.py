@@ -98,8 +98,9 @@ def speaks_for(d: DocInfo, plan: QueryPlan, releases: dict[str, DocInfo],
     own; an 8-K's cover, the release it furnishes (one filing, which reports that quarter: ``releases``,
     accession -> its earnings release) unless a figure is asked (the release prints it, the cover does not);
     another exhibit of that filing (Caterpillar's retail statistics), the release's quarter even when a figure
-    is asked (it prints that quarter's); else its event's year: the fiscal year the event falls in when the question names that one (NVIDIA's
-    March 2026 plan is of its fiscal 2027: ``calendars``, :func:`fiscal_ends`), else the calendar's."""
+    is asked (it prints that quarter's); else its event's year: the fiscal year the event falls in when the
+    question names that one (NVIDIA's March 2026 plan is of its fiscal 2027: ``calendars``,
+    :func:`fiscal_ends`), else the calendar's."""
     year = document_year(d)
     release = releases.get(d.accession or "") if d.form == CURRENT else None
     if release is not None and (d.exhibit_type or not plan.figure):  # the cover prints no figure, an exhibit may
