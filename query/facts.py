@@ -303,7 +303,13 @@ def member_words(dimension: str) -> tuple[str, ...]:
     member = member_name(dimension)
     if not member or not full_text_terms(member):  # a country code that is a stop word ("IN", "AT", "IT"): no part's name
         return ()
-    return words(split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment"))))
+    return words(_member_phrase(member))
+
+
+def _member_phrase(member: str) -> str:
+    """A member's local name as words, its "Segment" suffix and its initials' dots left out
+    (``U.S.RetailPetFoodsSegment`` -> "US Retail Pet Foods"): what its stems and its initials are read from."""
+    return split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment")))
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
@@ -324,15 +330,14 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     said = mine.union(*own)
     brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
 
-    def names_part(m: tuple[str, ...]) -> bool:
-        return bool(m) and set(m) <= said and (bool(mine & set(m)) or any(_brand_part(set(m), b) for b in brands)) \
-            and not set(m) <= metric and not set(m) <= whole
+    def names_part(d: str) -> bool:
+        m = set(member_words(d))
+        if not m or m <= whole:
+            return False
+        by_words = m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) and not m <= metric
+        return by_words or (bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
 
-    def initialed(d: str) -> bool:
-        return bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials \
-            and not set(member_words(d)) <= whole
-
-    return [f for f in facts if any(names_part(member_words(d)) or initialed(d) for d in f.get("dimensions") or [])]
+    return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])]
 
 
 _CAPITALS = re.compile(r"(?<![\w&])[A-Z](?:&?[A-Z]){1,4}(?![\w&])")  # "AWS", "BSNA", "E&T" (a word of its own)
@@ -357,8 +362,7 @@ def member_initials(dimension: str) -> str:
     member = member_name(dimension)
     if not member:
         return ""
-    said = split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment"))).split()
-    kept = [w for w in said if w.lower() not in _JOINING]
+    kept = [w for w in _member_phrase(member).split() if w.lower() not in _JOINING]
     return "".join(w[0].upper() for w in kept) if len(kept) >= 2 else ""
 
 
