@@ -214,25 +214,42 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     own = [name for n in names if (name := frozenset(words(n))) and name <= said]  # the names it says, brands too
     metric, whole = frozenset(words(" ".join(terms))), frozenset(words(company))
     initials = question_initials(question)
+    proper = proper_words(question, names)
+
+    def part_concepts() -> list[str]:
+        """The concepts of the part the question names in full with capitals, as a name is written, chosen by
+        its own rows' match of the question's words ("GE's Aerospace segment profit": the concept the
+        segment's rows are tagged with, not net earnings; "spend on property and equipment" names no part)."""
+        if not asked or not (proper or initials):
+            return []
+        hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
+        parts = {id(f) for f in named_members([h.source for h in hits], proper, metric, own, whole, initials)}
+        return best_concepts([(h.source["concept"], h.score) for h in hits if id(h.source) in parts])
+
     if not concepts and asked:
-        # a concept is chosen by its consolidated facts, or by the facts of the part the question names in full
-        # with capitals, as a name is written ("GE's Aerospace segment profit": the concept the segment's rows
-        # are tagged with, not net earnings; "spend on property and equipment" names the metric, no part)
+        # a concept is chosen by the part's facts, else by the consolidated facts
         whole_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)
-        part_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
-        proper = proper_words(question, names)
-        parts = {id(f) for f in named_members([h.source for h in part_hits], proper, metric, own, whole, initials)}
-        concepts = best_concepts([(h.source["concept"], h.score) for h in part_hits if id(h.source) in parts]) or \
-            best_concepts([(h.source["concept"], h.score) for h in whole_hits])
+        concepts = part_concepts() or best_concepts([(h.source["concept"], h.score) for h in whole_hits])
     if not concepts:
         return []
-    text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
-    found = [h.source for h in backend.bm25(targets["facts"], facts, f"{text} {asked}",
-                                            {**scope, "concept": concepts}, 300)]
+    found = _of_concepts(backend, targets, scope, concepts, asked)
     named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole, initials)
+    if not named and terms and (mine := part_concepts()):
+        # the measure named has no row of the part named, which reports its own ("GM Financial's earnings
+        # before income taxes": its EBT-adjusted, tagged with GM's concept): the part's measure, not the whole's
+        named = named_members([f for f in _of_concepts(backend, targets, scope, mine, asked) if f.get("dimensions")],
+                              asked, metric, own, whole, initials)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
+
+
+def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict, concepts: list[str],
+                 asked: str) -> list[dict]:
+    """A document's facts of these concepts, the question's words ranking a part's rows up (one search)."""
+    text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
+    return [h.source for h in backend.bm25(targets["facts"], INDEXES["facts"], f"{text} {asked}",
+                                           {**scope, "concept": concepts}, 300)]
 
 
 # Members every dimensional table has, which a question's words may say without meaning one part of the company
