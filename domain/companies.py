@@ -659,12 +659,19 @@ class EntityIndex:
         ..."); one of two letters only inside a sentence ("What did SO disclose ...", "DE's dealers"; "SO what
         ..." stays a word); the abbreviations people write in capitals ("COO", "EPS", "IT") stay words."""
         word, at = _bare(tokens[i][0]), tokens[i][1]
-        letters = [c for c in question if c.isalpha()]
-        shouted = sum(c.isupper() for c in letters) > 0.5 * len(letters)
         inside = at > 0 and not _SENTENCE_END.search(question[:at])
-        return (len(word) >= 2 and word.isupper() and word.upper() in self.tickers and not shouted
+        return (len(word) >= 2 and word.isupper() and word.upper() in self.tickers and not self._shouted(tokens)
                 and word.lower() not in self.vocab.abbreviations
                 and (inside or len(word) > 2 and word.lower() not in self.vocab.emphasis))
+
+    def _shouted(self, tokens: list[tuple[str, int]]) -> bool:
+        """A question written mostly in capitals, read without the words a terse query writes in capitals
+        anyway: tickers, period codes and the abbreviations ("HD LOW EPS Q2 2023" names two companies; "ALL
+        COMPANIES REPORT ..." is shouted)."""
+        rest = [w for w, _ in tokens if not (_bare(w).isupper() and _bare(w) in self.tickers)
+                and not opens_with_code(w) and _bare(w).lower() not in self.vocab.abbreviations]
+        letters = [c for w in rest for c in w if c.isalpha()]
+        return sum(c.isupper() for c in letters) > 0.5 * len(letters)
 
     def _ticker_before_code(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """A ticker written in capitals right before a period written as a code ("LOW FY23 SG&A", "V FY24 net

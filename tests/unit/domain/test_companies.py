@@ -176,6 +176,9 @@ def test_leading_words_of_a_full_name_and_a_ticker_word_in_capitals():
     assert found("What did the COO say?") == [] and found("IT spending rose") == []
     assert found("What did SO disclose in its December 2019 8-K?") == ["The Southern Company"]
     assert found("SO what changed in 2023?") == [] and found("so what did it disclose?") == []
+    # a terse query's capitals are its tickers, period codes and abbreviations: not shouted (thirty-third pass)
+    assert found("UPS KEY COO Q2 2023") == ["United Parcel Service", "KeyCorp"]
+    assert found("UPS KEY COO REPORTS") == []  # its other words in capitals too: shouted
 
 
 def test_a_ticker_in_capitals_before_a_period_code_names_its_company():

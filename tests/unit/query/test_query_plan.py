@@ -71,6 +71,8 @@ def test_a_short_form_is_read_as_filings_print_it():
         "LOW FY23 SG&A selling, general and administrative; average ticket; international FCF free cash flow"
     assert spelled_out("How much stock did Acme buy back?") == "How much stock did Acme buy back share repurchases?"
     assert spelled_out("revision of Revvity's guidance on Avenue") == "revision of Revvity's guidance on Avenue"
+    assert spelled_out("LOW comps Q2 2023; MRK pharma sales") == "LOW comparable sales Q2 2023; MRK pharmaceutical sales"
+    assert plan_of(spelled_out("Acme comps Q2 2023")).concepts == ["comparable sales"]
     assert plan_of(spelled_out("Acme data center rev FY2023")).concepts == ["revenue and growth"]
     # every entry is a lower-case short form spelled out in other words, none a ticker or name kept apart
     lists = vocabulary.load("short_forms")
