@@ -28,7 +28,7 @@ import threading
 import numpy as np
 
 from domain.companies import EntityIndex
-from domain.text import clean_question
+from domain.text import clean_question, terms
 from kernel import timing
 from kernel.company_directory import read_directory
 from kernel.embedder import cross_encoder
@@ -230,7 +230,7 @@ class Retriever:
         else:
             hits = self.backend.hybrid(alias, spec, q.plan.lexical, q.vector, q.filters, k, opts.fusion,
                                        dense_weight=opts.dense_weight, window=opts.passage_window)
-        return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode, asked=scoring.page_terms(q.plan.lexical))
+        return scoring.pages(hits, q.snap.catalog, "flat " + opts.mode, asked=terms(q.text))
 
     def _load_ranker(self, release: str, first: bool = True) -> PageRanker | None:
         return load_ranker(self.resources.lake, release, first)
@@ -274,7 +274,7 @@ class Retriever:
         if not hits:
             return []
         return scoring.pages(self.pins(q, docs, hits) + hits, q.snap.catalog, "hybrid match in a selected document",
-                             q.opts.page_coverage, scoring.page_terms(q.plan.lexical))
+                             q.opts.page_coverage, terms(q.text))
 
     def rank_pages(self, q: Question, docs: list[ScoredDoc], evidence: list[Evidence],
                    model: PageRanker) -> list[Evidence]:

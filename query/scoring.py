@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from domain.periods import FORECAST_TERMS, PERIOD_WORDS, forecast_sentences
+from domain.periods import FORECAST_TERMS, forecast_sentences
 from domain.rules import (
     ANNUAL,
     CURRENT,
@@ -466,15 +466,7 @@ def read_whole(hits: list[Hit], doc_id: str, own: list[Hit]) -> list[Hit]:
     return sorted(hits + added, key=lambda h: (-h.score, h.id))
 
 
-ASKED_MARGIN = 2  # distinct words of the question, its years, periods and companies' names aside
-
-
-def page_terms(lexical: str) -> frozenset[str]:
-    """The terms that tell a chunk's two pages apart (:func:`evidence_page`): the lexical query's (the
-    companies' names already out), less its years and periods, which every page of a filing repeats
-    ("2023" on the page above a deliveries table, whose title on the next page says "commercial airplane
-    deliveries")."""
-    return frozenset(t for t in terms(lexical) if t not in PERIOD_WORDS and not any(c.isdigit() for c in t))
+ASKED_MARGIN = 2  # distinct words: one is often the company's name or the year, which every page repeats
 
 
 def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:

@@ -264,19 +264,3 @@ def test_echo_page_ignores_other_labels_short_figures_percents_and_prose():
     prose = {"text": "Worldwide Net sales were $19,457 in 2023, up 8.5%", "page_start": 31, "page_end": 31}
     assert echo_page({"19,457"}, sales, prose) is None  # a sentence is no table's row
     assert echo_page({"19,457"}, sales, {"text": "| 19,457 | 17,967", "page_start": 1, "page_end": 1}) is None
-
-
-def test_a_table_title_ending_a_chunk_is_credited_to_its_page_by_the_questions_own_words():
-    """Boeing's deliveries table: its title ends a text chunk begun on the page before, whose part there holds
-    the year and "deliveries" once; the title's part holds "commercial airplane deliveries". The question's
-    years and periods (every page repeats them) do not count (`page_terms`), so the title's page wins."""
-    from query.scoring import page_terms
-
-    first = ("BCA revenues increased by $2,582 million for the three months ended June 30, 2023 compared with the "
-             "same period in 2022 driven by higher 787 deliveries. ") * 3
-    last = "Table of Contents\nCommercial airplane deliveries, including intercompany deliveries, were as follows:"
-    chunk = _chunk(first + "\n" + last, 39, 40, 2000, len(last))
-    asked = page_terms("How many commercial airplanes did deliver in Q2 2023? deliveries")
-    assert "2023" not in asked and "q2" not in asked and {"commerci", "airplan"} <= asked
-    assert evidence_page(chunk, asked) == 40
-    assert evidence_page(chunk, asked | {"2023"}) == 39  # the year counted: one word apart, the larger part
