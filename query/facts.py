@@ -220,8 +220,6 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         """The concepts of the part the question names in full with capitals, as a name is written, chosen by
         its own rows' match of the question's words ("GE's Aerospace segment profit": the concept the
         segment's rows are tagged with, not net earnings; "spend on property and equipment" names no part)."""
-        if not asked or not (proper or initials):
-            return []
         hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
         parts = {id(f) for f in named_members([h.source for h in hits], proper, metric, own, whole, initials)}
         return best_concepts([(h.source["concept"], h.score) for h in hits if id(h.source) in parts])
@@ -234,7 +232,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         return []
     found = _of_concepts(backend, targets, scope, concepts, asked)
     named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole, initials)
-    if not named and terms and (mine := part_concepts()):
+    if not named and terms and asked and (proper or initials) and (mine := part_concepts()):
         # the measure named has no row of the part named, which reports its own ("GM Financial's earnings
         # before income taxes": its EBT-adjusted, tagged with GM's concept): the part's measure, not the whole's
         named = named_members([f for f in _of_concepts(backend, targets, scope, mine, asked) if f.get("dimensions")],
