@@ -381,7 +381,6 @@ def member_initials(dimension: str) -> str:
     return "".join(w[0].upper() for w in kept) if len(kept) >= 2 else ""
 
 
-
 def _brand_part(member: set[str], brand: frozenset[str]) -> bool:
     """A member named by a brand or a business of the company: its words, or two or more that are all of
     them but one ("Pratt & Whitney"; "Pet Nutrition" of "Hill's Pet Nutrition"; not "Service" of "Amazon Web

@@ -121,6 +121,15 @@ def _short_forms() -> tuple[tuple[re.Pattern, str], ...]:
                   rf"\g<0> {words}" if kept else words) for short, words, kept in sorted(forms, key=lambda f: -len(f[0])))
 
 
+# "How much did Apple sell in its first fiscal quarter", "how much has the segment sold": the sales figure,
+# asked by a verb the stemmer keeps apart from the "net sales" filings print. Only after "how much" and an
+# auxiliary, within a few words of them: "how much revenue did the sold business bring" asks no sales, "how
+# many vehicles did GM sell" counts units, "what business did 3M agree to sell" names a business, "selling,
+# general and administrative" is an expense.
+_SOLD = re.compile(r"\bhow much\s+(?:did|does|do|has|have|had|will|would|could|can)(?:\s+\S+){1,6}?\s+(?:sell|sold)\b",
+                   re.I)
+
+
 def spelled_out(text: str) -> str:
     """The text with the short forms analysts type spelled out as filings print them
     (``domain/vocabulary/short_forms.yaml``): "rev" replaced by "revenue" (no filing prints it), "R&D" followed
@@ -130,15 +139,6 @@ def spelled_out(text: str) -> str:
     for pattern, words in _short_forms():
         text = pattern.sub(words, text)
     return _SOLD.sub(r"\g<0> sales", text)
-
-
-# "How much did Apple sell in its first fiscal quarter", "how much has the segment sold": the sales figure,
-# asked by a verb the stemmer keeps apart from the "net sales" filings print. Only after "how much" and an
-# auxiliary, within a few words of them: "how much revenue did the sold business bring" asks no sales, "how
-# many vehicles did GM sell" counts units, "what business did 3M agree to sell" names a business, "selling,
-# general and administrative" is an expense.
-_SOLD = re.compile(r"\bhow much\s+(?:did|does|do|has|have|had|will|would|could|can)(?:\s+\S+){1,6}?\s+(?:sell|sold)\b",
-                   re.I)
 
 
 def printed_nouns(text: str) -> list[str]:
