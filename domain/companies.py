@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from domain import vocabulary
 from domain.periods import names_period, opens_with_code
 from domain.rules import as_date
-from domain.text import surface_words, typed_lower
+from domain.text import opens_sentence, surface_words, typed_lower
 from domain.vocabulary import VocabularyError
 
 SUFFIXES = frozenset({"the", "inc", "incorporated", "corp", "corporation", "company", "co", "plc", "ltd", "limited",
@@ -58,7 +58,6 @@ _CAMEL = re.compile(r"([A-Z]?[a-z]+)([A-Z][a-z]+)")
 FORMER_SINCE = dt.date(2010, 1, 1)  # former names used after this still name the company
 _REMARK = re.compile(r"\([^)]*\)")  # "(The)", "(Class A)"
 _STATE = re.compile(r"\s*/[A-Za-z]{2,3}/?\s*$")  # EDGAR's "NVIDIA CORP/CA", "... /DE/"
-_SENTENCE_END = re.compile(r"[.?!:;\n]\s*[\"'“‘(]*$")
 # a cover's lines that sit where its company name does when the name is a logo ("Commission File No. 1-10299"
 # above "(Exact name of registrant ...)"), or that a layout puts there
 _NOT_A_NAME = re.compile(r"commission\s+file|\bfile\s+(?:no\b|number)|\bI\.\s?R\.\s?S\.|exact\s+name|"
@@ -431,8 +430,8 @@ class EntityIndex:
         out = []
         for word, at in surface_words(question):
             bare = _bare(word)
-            if len(bare) >= 3 and bare[0].isupper() and not bare.isupper() and at > 0 and \
-                    not _SENTENCE_END.search(question[:at]) and bare.lower() not in known:
+            if len(bare) >= 3 and bare[0].isupper() and not bare.isupper() and \
+                    not opens_sentence(question, at) and bare.lower() not in known:
                 out.append(bare)
         return list(dict.fromkeys(out))
 
@@ -650,7 +649,7 @@ class EntityIndex:
             return False
         return _possessive(word) or self._beside_filing_word(tokens, i) or \
             self._before_figure(question, tokens, i) or \
-            word[:1].isupper() and not _SENTENCE_END.search(question[:tokens[i][1]]) and tokens[i][1] > 0
+            word[:1].isupper() and not opens_sentence(question, tokens[i][1])
 
     def _capital_ticker(self, question: str, tokens: list[tuple[str, int]], i: int) -> bool:
         """A ticker that is also an English word ("UPS", "CAT", "KEY") written alone in capitals, in a question
@@ -659,7 +658,7 @@ class EntityIndex:
         ..."); one of two letters only inside a sentence ("What did SO disclose ...", "DE's dealers"; "SO what
         ..." stays a word); the abbreviations people write in capitals ("COO", "EPS", "IT") stay words."""
         word, at = _bare(tokens[i][0]), tokens[i][1]
-        inside = at > 0 and not _SENTENCE_END.search(question[:at])
+        inside = not opens_sentence(question, at)
         return (len(word) >= 2 and word.isupper() and word.upper() in self.tickers and not self._shouted(tokens)
                 and word.lower() not in self.vocab.abbreviations
                 and (inside or len(word) > 2 and word.lower() not in self.vocab.emphasis))

@@ -136,6 +136,19 @@ def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
     return bool(phrase) and phrase_text(phrase) in text_stems
 
 
+_SENTENCE_END = re.compile(r"(?:^|[.?!:;\n])[\s\"'“‘(]*$")
+# a dot that closes an initial ("U.S.", "J. Erik") or a company's abbreviation ("Inc.", "Co."), not a sentence
+_ABBREVIATED = re.compile(r"(?:\b[A-Za-z]|\b(?:Inc|Co|Corp|Cos|Ltd|Bros|Intl|No|vs|Mr|Mrs|Ms|Dr|St|Jr|Sr))\.[\s\"'“‘(]*$")
+
+
+def opens_sentence(text: str, at: int) -> bool:
+    """Whether the word at ``at`` is a sentence's first, whose capital says nothing of a name: the text's
+    start, or after a sentence's end; the word after "U.S." or "Inc." is inside its sentence ("U.S. Domestic
+    Package", "Alphabet Inc. Google Cloud")."""
+    before = text[:at]
+    return bool(_SENTENCE_END.search(before)) and not _ABBREVIATED.search(before)
+
+
 def surface_words(text: str | None) -> list[tuple[str, int]]:
     """The words as written with where each starts, case kept: ASCII letters, digits and "&" ("S&P",
     "AT&T", a lone "&"), a possessive kept on its word ("Apple's"); for names and tickers. Accented letters

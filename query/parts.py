@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import re
 
-from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, surface_words, typed_lower, words
+from domain.text import (
+    FUNCTION_WORDS,
+    has_phrase,
+    opens_sentence,
+    phrase_text,
+    surface_words,
+    typed_lower,
+    words,
+)
 from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
 
 PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
@@ -104,7 +112,7 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     if typed_lower(question):
         return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - _ASKING
     caps = [w for w, at in surface_words(question)
-            if w[:1].isupper() and not re.search(r"(?:^|[.?!;:])\W*$", question[:at])]  # no sentence's first word
+            if w[:1].isupper() and not opens_sentence(question, at)]
     return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
 
 

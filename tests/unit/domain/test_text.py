@@ -104,3 +104,17 @@ def test_a_one_word_cue_is_said_by_its_own_words_forms_not_by_a_word_sharing_its
     # the facts' synonyms, the same: no receivables fact is pinned for what holders receive
     assert "receivables" in synonym_terms("What were its receivables?")
     assert "receivables" not in synonym_terms("What will holders of the right receive per share?")
+
+
+def test_a_sentence_opens_at_the_start_and_after_its_end_not_after_an_initial_or_abbreviation():
+    """A capital at a sentence's start says nothing of a name; "U.S." and "Inc." end no sentence, so the
+    word after them is read as written ("U.S. Domestic Package", "Alphabet Inc. Google Cloud")."""
+    from domain.text import opens_sentence
+
+    text = 'Revenue in 2023. Which U.S. Domestic line of Alphabet Inc. Google? "Cloud'
+    assert opens_sentence(text, 0)
+    assert opens_sentence(text, text.index("Which"))
+    assert opens_sentence(text, text.index("Cloud"))  # after a question mark and a quote
+    assert not opens_sentence(text, text.index("Domestic"))
+    assert not opens_sentence(text, text.index("Google"))
+    assert not opens_sentence(text, text.index("line"))
