@@ -116,8 +116,11 @@ class Pins(PinReader):
         held by non-affiliates, the state of incorporation): the best match among the chunks opening on the
         cover's pages, placed on the page holding more of the question's words, since a cover runs on to a
         second page (a long list of registered notes; the market value and the shares outstanding after the
-        check boxes)."""
-        hits = self._bm25(q, q.plan.lexical, {**scope, "page_start": list(COVER_PAGES)}, 1)
+        check boxes). When none holds the question's words without its names ("Where are the headquarters
+        located?": the cover prints an address under "principal executive offices"), the best match with the
+        names: the cover names the registrant."""
+        on_cover = {**scope, "page_start": list(COVER_PAGES)}
+        hits = self._bm25(q, q.plan.lexical, on_cover, 1) or self._bm25(q, q.plan.core, on_cover, 1)
         if hits:
             page = min(scoring.evidence_page(hits[0].source, terms(q.text)), COVER_PAGES[-1])
             pin(hits[0].source, hits[0].id, page, "cover", f"the cover page ({', '.join(q.plan.concepts)})")

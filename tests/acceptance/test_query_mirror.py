@@ -214,6 +214,13 @@ def test_a_pinned_note_runs_on_for_one_company_not_when_several_are_named(retrie
     assert not any(r.endswith("continued") for _, _, r in both), both
 
 
+def test_where_the_headquarters_are_pins_the_cover_that_prints_no_word_of_the_question(retriever):
+    """Coca-Cola's cover prints its address under "principal executive offices", none of the question's words
+    but the company's name: the cover is pinned by that name, beside the properties item."""
+    found = retriever.search("Where are Coca-Cola's headquarters located?", k=5).evidence[:5]
+    assert ("KO_2023_10K", 0, "cover") in [(e.doc_id, e.page, e.basis) for e in found], found
+
+
 def test_a_share_asked_pins_the_row_that_prints_it(retriever):
     """Apple's income statement prints gross margin in dollars; MD&A's table prints its percentage: asked
     for the percentage, that page is pinned as the row printing it, after the statement's facts."""

@@ -371,11 +371,14 @@ def test_what_the_cover_states_is_read_on_the_cover():
                      "What was the aggregate market value of Acme's stock held by non-affiliates?",
                      "What is Acme's IRS employer identification number?",
                      "Where are Acme's principal executive offices?",
-                     "Is Acme a large accelerated filer?"):
+                     "Is Acme a large accelerated filer?",
+                     # where the headquarters are: the cover's address (and the properties item)
+                     "Where is Acme headquartered?", "In which city is Acme's headquarters?", "Where is Acme based?"):
         assert plan_of(question).cover, question
     for question in ("Where does Texas Instruments Incorporated make its chips?",
                      "What documents are incorporated by reference into Acme's 10-K?",
-                     "How many diluted shares did Acme have outstanding in 2023?"):
+                     "How many diluted shares did Acme have outstanding in 2023?",
+                     "How did Acme's revenue change from 2021 to 2023, based on its 2023 10-K?"):
         assert not plan_of(question).cover, question
 
 
