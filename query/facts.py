@@ -225,9 +225,10 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         return best_concepts([(h.source["concept"], h.score) for h in hits if id(h.source) in parts])
 
     if not concepts and asked:
-        # a concept is chosen by the part's facts, else by the consolidated facts
-        whole_hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)
-        concepts = part_concepts() or best_concepts([(h.source["concept"], h.score) for h in whole_hits])
+        # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
+        concepts = part_concepts() or best_concepts(
+            [(h.source["concept"], h.score)
+             for h in backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)])
     if not concepts:
         return []
     found = _of_concepts(backend, targets, scope, concepts, asked)
