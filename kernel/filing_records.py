@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 
 from kernel.layout import MANIFEST_KEY, RAW_PREFIX, record_key
 from kernel.storage import Lake, write_parquet
@@ -33,10 +34,11 @@ def load_record(lake: Lake, cik: int, accession: str) -> FilingRecord | None:
         return None
 
 
-def read_records(lake: Lake) -> list[FilingRecord]:
-    """Every filing record in the lake (the source of truth the Parquet manifest is built from)."""
+def read_records(lake: Lake, keys: Iterable[str] | None = None) -> list[FilingRecord]:
+    """Every filing record in the lake (the source of truth the Parquet manifest is built from); ``keys``: a
+    listing of ``RAW_PREFIX`` the caller made already (one listing serves its other use too)."""
     records = []
-    for key in lake.list(RAW_PREFIX):
+    for key in lake.list(RAW_PREFIX) if keys is None else keys:
         if key.endswith("/filing.json"):
             try:
                 records.append(FilingRecord.model_validate_json(lake.read_bytes(key)))
@@ -46,8 +48,9 @@ def read_records(lake: Lake) -> list[FilingRecord]:
     return records
 
 
-def write_manifest(lake: Lake) -> int:
-    records = read_records(lake)
+def write_manifest(lake: Lake, records: list[FilingRecord] | None = None) -> int:
+    """The Parquet manifest of ``records`` (read from the lake when not given); returns how many."""
+    records = read_records(lake) if records is None else records
     write_parquet(lake, MANIFEST_KEY, to_table(FilingRecord, records))
     return len(records)
 

@@ -33,7 +33,7 @@ from etl.crawl import full_index
 from etl.crawl.client_state import ClientState
 from etl.crawl.discovery import DiscoveryError, FilingRef, discover_filings
 from etl.crawl.edgar_http import EdgarHttp, FetchError, HostUnreachable, NotFound, json_body
-from etl.crawl.filing_files import FilingFiles, Resumed
+from etl.crawl.filing_files import FilingFiles, Resumed, clear_finished
 from etl.crawl.filing_index import (
     FilingDocument,
     complete_index_page,
@@ -52,8 +52,9 @@ from etl.crawl.ratelimit import RateLimiter
 from etl.crawl.report import CrawlReport
 from etl.crawl.universe import Company
 from kernel.clock import utc_now
-from kernel.filing_records import load_record, write_manifest, write_record
+from kernel.filing_records import load_record, read_records, write_manifest, write_record
 from kernel.layout import (
+    RAW_PREFIX,
     filing_index_key,
     index_page_name,
     primary_document_key,
@@ -363,9 +364,17 @@ class Crawler:
             except HostUnreachable:  # SEC's block too: every worker's next request raises it, none is sent
                 for f in futures:
                     f.cancel()
-                write_manifest(self.lake)  # what was fetched before is kept, and listed
+                self._list_filings()  # what was fetched before is kept, and listed
                 raise
         report.records.sort(key=lambda r: (r.ticker, r.filing_date, r.accession))
         report.resumed = self.resumed.count
-        write_manifest(self.lake)
+        self._list_filings()
         return report
+
+    def _list_filings(self) -> None:
+        """The manifest of every filing record, from one listing of the raw filings that also finds the
+        progress records a killed run left beside finished filings (they go)."""
+        keys = list(self.lake.list(RAW_PREFIX))
+        records = read_records(self.lake, keys)
+        clear_finished(self.lake, keys, records)
+        write_manifest(self.lake, records)

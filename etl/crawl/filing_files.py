@@ -6,7 +6,9 @@ sha256). A rerun after SEC's block, an outage or a kill reads a noted file back 
 size and hash against the note, and sends no request for it (SEC counts every request against the client);
 a file whose bytes do not match is fetched again. The record goes once the filing's own record
 (``filing.json``) is written ``ok``: from then that record lists the documents with their hashes. A filing
-that failed or was missing keeps it, for its retry.
+that failed or was missing keeps it, for its retry. A run killed between the two writes leaves the
+progress record beside an ``ok`` record: the listing every crawl makes for its manifest finds it, and it goes
+then (:func:`clear_finished`: no request more per filing).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from etl.crawl.edgar_http import EdgarHttp
 from kernel.layout import fetch_progress_key, primary_document_key
 from kernel.storage import Lake
+from schemas.filings import FilingRecord
 
 log = logging.getLogger(__name__)
 
@@ -89,3 +92,15 @@ class FilingFiles:
         """The filing's record is written: the progress record has served its purpose."""
         if self.done:
             self.lake.delete(self.progress_key)
+
+
+def clear_finished(lake: Lake, keys: Iterable[str], records: Iterable[FilingRecord]) -> int:
+    """Delete the progress records (among the listed ``keys``) of filings whose record is ``ok``: what a run
+    killed after writing a filing's record and before :meth:`FilingFiles.finish` left. Returns how many."""
+    finished = {fetch_progress_key(r.cik, r.accession) for r in records if r.status == "ok"}
+    left = sorted(k for k in keys if k in finished)
+    for key in left:
+        lake.delete(key)
+    if left:
+        log.info("%d progress record(s) of finished filings removed (a run stopped before removing them)", len(left))
+    return len(left)

@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from etl.crawl.edgar_mirror import FaultPlan, MirrorServer
 from kernel.filing_records import read_records
 from kernel.storage import open_lake
@@ -151,4 +153,34 @@ def test_a_failed_filing_keeps_what_it_finished_for_its_retry(fixture_mirror, tm
     assert "index.json" not in asked and primary.name.removesuffix(".gz") in asked
     lake = open_lake(str(tmp_path / "lake"))
     assert [r.status for r in read_records(lake)] == ["ok"]
+    assert not [k for k in lake.list("raw") if k.endswith("fetched.json")]
+
+
+def test_a_run_killed_between_a_filings_record_and_its_progress_record_leaves_no_stray(fixture_mirror, tmp_path,
+                                                                                       monkeypatch, capsys):
+    """Killed after a filing's ``ok`` record and before its progress record went (``FilingFiles.finish`` never
+    ran): the rerun skips the complete filing, asks EDGAR for none of its files, and the progress record goes."""
+    from etl.crawl.filing_files import FilingFiles
+    from shell.cli import main
+
+    class Killed(BaseException):
+        """The kill: nothing after it runs (no handler of the run's catches it)."""
+
+    def killed_here(self):
+        raise Killed
+
+    _with_exhibits(fixture_mirror["root"])
+    args = ["crawl", "--tickers", "ACME", "--forms", "8-K", "--lake", str(tmp_path / "lake")]
+    lake = open_lake(str(tmp_path / "lake"))
+    with MirrorServer(fixture_mirror["root"]) as server:
+        _env(monkeypatch, server, fixture_mirror)
+        with monkeypatch.context() as killed:
+            killed.setattr(FilingFiles, "finish", killed_here)
+            with pytest.raises(Killed):
+                main(args)
+        assert [k for k in lake.list("raw") if k.endswith("fetched.json")]  # what the kill left
+        server.clear_log()
+        assert main(args) == 0, capsys.readouterr().err
+        assert _archive_asks(server.log) == []
+    assert "0 fetched, 1 already present" in capsys.readouterr().out
     assert not [k for k in lake.list("raw") if k.endswith("fetched.json")]
