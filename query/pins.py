@@ -222,7 +222,8 @@ class Pins(PinReader):
     def _searched_pages(self, q: Question, scope: Filters, k: int) -> tuple[dict[int, Hit], dict[int, str]]:
         """The question's ``k`` best passages in ``scope`` by page (:meth:`_by_page`)."""
         return self._by_page(self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical,
-                                                 q.vector, scope, k, q.opts.fusion, dense_weight=q.opts.dense_weight))
+                                                 q.page_vector, scope, k, q.opts.fusion,
+                                                 dense_weight=q.opts.dense_weight))
 
     @staticmethod
     def _by_page(hits: list[Hit]) -> tuple[dict[int, Hit], dict[int, str]]:

@@ -192,9 +192,9 @@ class Retriever:
             _parents(analysis, snap.catalog.entities)
             self._product_owner(analysis, filters, snap)
             plan = make_plan(analysis)
-        with timing.stage("embed"):
-            vector = self.embed(text)
-        return Question(text, plan, vector, filters, opts, snap)
+        with timing.stage("embed"):  # both in one call of the model
+            vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
+        return Question(text, plan, vectors[0], filters, opts, snap, page_vector=vectors[-1])
 
     def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> None:
         """A question naming no company but words no company's name takes ("Humira",
@@ -218,8 +218,9 @@ class Retriever:
         text = parent.text
         if entity and entity.name.lower() not in text.lower():
             text = f"{entity.name} {text}"
-        return Question(text, follow_up_plan(parent.plan, entity, year), self.embed(text), parent.filters,
-                        parent.opts, parent.snap)
+        plan = follow_up_plan(parent.plan, entity, year)
+        page_vector = parent.page_vector if plan.lexical == parent.plan.lexical else self.embed(plan.lexical)
+        return Question(text, plan, self.embed(text), parent.filters, parent.opts, parent.snap, page_vector)
 
     def flat(self, q: Question, k: int) -> list[Evidence]:
         spec, alias, opts = INDEXES["passages"], q.snap.target("passages"), q.opts
@@ -293,8 +294,8 @@ class Retriever:
         plan, opts = q.plan, q.opts
         doc_weight = scoring.document_weights(docs, plan)
         doc_filter = {**(q.filters or {}), "doc_id": list(doc_weight)}
-        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.vector, doc_filter,
-                                   opts.passage_window, opts.fusion,
+        hits = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], plan.lexical, q.page_vector,
+                                   doc_filter, opts.passage_window, opts.fusion,
                                    dense_weight=opts.dense_weight, window=opts.passage_window)
         if not hits:
             return []
@@ -312,7 +313,7 @@ class Retriever:
         pages that share the question's date or words (its exhibit list printed them)."""
         if not scoring.short_filing(doc) or not any(h.source["doc_id"] == doc.doc_id for h in hits):
             return hits
-        own = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.vector,
+        own = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.page_vector,
                                   {**(q.filters or {}), "doc_id": doc.doc_id}, scoring.SHORT_FILING_PAGES * 2,
                                   q.opts.fusion, dense_weight=q.opts.dense_weight)
         return scoring.read_whole(hits, doc.doc_id, own)
