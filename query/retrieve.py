@@ -51,7 +51,7 @@ from query.facts import (
 from query.page_order import page_order, question_kind
 from query.pins import Pins
 from query.plan import QueryPlan, follow_up_plan, make_plan, reports_span, spelled_out
-from query.question import Question
+from query.question import Question, page_vector
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
 from query.snapshot import Snapshot, load_ranker
@@ -194,7 +194,7 @@ class Retriever:
             plan = make_plan(analysis)
         with timing.stage("embed"):  # both in one call of the model
             vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
-        return Question(text, plan, vectors[0], filters, opts, snap, page_vector=vectors[-1])
+        return Question(text, plan, vectors[0], filters, opts, snap, page_vector=page_vector(vectors))
 
     def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> None:
         """A question naming no company but words no company's name takes ("Humira",
@@ -219,8 +219,8 @@ class Retriever:
         if entity and entity.name.lower() not in text.lower():
             text = f"{entity.name} {text}"
         plan = follow_up_plan(parent.plan, entity, year)
-        page_vector = parent.page_vector if plan.lexical == parent.plan.lexical else self.embed(plan.lexical)
-        return Question(text, plan, self.embed(text), parent.filters, parent.opts, parent.snap, page_vector)
+        vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
+        return Question(text, plan, vectors[0], parent.filters, parent.opts, parent.snap, page_vector(vectors))
 
     def flat(self, q: Question, k: int) -> list[Evidence]:
         spec, alias, opts = INDEXES["passages"], q.snap.target("passages"), q.opts
