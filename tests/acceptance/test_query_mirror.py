@@ -221,6 +221,18 @@ def test_where_the_headquarters_are_pins_the_cover_that_prints_no_word_of_the_qu
     assert ("KO_2023_10K", 0, "cover") in [(e.doc_id, e.page, e.basis) for e in found], found
 
 
+@pytest.mark.parametrize("question, doc, page", [
+    ("What credit terms does PepsiCo typically give its customers?", "PEP_2023_10K", 56),
+    ("How much does Coca-Cola expect to contribute to its pension plans in 2024?", "KO_2023_10K", 57),
+])
+def test_the_pages_of_a_chosen_report_are_searched_without_its_companys_name(retriever, question, doc, page):
+    """Inside the chosen report the company's name only pulls the pages that print it near (the exhibit list,
+    the signatures, MD&A's opening): its pages are searched by the question's vector averaged with that of
+    its words without the name (``query.question.page_vector``), which finds the page answering."""
+    found = retriever.search(question, k=5).evidence[:5]
+    assert (doc, page) in [(e.doc_id, e.page) for e in found], found
+
+
 def test_a_share_asked_pins_the_row_that_prints_it(retriever):
     """Apple's income statement prints gross margin in dollars; MD&A's table prints its percentage: asked
     for the percentage, that page is pinned as the row printing it, after the statement's facts."""
