@@ -192,9 +192,15 @@ class Retriever:
             _parents(analysis, snap.catalog.entities)
             self._product_owner(analysis, filters, snap)
             plan = make_plan(analysis)
-        with timing.stage("embed"):  # both in one call of the model
-            vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
-        return Question(text, plan, vectors[0], filters, opts, snap, page_vector=page_vector(vectors))
+        with timing.stage("embed"):
+            vector, pages = self._vectors(text, plan)
+        return Question(text, plan, vector, filters, opts, snap, page_vector=pages)
+
+    def _vectors(self, text: str, plan: QueryPlan) -> tuple[np.ndarray, np.ndarray]:
+        """The question's vector and its page vector (``query.question.page_vector``), the question and its
+        lexical text embedded in one call of the model."""
+        vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
+        return vectors[0], page_vector(vectors)
 
     def _product_owner(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> None:
         """A question naming no company but words no company's name takes ("Humira",
@@ -219,8 +225,8 @@ class Retriever:
         if entity and entity.name.lower() not in text.lower():
             text = f"{entity.name} {text}"
         plan = follow_up_plan(parent.plan, entity, year)
-        vectors = self.resources.embedder.embed(list(dict.fromkeys([text, plan.lexical])))
-        return Question(text, plan, vectors[0], parent.filters, parent.opts, parent.snap, page_vector(vectors))
+        vector, pages = self._vectors(text, plan)
+        return Question(text, plan, vector, parent.filters, parent.opts, parent.snap, page_vector=pages)
 
     def flat(self, q: Question, k: int) -> list[Evidence]:
         spec, alias, opts = INDEXES["passages"], q.snap.target("passages"), q.opts
