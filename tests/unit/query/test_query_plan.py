@@ -597,3 +597,15 @@ def test_a_lenders_and_an_insurers_lines_are_figures_asked():
                      "What were the net written premiums of Acme's Business Insurance segment in 2023?"):
         p = plan_of(question)
         assert p.figure and p.statements == [] and "part1item2" in p.items, question
+
+
+def test_a_qualified_sales_measure_pins_no_income_statement():
+    """Organic, systemwide and constant-currency sales are MD&A's measures, printed on no statement: asked,
+    they do not read as the income statement's sales (as "comparable sales" does not); the plain line still
+    does, and so does a question that also asks the plain line."""
+    for q in ["What were McDonald's systemwide sales in 2023?", "KHC organic net sales growth in fiscal 2023",
+              "Acme's constant currency revenues in Q2 2023", "What was organic revenue growth at Acme in 2022?"]:
+        plan = plan_of(q)
+        assert plan.concepts == ["qualified sales"] and plan.statements == [], q
+    assert plan_of("What were Acme's net sales in 2023?").concepts == ["revenue and growth"]
+    assert "revenue and growth" in plan_of("Acme's net sales and organic sales in 2023").concepts
