@@ -478,6 +478,8 @@ def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:
     asked about, whose chunk runs on into the next page's segment results, answers on its own page."""
     if chunk.get("_page") is not None:
         return int(chunk["_page"])
+    if chunk.get("_spill") is not None:
+        return int(chunk["_spill"])
     start = int(chunk.get("page_start") or 0)
     end = int(chunk.get("page_end") or start)
     if end <= start or chunk.get("kind", "text") != "text":
@@ -494,6 +496,51 @@ def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:
     return end if on_last > on_first else start
 
 
+SPILL_SHARE = 0.8  # a chunk's other page, holding the question's words, ranks below the page it credits
+_DATING = terms("january february march april may june july august september october november december")
+
+
+def telling(found: frozenset[str]) -> frozenset[str]:
+    """The terms of ``found`` that say where an answer is: not a number or a month (a page's header and every
+    date print the year asked), nor a lone letter (a possessive's)."""
+    return frozenset(t for t in found if len(t) > 1 and not t.isdigit() and t not in _DATING)
+
+
+def spill_page(chunk: dict, asked: frozenset[str]) -> int | None:
+    """The other page of a text chunk over two pages (:func:`evidence_page` credits one), when its part there
+    holds ``ASKED_MARGIN`` of the question's :func:`telling` terms: the segment's quarter sentence at one
+    page's foot, whose chunk runs on into the next page's six-month paragraph, is on the page a reader cites.
+    ``None`` else."""
+    if not asked or chunk.get("_page") is not None or chunk.get("kind", "text") != "text":
+        return None
+    start = int(chunk.get("page_start") or 0)
+    end = int(chunk.get("page_end") or start)
+    if end - start != 1:
+        return None
+    text = chunk.get("text") or ""
+    on_last = int(chunk.get("char_end") or 0)
+    on_first = len(text) - on_last - 1
+    if on_first <= 0 or on_last <= 0:
+        return None
+    other = start if evidence_page(chunk, asked) == end else end
+    part = text[:on_first] if other == start else text[-on_last:]
+    return other if len(telling(asked & terms(part))) >= ASKED_MARGIN else None
+
+
+def with_spills(hits: list[Hit], asked: frozenset[str], share: float = SPILL_SHARE) -> list[Hit]:
+    """``hits`` with, after each hit whose chunk spills onto another page (:func:`spill_page`), that page's
+    entry at ``share`` of its score, merged into the unpinned hits by score: a page the question's words sit
+    on competes for a place instead of vanishing into its neighbour."""
+    spills = sorted((Hit(h.id, h.score * share, {**h.source, "_spill": page}) for h in hits
+                     if (page := spill_page(h.source, asked)) is not None), key=lambda h: -h.score)
+    out: list[Hit] = []
+    for h in hits:
+        while spills and h.source.get("_page") is None and spills[0].score > h.score:
+            out.append(spills.pop(0))
+        out.append(h)
+    return out + spills
+
+
 def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0,
           asked: frozenset[str] = frozenset()) -> list[Evidence]:
     """One evidence item per (document, page), represented by its best chunk. With ``coverage`` > 0 a page
@@ -502,7 +549,7 @@ def pages(hits: list[Hit], catalog: Catalog, reason: str, coverage: float = 0.0,
     best: dict[tuple[str, int], Hit] = {}
     total: dict[tuple[str, int], float] = {}
     order: list[tuple[str, int]] = []
-    for h in hits:
+    for h in with_spills(hits, asked):
         key = (h.source["doc_id"], evidence_page(h.source, asked))
         if key not in best:
             best[key] = h

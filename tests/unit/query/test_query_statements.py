@@ -161,6 +161,37 @@ def test_evidence_page_of_single_page_table_and_long_chunks():
     assert evidence_page({"page_start": 2, "_page": 5}) == 5
 
 
+def test_a_chunk_over_two_pages_also_offers_the_page_holding_the_asked_words():
+    """A segment's quarter sentence at one page's foot whose chunk runs on, longer, into the next page's
+    six-month paragraph: the chunk is credited to the next page, and its first page, holding the words asked,
+    joins the candidates below it (not above a better hit); a page without them does not."""
+    from domain.text import terms
+    from kernel.search import Hit
+    from query.scoring import pages, spill_page, with_spills
+
+    foot = "Segment profit rose and segment margin increased to 27.7% in the quarter."
+    head = "Year to date sales rose on higher volumes in air transport and more shipments. " * 3 + \
+        "Segment profit rose and segment margin increased to 27.1%."
+    chunk = {**_chunk(foot + "\n" + head, 40, 41, 1600, len(head)), "doc_id": "D"}
+    asked = terms("What was the Aerospace segment margin in the second quarter?")
+    assert evidence_page(chunk, asked) == 41 and spill_page(chunk, asked) == 40
+    assert spill_page(chunk, terms("How many employees?")) is None  # no asked words on page 40's part
+    dated = {**chunk, "text": "as of June 30, 2023." + "\n" + head}  # a date says nothing of the answer's page
+    assert spill_page(dated, terms("What was the segment margin at June 30, 2023?")) is None
+    assert spill_page({**chunk, "kind": "table"}, asked) is None
+    assert spill_page({**chunk, "_page": 41}, asked) is None  # a pinned page stands for itself
+
+    class _Catalog:
+        docs: dict = {}
+
+    other = Hit("o", 0.95, {"doc_id": "D", "page_start": 12, "page_end": 12, "text": "segment note"})
+    weak = Hit("w", 0.5, {"doc_id": "D", "page_start": 3, "page_end": 3, "text": "x"})
+    hits = [Hit("c", 1.0, chunk), other, weak]
+    assert [h.id for h in with_spills(hits, asked, 0.9)] == ["c", "o", "c", "w"]  # 0.9 sits below 0.95
+    assert [e.page for e in pages(hits, _Catalog(), "r", asked=asked)] == [41, 12, 40, 3]
+    assert [e.page for e in pages(hits, _Catalog(), "r")] == [41, 12, 3]  # no question words: no spill
+
+
 def test_note_headings_are_found_on_their_page_not_in_sentences():
     import re
 
