@@ -475,7 +475,8 @@ def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:
     last lines of one page and runs on into the next (a statement's title and table) belongs to the next.
     With ``asked`` (the question's terms, ``domain.text.terms``), a chunk over two pages belongs to the one
     whose part holds ``ASKED_MARGIN`` more of them: the bullet at a page's foot naming the acquisition
-    asked about, whose chunk runs on into the next page's segment results, answers on its own page."""
+    asked about, whose chunk runs on into the next page's segment results, answers on its own page. A pinned
+    chunk (``_page``) and a chunk's other page (``_spill``, :func:`with_spills`) stand for the page they name."""
     if chunk.get("_page") is not None:
         return int(chunk["_page"])
     if chunk.get("_spill") is not None:
