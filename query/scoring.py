@@ -477,24 +477,7 @@ def evidence_page(chunk: dict, asked: frozenset[str] = frozenset()) -> int:
     whose part holds ``ASKED_MARGIN`` more of them: the bullet at a page's foot naming the acquisition
     asked about, whose chunk runs on into the next page's segment results, answers on its own page. A pinned
     chunk (``_page``) and a chunk's other page (``_spill``, :func:`with_spills`) stand for the page they name."""
-    if chunk.get("_page") is not None:
-        return int(chunk["_page"])
-    if chunk.get("_spill") is not None:
-        return int(chunk["_spill"])
-    start = int(chunk.get("page_start") or 0)
-    end = int(chunk.get("page_end") or start)
-    if end <= start or chunk.get("kind", "text") != "text":
-        return start
-    on_last = int(chunk.get("char_end") or 0)
-    on_first = len(chunk.get("text") or "") - on_last - (end - start)
-    if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
-        return start + 1 if on_first < on_last else end - 1
-    if asked and on_first > 0 and on_last > 0:  # the page holding more of the question's words: the match's
-        text = chunk.get("text") or ""
-        first, last = len(asked & terms(text[:on_first])), len(asked & terms(text[-on_last:]))
-        if abs(first - last) >= ASKED_MARGIN:
-            return start if first > last else end
-    return end if on_last > on_first else start
+    return chunk_pages(chunk, asked)[0]
 
 
 SPILL_SHARE = 0.8  # a chunk's other page, holding the question's words, ranks below the page it credits
@@ -512,20 +495,32 @@ def spill_page(chunk: dict, asked: frozenset[str]) -> int | None:
     holds ``ASKED_MARGIN`` of the question's :func:`telling` terms: the segment's quarter sentence at one
     page's foot, whose chunk runs on into the next page's six-month paragraph, is on the page a reader cites.
     ``None`` else."""
-    if not asked or chunk.get("_page") is not None or chunk.get("kind", "text") != "text":
-        return None
+    return chunk_pages(chunk, asked)[1]
+
+
+def chunk_pages(chunk: dict, asked: frozenset[str] = frozenset()) -> tuple[int, int | None]:
+    """(:func:`evidence_page`, :func:`spill_page`) of a chunk, its two parts' terms read once."""
+    if chunk.get("_page") is not None:
+        return int(chunk["_page"]), None
+    if chunk.get("_spill") is not None:
+        return int(chunk["_spill"]), None
     start = int(chunk.get("page_start") or 0)
     end = int(chunk.get("page_end") or start)
-    if end - start != 1:
-        return None
-    text = chunk.get("text") or ""
+    if end <= start or chunk.get("kind", "text") != "text":
+        return start, None
     on_last = int(chunk.get("char_end") or 0)
-    on_first = len(text) - on_last - 1
-    if on_first <= 0 or on_last <= 0:
-        return None
-    other = start if evidence_page(chunk, asked) == end else end
-    part = text[:on_first] if other == start else text[-on_last:]
-    return other if len(telling(asked & terms(part))) >= ASKED_MARGIN else None
+    on_first = len(chunk.get("text") or "") - on_last - (end - start)
+    if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
+        return (start + 1 if on_first < on_last else end - 1), None
+    most = end if on_last > on_first else start
+    if not asked or on_first <= 0 or on_last <= 0:
+        return most, None
+    text = chunk.get("text") or ""  # the page holding more of the question's words: the match's
+    first, last = asked & terms(text[:on_first]), asked & terms(text[-on_last:])
+    if abs(len(first) - len(last)) >= ASKED_MARGIN:
+        most = start if len(first) > len(last) else end
+    other, found = (end, last) if most == start else (start, first)
+    return most, (other if len(telling(found)) >= ASKED_MARGIN else None)
 
 
 def with_spills(hits: list[Hit], asked: frozenset[str], share: float = SPILL_SHARE) -> list[Hit]:
