@@ -134,16 +134,25 @@ def fiscal_period_of(period_end: dt.date, form: str, fiscal_year_end: str | None
     """(fiscal year, FY or Qn) of a period from the company's fiscal year end (MMDD), for filings whose
     cover does not say (no iXBRL). The fiscal year is the calendar year its fiscal year ends in, as most
     filers number theirs (``dei:DocumentFiscalYearFocus``; not all: ``filer_year_shift``); 52/53-week years
-    may end up to two weeks off the nominal date."""
-    month, day = (int(fiscal_year_end[:2]), int(fiscal_year_end[2:])) if fiscal_year_end else (12, 31)
-    day = min(day, calendar.monthrange(period_end.year, month)[1])
-    end = dt.date(period_end.year, month, day)
-    if end < period_end - dt.timedelta(days=15):
-        end = dt.date(end.year + 1, month, min(day, calendar.monthrange(end.year + 1, month)[1]))
+    may end up to two weeks off the nominal date, either side of it: Johnson & Johnson's fiscal 2022, whose
+    nominal end is December 31, ended on January 1, 2023, so the nominal ends are tried from the year before
+    the period's."""
+    end = _nominal_end(period_end, fiscal_year_end, period_end.year - 1)
     if form == "10-K":
         return end.year, "FY"
     quarter = 4 - round((end - period_end).days / QUARTER_DAYS)
     return end.year, f"Q{min(4, max(1, quarter))}"
+
+
+def _nominal_end(day: dt.date, fiscal_year_end: str | None, first_year: int) -> dt.date:
+    """The first nominal fiscal year end (MMDD, December 31 when unknown) from ``first_year`` on that is at
+    most two weeks before ``day`` (a 52/53-week year's end may fall that far past its nominal one)."""
+    month, mday = (int(fiscal_year_end[:2]), int(fiscal_year_end[2:])) if fiscal_year_end else (12, 31)
+    year = first_year
+    while (end := dt.date(year, month, min(mday, calendar.monthrange(year, month)[1]))) < \
+            day - dt.timedelta(days=15):
+        year += 1
+    return end
 
 
 def as_date(value: dt.date | str) -> dt.date:
@@ -169,8 +178,9 @@ def year_end_of(period_end: dt.date, fiscal_period: str | None) -> str | None:
 def event_fiscal_year(day: dt.date, year_end: str, shift: int = 0) -> int:
     """The fiscal year an event's day falls in, for a company whose years end on ``year_end`` (MMDD) and are
     numbered ``shift`` from the calendar year they end in (``filer_year_shift``): NVIDIA's years end in late
-    January, so March 2026 is its fiscal 2027."""
-    return fiscal_period_of(day, ANNUAL, year_end)[0] + shift
+    January, so March 2026 is its fiscal 2027. A day is no period's end: the nominal ends are tried from its
+    own calendar year, so a calendar-year company's January 5 is of the year it begins, whatever the weeks."""
+    return _nominal_end(day, year_end, day.year).year + shift
 
 
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's

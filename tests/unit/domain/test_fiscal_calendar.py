@@ -21,4 +21,7 @@ def test_the_fiscal_year_an_events_day_falls_in():
     assert event_fiscal_year(dt.date(2019, 7, 3), "0531") == 2020
     assert event_fiscal_year(dt.date(2019, 11, 7), "0928") == 2020  # Apple's year ends in late September
     assert event_fiscal_year(dt.date(2023, 10, 4), "0203", shift=-1) == 2023  # a year numbered by its start
+    # a calendar-year company's early January day is of the year it begins (a period ending on it is not)
+    assert event_fiscal_year(dt.date(2024, 1, 5), "1231") == 2024
+    assert event_fiscal_year(dt.date(2023, 12, 20), "1231") == 2023
     assert as_date("2026-03-02") == as_date(dt.date(2026, 3, 2)) == dt.date(2026, 3, 2)

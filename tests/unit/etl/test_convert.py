@@ -253,6 +253,10 @@ def test_optional_llm_summary_adds_to_the_deterministic_one(tmp_path, llm_endpoi
         (dt.date(2023, 10, 1), "10-K", "0928", (2023, "FY")),  # a 53-week year ends a few days late
         (dt.date(2024, 4, 28), "10-Q", "0128", (2025, "Q1")),  # January year end
         (dt.date(2023, 6, 30), "10-Q", None, (2023, "Q2")),  # unknown year end: calendar
+        # a 52/53-week year ending just after its nominal end: Johnson & Johnson's fiscal 2022 (January 1, 2023)
+        (dt.date(2023, 1, 1), "10-K", "1231", (2022, "FY")),
+        (dt.date(2023, 1, 1), "10-Q", "1231", (2022, "Q4")),
+        (dt.date(2023, 12, 31), "10-K", "1231", (2023, "FY")),
     ],
 )
 def test_fiscal_period_from_the_fiscal_year_end(period_end, form, fye, expected):

@@ -134,6 +134,10 @@ def test_scale_and_sign():
     (None, dt.date(2023, 7, 1), "0930", (2023, "Q3")),  # a September fiscal year: July is its Q3's end
     (dt.date(2022, 9, 25), dt.date(2023, 9, 30), "0930", (2023, "FY")),  # 53-week year
     (None, dt.date(2024, 1, 28), "0128", (2024, "FY")),
+    # Johnson & Johnson's fiscal 2022 (52 weeks to January 1, 2023), its balance on that day, and fiscal 2023
+    (dt.date(2022, 1, 3), dt.date(2023, 1, 1), "1231", (2022, "FY")),
+    (None, dt.date(2023, 1, 1), "1231", (2022, "FY")),
+    (dt.date(2023, 1, 2), dt.date(2023, 12, 31), "1231", (2023, "FY")),
     # periods counted in weeks (a December fiscal year ending on its last Saturday): PepsiCo's 12 weeks to
     # September 9 its Q3, its 24 and 36 weeks to date H1 and 9M, a 16-week first quarter Q1
     (dt.date(2023, 6, 18), dt.date(2023, 9, 9), "1230", (2023, "Q3")),
