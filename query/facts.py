@@ -322,6 +322,25 @@ def member_words(dimension: str) -> tuple[str, ...]:
     return words(_member_phrase(member))
 
 
+def member_words_as_said(dimension: str, said: Collection[str]) -> tuple[str, ...]:
+    """A member's stems as the question writes its name: the pieces its capitals split
+    (:func:`member_words`) joined back into one word where the question says that word ("MedTech" of
+    ``jnj:MedTechMember``, "iPhone" of ``aapl:IPhoneMember``, "PepsiCo" of a ``PepsiCoBeveragesNorthAmerica``
+    member), else each piece's own. ``said``: the question's stems."""
+    member = member_name(dimension)
+    if not member_words(dimension) or not member:
+        return ()
+    pieces = _member_phrase(member).split()
+    out: list[str] = []
+    i = 0
+    while i < len(pieces):
+        joined = next((j for j in range(len(pieces), i + 1, -1)
+                       if len(one := words("".join(pieces[i:j]))) == 1 and one[0] in said), None)
+        out.extend(words("".join(pieces[i:joined])) if joined else words(pieces[i]))
+        i = joined or i + 1
+    return tuple(dict.fromkeys(out))
+
+
 def _member_phrase(member: str) -> str:
     """A member's local name as words, its "Segment" suffix and its initials' dots left out
     (``U.S.RetailPetFoodsSegment`` -> "US Retail Pet Foods"): what its stems and its initials are read from."""
@@ -347,7 +366,7 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
 
     def names_part(d: str) -> bool:
-        m = set(member_words(d))
+        m = set(member_words_as_said(d, said))
         if not m or m <= whole:
             return False
         by_words = m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) and not m <= metric

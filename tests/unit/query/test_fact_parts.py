@@ -11,6 +11,7 @@ from query.facts import (
     fact_pages,
     member_initials,
     member_words,
+    member_words_as_said,
     metric_words,
     named_members,
     of_a_part,
@@ -44,6 +45,22 @@ def test_a_members_dotted_initials_read_as_a_questions_do():
     assert named_members([pet], asked) == [pet]
     assert member_words("x=gd:NonU.S.CommercialMember") == ("non", "us", "commerci")
     assert member_words("x=csco:SplunkInc.SplunkMember") == ("splunk", "inc", "splunk")
+
+
+def test_a_member_whose_name_joins_words_as_questions_write_it():
+    """``jnj:MedTechMember`` splits at its capitals into "Med Tech"; a question writes "MedTech", "iPhone",
+    "PepsiCo" as one word: the member's pieces join where the question says the joined word, else stay apart
+    ("Health Care Benefits" said in three words still names CVS's segment)."""
+    medtech = _fact(["us-gaap:StatementBusinessSegmentsAxis=jnj:MedTechMember"], "30,400")
+    pharma = _fact(["us-gaap:StatementBusinessSegmentsAxis=jnj:InnovativeMedicineMember"], "54,759")
+    asked = metric_words("How much did Johnson & Johnson's MedTech sales grow in 2023?", ["Johnson & Johnson"])
+    assert named_members([pharma, medtech], asked) == [medtech]
+    assert member_words_as_said("x=aapl:IPhoneMember", set(words("iPhone net sales"))) == ("iphon",)
+    assert member_words_as_said("x=pep:PepsiCoBeveragesNorthAmericaMember", set(words("PepsiCo Beverages"))) == (
+        "pepsico", "beverag", "north", "america")
+    assert member_words_as_said("x=cvs:HealthCareBenefitsMember", set(words("Health Care Benefits"))) == (
+        "health", "care", "benefit")
+    assert member_words_as_said(OPERATING, set(words("operating segments"))) == ()
 
 
 def test_the_facts_of_the_part_the_question_names():
