@@ -35,6 +35,7 @@ from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
+PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds about five to ten)
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
@@ -199,10 +200,19 @@ class Pins(PinReader):
     def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
         on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
-        pages, texts = self._searched_pages(q, {**scope, "item": sorted(MDNA_ITEMS)}, 20)
-        for page in scoring.explaining_first(texts, q.plan.core)[:NARRATIVE_PINS]:
+        mdna = {**scope, "item": sorted(MDNA_ITEMS)}
+        pages, _ = self._searched_pages(q, mdna, 20)
+        for page in scoring.explaining_first(self._page_texts(q, mdna, list(pages)), q.plan.core)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def _page_texts(self, q: Question, scope: Filters, pages: list[int]) -> dict[int, str]:
+        """The text of every passage on these pages (in their order), not only the question's best ones: the
+        sentence that explains a change may sit in a page's passage the search left out, its table matching
+        the question's words better (Nike's Converse page: its table came up, not the sentence below it)."""
+        starts = sorted(set(pages) | {page - 1 for page in pages})  # a passage run on from the page before
+        hits = self._bm25(q, q.plan.lexical, {**scope, "page_start": starts}, PAGE_PASSAGES * len(pages))
+        return scoring.page_texts(pages, [h.source for h in hits])
 
     def _forecast_pins(self, q: Question, scope: Filters, year: int, pin: Callable) -> None:
         """A forecast is a sentence of expectation naming its year ("we expect to contribute $47 million in

@@ -354,6 +354,17 @@ _WHOLE_WORDS = frozenset(words("worldwide total consolidated overall global"))  
 _NOT_A_PART = FUNCTION_WORDS | _WHOLE_WORDS  # a label's words that name no part of the metric
 
 
+def page_texts(pages: list[int], passages: list[dict]) -> dict[int, str]:
+    """Each of ``pages`` (in their order) with the text of the passages that count for it
+    (:func:`evidence_page`); passages of other pages are left out."""
+    texts: dict[int, list[str]] = {page: [] for page in pages}
+    for source in passages:
+        page = evidence_page(source)
+        if page in texts and source.get("text"):
+            texts[page].append(source["text"])
+    return {page: "\n".join(parts) for page, parts in texts.items()}
+
+
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:
     """Pages (page -> its best chunk's text, in the search's order) whose prose explains a change of a metric
     the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``), the page

@@ -28,6 +28,7 @@ from query.scoring import (
     newest_forms,
     newest_reports,
     owner,
+    page_texts,
     pages,
     previous_report,
     read_whole,
@@ -362,6 +363,25 @@ def test_a_narrative_question_takes_the_page_that_explains_its_metric_first():
     assert explaining_first(texts, "What drove the increase in BCA revenues in 2023?") == [31, 25, 28]
     assert explaining_first(texts, "What drove the change in operating margins?") == [28, 25, 31]
     assert explaining_first(texts, "What is the strategy?") == [25, 28, 31]  # none explains it: search order
+
+
+def test_a_page_explains_a_change_in_a_passage_the_search_left_out():
+    """Nike's Converse page: the question's best passage on it is the segment's table, the sentence that
+    explains the fall is in another passage of the page. Read whole (every passage counting for it, one run on
+    from the page before included, another page's left out), the page explains the part asked ahead of the
+    consolidated discussion."""
+    def passage(start: int, end: int, text: str, char_start: int = 0, char_end: int = 100) -> dict:
+        return {"page_start": start, "page_end": end, "text": text, "char_start": char_start, "char_end": char_end}
+    table = passage(45, 45, "CONVERSE | FISCAL 2024 | FISCAL 2023 | TOTAL REVENUES | 2,082 | 2,427")
+    sentence = passage(45, 45, "Converse revenues decreased 15% primarily due to declines in North America.")
+    consolidated = passage(44, 44, "Revenues decreased 2% due to lower wholesale revenues.")
+    later = passage(46, 46, "Converse EBIT decreased 30%.")
+    question = "Why did Converse revenues fall in fiscal 2024?"
+    best_only = page_texts([44, 45], [consolidated, table])
+    assert explaining_first(best_only, question) == [44, 45]
+    whole = page_texts([44, 45], [consolidated, table, sentence, later])
+    assert whole == {44: consolidated["text"], 45: f"{table['text']}\n{sentence['text']}"}
+    assert explaining_first(whole, question) == [45, 44]
 
 
 def test_the_page_stating_the_expectation_asked_comes_first():
