@@ -199,7 +199,8 @@ class Pins(PinReader):
 
     def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
-        on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question."""
+        on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question, each
+        page read whole (:meth:`_page_texts`)."""
         mdna = {**scope, "item": sorted(MDNA_ITEMS)}
         pages, _ = self._searched_pages(q, mdna, 20)
         for page in scoring.explaining_first(self._page_texts(q, mdna, list(pages)), q.plan.core)[:NARRATIVE_PINS]:

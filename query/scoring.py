@@ -366,7 +366,7 @@ def page_texts(pages: list[int], passages: list[dict]) -> dict[int, str]:
 
 
 def explaining_first(texts: dict[int, str], question: str) -> list[int]:
-    """Pages (page -> its best chunk's text, in the search's order) whose prose explains a change of a metric
+    """Pages (page -> its text, :func:`page_texts`, in the search's order) whose prose explains a change of a metric
     the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``), the page
     whose metric is most wholly the question's ahead ("worldwide net sales" before "net sales in Latin
     America" for a question on net sales: a part the question does not name is another page's answer), then
