@@ -3,7 +3,6 @@ scheduler, and a task killed mid-run and retried."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
@@ -31,6 +30,7 @@ from tests.airflow_cli import (
     _runs,
     _task_states,
 )
+from tests.browser import stop
 from tests.conftest import ROOT, free_port
 
 
@@ -56,7 +56,7 @@ def test_amendment_forms_run_through_airflow_and_its_ui_shows_the_run(fixture_mi
 def _airflow_ui_shows_the_run(env: dict, home: Path, run_id: str, shots: Path) -> None:
     import urllib.parse
 
-    from tests.browser import body_text, browser_or_skip, chromium, serve, stop, wait_for
+    from tests.browser import body_text, browser_or_skip, chromium, serve, wait_for
 
     browser_or_skip()
     port = free_port()
@@ -174,10 +174,8 @@ def test_backfill_through_the_scheduler_fills_exactly_the_range(edgar_mirror, un
         else:
             pytest.fail(f"backfill did not finish: {runs}")
     finally:
-        for p in procs.values():
-            with contextlib.suppress(ProcessLookupError):  # its whole group may be gone
-                os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=60)
+        for p in procs.values():  # SIGTERM to the group, SIGKILL if it lingers (a scheduler may take minutes)
+            stop(p)
     assert {r[1] for r in publishes} == {"success"}, publishes
     assert {r[1] for r in backfill} == {"success"}, backfill
     # three overlapping runs, one filing: whichever index task ran first indexed it, one asset event
