@@ -327,18 +327,29 @@ def member_words_as_said(dimension: str, said: Collection[str]) -> tuple[str, ..
     (:func:`member_words`) joined back into one word where the question says that word ("MedTech" of
     ``jnj:MedTechMember``, "iPhone" of ``aapl:IPhoneMember``, "PepsiCo" of a ``PepsiCoBeveragesNorthAmerica``
     member), else each piece's own. ``said``: the question's stems."""
+    pieces = _member_pieces(dimension)
+    out: list[str] = []
+    i = 0
+    while i < len(pieces):
+        own, joins = pieces[i]
+        joined = next(((j, stem) for j, stem in joins if stem in said), None)
+        out.extend((joined[1],) if joined else own)
+        i = joined[0] if joined else i + 1
+    return tuple(dict.fromkeys(out))
+
+
+@functools.lru_cache(maxsize=65536)
+def _member_pieces(dimension: str) -> tuple[tuple[tuple[str, ...], tuple[tuple[int, str], ...]], ...]:
+    """Each piece of a member's name split at its capitals: its own stems, and the pieces from it to each
+    later one joined into a single stem ((end, stem), the longest first); none for a member
+    :func:`member_words` reads no words from. Read once per member: the question only looks them up."""
     member = member_name(dimension)
     if not member_words(dimension) or not member:
         return ()
     pieces = _member_phrase(member).split()
-    out: list[str] = []
-    i = 0
-    while i < len(pieces):
-        joined = next((j for j in range(len(pieces), i + 1, -1)
-                       if len(one := words("".join(pieces[i:j]))) == 1 and one[0] in said), None)
-        out.extend(words("".join(pieces[i:joined])) if joined else words(pieces[i]))
-        i = joined or i + 1
-    return tuple(dict.fromkeys(out))
+    return tuple((words(piece), tuple((j, one[0]) for j in range(len(pieces), i + 1, -1)
+                                      if len(one := words("".join(pieces[i:j]))) == 1))
+                 for i, piece in enumerate(pieces))
 
 
 def _member_phrase(member: str) -> str:

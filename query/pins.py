@@ -241,12 +241,9 @@ class Pins(PinReader):
         """Passages by page, in the search's order: each page's first hit, and the text of every chunk of the
         page among them (the sentence sought may not be in its best one)."""
         pages: dict[int, Hit] = {}
-        texts: dict[int, str] = {}
         for h in hits:
-            page = scoring.evidence_page(h.source)
-            pages.setdefault(page, h)
-            texts[page] = "\n".join(filter(None, (texts.get(page), h.source.get("text"))))
-        return pages, texts
+            pages.setdefault(scoring.evidence_page(h.source), h)
+        return pages, scoring.page_texts(list(pages), [h.source for h in hits])
 
     def _following(self, q: Question, statement: str, chunks: list[dict]) -> dict[str, dict]:
         """chunk_id -> the chunk after it, for the chunks that name the statement near their end (an HTML
