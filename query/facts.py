@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
@@ -221,7 +221,8 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         its own rows' match of the question's words ("GE's Aerospace segment profit": the concept the
         segment's rows are tagged with, not net earnings; "spend on property and equipment" names no part)."""
         hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
-        parts = {id(f) for f in named_members([h.source for h in hits], proper, metric, own, whole, initials)}
+        parts = {id(f) for f in named_members([h.source for h in hits], proper, metric, own, whole, initials,
+                                              labels=False)}
         return best_concepts([(h.source["concept"], h.score) for h in hits if id(h.source) in parts])
 
     if not concepts and asked:
@@ -231,7 +232,10 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
              for h in backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)])
     if not concepts:
         return []
-    found = _of_concepts(backend, targets, scope, concepts, asked)
+    # a business or a brand the question names beside the company ("Collins Aerospace's sales") brings its rows
+    # up too: they are the part's, though its words are a name's (left out of ``asked``)
+    brands = " ".join(n for n in names if (name := frozenset(words(n))) and name <= said and not name <= whole)
+    found = _of_concepts(backend, targets, scope, concepts, f"{asked} {brands}".strip())
     named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole, initials)
     if not named and terms and asked and (proper or initials) and (mine := part_concepts()):
         # the measure named has no row of the part named, which reports its own ("GM Financial's earnings
@@ -360,7 +364,7 @@ def _member_phrase(member: str) -> str:
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
                   own: Collection[frozenset[str]] = (), whole: frozenset[str] = frozenset(),
-                  initials: Collection[str] = ()) -> list[dict]:
+                  initials: Collection[str] = (), labels: bool = True) -> list[dict]:
     """The dimensional facts one of whose members the question names in full (``asked``: its words without
     the companies' names): Mobility's of "AT&T's Mobility operating income", not the consolidated figure. A
     member the metric's own words name (``metric``: the stems of the synonym terms it says) is no part: the
@@ -371,19 +375,42 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     Nutrition" of "Hill's Pet Nutrition": :func:`_brand_part`); a part whose words are only some of a name's
     ("Raytheon" of "Raytheon Technologies' net sales": RTX's, not its Raytheon segment's) or the registrant's
     name alone (``whole``: its stems) is the company, no part. ``initials``: the question's capitals that
-    may be a segment's or a region's initials ("AWS", "E&T": :func:`question_initials`, :func:`member_initials`)."""
+    may be a segment's or a region's initials ("AWS", "E&T": :func:`question_initials`, :func:`member_initials`).
+    A segment's or a region's row may also be named by its table row's label (:func:`_label_names`), when
+    ``labels``: not while the concept is still to be chosen by the part's rows, where the label's words are all
+    the search matched and any line printed under it would do ("how much did Established Pharmaceuticals sell":
+    its depreciation and assets, not its sales)."""
     mine = set(words(asked))
     said = mine.union(*own)
     brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
+
+    def says(m: set[str]) -> bool:
+        if not m or m <= whole:
+            return False
+        return m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) and not m <= metric
 
     def names_part(d: str) -> bool:
         m = set(member_words_as_said(d, said))
         if not m or m <= whole:
             return False
-        by_words = m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) and not m <= metric
-        return by_words or (bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
+        return says(m) or (bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
 
-    return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])]
+    return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])
+            or labels and _label_names(f, metric, says)]
+
+
+LABEL_WORDS = 2  # a row label names a part by two words or more of its own: "Other" or "Total" alone names none
+
+
+def _label_names(fact: dict, metric: frozenset[str], says: Callable[[set[str]], bool]) -> bool:
+    """Whether a segment's or a region's fact (:data:`PART_AXES`) is named by the label of the row it is
+    printed on: the filer's name for a part its member does not spell, a taxonomy's own member under the
+    filer's name (``us-gaap:AllOtherSegmentsMember`` printed as "Other Bets") or a member longer than the name
+    people say (``CollinsAerospaceSystemsMember`` printed as "Collins Aerospace"). The label's words beyond
+    the metric's must be :data:`LABEL_WORDS` or more ("Total net sales" names no part)."""
+    label = set(words(fact.get("row_label") or ""))
+    return len(label - metric) >= LABEL_WORDS and any(_axis(d) in PART_AXES for d in fact.get("dimensions") or []) \
+        and says(label)
 
 
 _CAPITALS = re.compile(r"(?<![\w&])[A-Z](?:&?[A-Z]){1,4}(?![\w&])")  # "AWS", "BSNA", "E&T" (a word of its own)

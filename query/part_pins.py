@@ -4,7 +4,7 @@ it with. The part itself is read by ``query.parts``; these are the pages ``query
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from domain.periods import PERIOD_WORDS
 from domain.sec_items import MDNA_ITEMS
@@ -16,6 +16,7 @@ from query.parts import named_parts, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
 from query.statements import row_page
+from schemas.chunks import next_chunk_id
 
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 
@@ -55,6 +56,10 @@ class PartPins(PinReader):
             if found := _table_row(cues, [(t, 0) for t in self._next_chunks(q, h.source, PART_SECTION_TABLES)]):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the section {heading!r} prints the figure asked")
                 return
+        if found := self._table_after_heading(q, parts, cues, hits):
+            (chunk, page), heading = found
+            pin(chunk, chunk["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
+            return
         for h in hits:  # no section opened at a chunk's end: a part's title over its table inside one
             titled = part_title(parts, h.source)
             if titled is None:
@@ -64,6 +69,28 @@ class PartPins(PinReader):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the table {heading!r} prints the figure asked")
                 return
 
+    def _table_after_heading(self, q: Question, parts: frozenset[str], cues: tuple,
+                             hits: list[Hit]) -> tuple[tuple[dict, int], str] | None:
+        """:func:`table_after_heading` among the search's passages, the chunks before their tables read in
+        one lookup."""
+        ids = sorted({i for h in hits if h.source.get("kind") == "table" and (i := next_chunk_id(h.source, -1))})
+        before = {c["chunk_id"]: c for c in self._get(q, ids)} if ids else {}
+        return table_after_heading(parts, cues, [h.source for h in hits], before)
+
+
+def table_after_heading(parts: frozenset[str], cues: tuple, chunks: list[dict],
+                        before: Mapping[str, dict]) -> tuple[tuple[dict, int], str] | None:
+    """((chunk, page), heading) of the first table among ``chunks`` that prints a row of the metric (``cues``)
+    right after a part's heading closing the chunk before it (``before``: chunks by id): the part's section
+    whose heading the search did not find, that chunk's text being about what came before (Boeing's "Global
+    Services / Results of Operations" closes a passage on another segment's programs)."""
+    for chunk in chunks:
+        if chunk.get("kind") != "table" or (found := _table_row(cues, [(chunk, 0)])) is None:
+            continue
+        prior = before.get(next_chunk_id(chunk, -1) or "")
+        if prior is not None and (heading := part_heading(parts, prior)) is not None:
+            return found, heading
+    return None
 
 def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] | None:
     """(chunk, page) of the first of ``tables`` (each with the character its rows may start from) printing a

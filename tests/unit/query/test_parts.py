@@ -109,3 +109,30 @@ def test_a_parts_title_over_its_table_inside_one_chunk_gives_the_rows_after_it()
     assert part_title(domestic, {"text": "Capital expenditures\nDomestic\n$\n770"}) is None  # a row's label
     assert part_title(domestic, {"text": "Domestic Segment Performance Summary", "kind": "table"}) is None
     assert part_title(frozenset(words("International")), chunk)[0] == "International Segment Performance Summary"
+
+
+def test_a_parts_table_found_without_its_heading_is_its_section_when_the_chunk_before_closes_with_it():
+    """The search finds a segment's results table but not the passage its heading closes (a passage on another
+    segment's programs): the table is the part's section when the chunk before it, read by id, ends with the
+    part's heading; another part's heading, or a table printing no row of the metric, is not."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.part_pins import table_after_heading
+
+    cues = concept_map().metric_cues("What was Acme Global Services' operating margin?", ["margins"])
+    parts = frozenset(words("global services"))
+
+    def chunk(seq: int, kind: str, text: str) -> dict:
+        return {"chunk_id": f"ACME_10Q:part1item2:{seq:04d}", "doc_id": "ACME_10Q", "item": "part1item2",
+                "seq": seq, "kind": kind, "text": text, "page_start": 46, "page_end": 46}
+
+    table = chunk(54, "table", "Revenues | $4,746 | $4,298\nEarnings from operations | $856 | $728\n"
+                  "Operating margins | 18.0% | 16.9%")
+    heading = chunk(53, "text", "losses in future periods.\n44\nTable of Contents\nGlobal Services\nResults of Operations")
+    found = table_after_heading(parts, cues, [table], {heading["chunk_id"]: heading})
+    assert found == ((table, 46), "Global Services")
+    other = chunk(53, "text", "losses in future periods.\nDefense, Space & Security")
+    assert table_after_heading(parts, cues, [table], {other["chunk_id"]: other}) is None
+    backlog = chunk(54, "table", "Contractual backlog | $18,455 | $17,900\nUnobligated backlog | $1,200 | $900")
+    assert table_after_heading(parts, cues, [backlog], {heading["chunk_id"]: heading}) is None
+    assert table_after_heading(parts, cues, [table], {}) is None
