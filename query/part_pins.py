@@ -92,6 +92,7 @@ def table_after_heading(parts: frozenset[str], cues: tuple, chunks: list[dict],
             return found, heading
     return None
 
+
 def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] | None:
     """(chunk, page) of the first of ``tables`` (each with the character its rows may start from) printing a
     row labelled by one of ``cues``."""
