@@ -384,16 +384,16 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
     said = mine.union(*own)
     brands = [name for name in own if not name <= whole]  # a business's or a brand's name, not the company's
 
+    def a_part(m: set[str]) -> bool:  # words of something, not of the registrant's name alone
+        return bool(m) and not m <= whole
+
     def says(m: set[str]) -> bool:
-        if not m or m <= whole:
-            return False
-        return m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) and not m <= metric
+        return a_part(m) and m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) \
+            and not m <= metric
 
     def names_part(d: str) -> bool:
         m = set(member_words_as_said(d, said))
-        if not m or m <= whole:
-            return False
-        return says(m) or (bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
+        return says(m) or (a_part(m) and bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
 
     return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])
             or labels and _label_names(f, metric, says)]
