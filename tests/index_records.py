@@ -112,6 +112,31 @@ def facts() -> list[dict]:
     return rows
 
 
+def fact(doc_id: str, seq: int, concept: str, row_label: str, dims: list[str], display: str, page: int, *,
+         ticker: str, company: str, year: int, label: str) -> dict:
+    """One numeric fact of a fiscal year, as the facts job indexes it (``label``: the words it is searched by)."""
+    return FactIndexRecord(
+        fact_id=f"{doc_id}#{seq}", doc_id=doc_id, ticker=ticker, company=company, form="10-K",
+        filing_date=dt.date(year + 1, 1, 30), concept=concept, label=label, kind="numeric", value=1.0,
+        display=display, unit="USD", decimals="-6", scale=6, period_type="duration",
+        period_start=dt.date(year, 1, 1), period_end=dt.date(year, 12, 31), fiscal_year=year, fiscal_period="FY",
+        dimensions=dims, dimensional=bool(dims), page=page, end_page=page, item="8", row_label=row_label,
+        column_header=str(year)).model_dump()
+
+
+def facts_backend(root: Path, rows: list[dict]):
+    """(the embedded engine, targets) with one facts index version holding ``rows``: what the query side's
+    fact pins search."""
+    from kernel.search.embedded import EmbeddedBackend
+    from schemas.index import INDEXES
+
+    backend = EmbeddedBackend(root / "search", prefix="t")
+    spec = INDEXES["facts"]
+    version = backend.create_version(spec, None, {"model": "test-model"})
+    backend.load(version, spec, to_table(spec.model, rows).to_batches())
+    return backend, {"facts": version}
+
+
 def concepts() -> list[dict]:
     return [ConceptRecord(concept=c, label=f"{w} {w}", words=w, row_labels=[w], kind="numeric",
                           fact_count=len(DOCS), doc_count=len(DOCS)).model_dump() for c, w, _, _ in FACTS]

@@ -5,13 +5,8 @@ embedded engine over literal facts."""
 
 from __future__ import annotations
 
-import datetime as dt
-
-from kernel.search.embedded import EmbeddedBackend
 from query.facts import named_members, question_facts, synonym_terms, synonyms
-from schemas.base import to_table
-from schemas.facts import FactIndexRecord
-from schemas.index import INDEXES
+from tests.index_records import fact, facts_backend
 
 DOC = "ACME_2024_10K"
 SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis="
@@ -23,22 +18,12 @@ INCOME, SALES = "us-gaap:OperatingIncomeLoss", "us-gaap:Revenues"
 
 
 def _record(seq: int, concept: str, label: str, dims: list[str], display: str, page: int) -> dict:
-    return FactIndexRecord(
-        fact_id=f"{DOC}#{seq}", doc_id=DOC, ticker="ACME", company="Acme Corp", form="10-K",
-        filing_date=dt.date(2025, 2, 1), concept=concept, label=f"{concept.split(':')[1]} {label.lower()}",
-        kind="numeric", value=1.0, display=display, unit="USD", decimals="-6", scale=6, period_type="duration",
-        period_start=dt.date(2024, 1, 1), period_end=dt.date(2024, 12, 31), fiscal_year=2024, fiscal_period="FY",
-        dimensions=dims, dimensional=bool(dims), page=page, end_page=page, item="8", row_label=label,
-        column_header="2024").model_dump()
+    return fact(DOC, seq, concept, label, dims, display, page, ticker="ACME", company="Acme Corp", year=2024,
+                label=f"{concept.split(':')[1]} {label.lower()}")
 
 
-def _backend(tmp_path, rows: list[tuple]) -> tuple[EmbeddedBackend, dict[str, str]]:
-    backend = EmbeddedBackend(tmp_path / "search", prefix="t")
-    spec = INDEXES["facts"]
-    version = backend.create_version(spec, None, {"model": "test-model"})
-    facts = [_record(seq, *row) for seq, row in enumerate(rows)]
-    backend.load(version, spec, to_table(spec.model, facts).to_batches())
-    return backend, {"facts": version}
+def _backend(tmp_path, rows: list[tuple]):
+    return facts_backend(tmp_path, [_record(seq, *row) for seq, row in enumerate(rows)])
 
 
 def _found(backend, targets, question: str) -> set[tuple[str, int]]:

@@ -4,13 +4,8 @@ consolidated figure of the measure named: the embedded engine over literal facts
 
 from __future__ import annotations
 
-import datetime as dt
-
-from kernel.search.embedded import EmbeddedBackend
 from query.facts import question_facts
-from schemas.base import to_table
-from schemas.facts import FactIndexRecord
-from schemas.index import INDEXES
+from tests.index_records import fact, facts_backend
 
 DOC = "GM_2023_10K"
 GMF = "us-gaap:StatementBusinessSegmentsAxis=gm:GMFinancialSegmentMember"
@@ -28,26 +23,12 @@ ROWS = [  # concept, label, dimensions, display, page
 
 
 def _facts() -> list[dict]:
-    return [FactIndexRecord(
-        fact_id=f"{DOC}#{seq}", doc_id=DOC, ticker="GM", company="General Motors Co", form="10-K",
-        filing_date=dt.date(2024, 1, 30), concept=concept, label=label, kind="numeric", value=1.0,
-        display=display, unit="USD", decimals="-6", scale=6, period_type="duration",
-        period_start=dt.date(2023, 1, 1), period_end=dt.date(2023, 12, 31), fiscal_year=2023, fiscal_period="FY",
-        dimensions=dims, dimensional=bool(dims), page=page, end_page=page, item="8",
-        row_label=label.title(), column_header="2023").model_dump()
-        for seq, (concept, label, dims, display, page) in enumerate(ROWS)]
-
-
-def _facts_target(tmp_path) -> tuple[EmbeddedBackend, dict[str, str]]:
-    backend = EmbeddedBackend(tmp_path / "search", prefix="t")
-    spec = INDEXES["facts"]
-    version = backend.create_version(spec, None, {"model": "test-model"})
-    backend.load(version, spec, to_table(spec.model, _facts()).to_batches())
-    return backend, {"facts": version}
+    return [fact(DOC, seq, concept, label.title(), dims, display, page, ticker="GM", company="General Motors Co",
+                 year=2023, label=label) for seq, (concept, label, dims, display, page) in enumerate(ROWS)]
 
 
 def test_a_parts_own_measure_when_the_measure_named_has_no_row_of_it(tmp_path):
-    backend, targets = _facts_target(tmp_path)
+    backend, targets = facts_backend(tmp_path, _facts())
     names = ["General Motors", "GM"]
     found = question_facts(backend, targets, "How much did GM Financial earn before income taxes in 2023?", names,
                            DOC, "General Motors Co")
