@@ -21,6 +21,7 @@ from domain import vocabulary
 from domain.rules import concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import (
+    FUNCTION_WORDS,
     joined_initialisms,
     lexemes,
     lower_words,
@@ -31,6 +32,7 @@ from domain.text import (
 )
 from domain.text import terms as full_text_terms
 from kernel.search import SearchReader
+from query.parts import ASKING, SECTION_WORDS
 from schemas.index import INDEXES
 
 CONCEPT_CANDIDATES = 8
@@ -216,18 +218,23 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     initials = question_initials(question)
     proper = proper_words(question, names)
 
-    def part_concepts() -> list[str]:
+    def part_concepts(measured: frozenset[str], required: bool = False) -> list[str]:
         """The concepts of the part the question names in full with capitals, as a name is written, chosen by
         its own rows' match of the question's words ("GE's Aerospace segment profit": the concept the
-        segment's rows are tagged with, not net earnings; "spend on property and equipment" names no part)."""
+        segment's rows are tagged with, not net earnings; "spend on property and equipment" names no part):
+        the rows whose concept or label says one of the ``measured`` stems (:func:`_measures`), not a row the
+        part's name alone matched ("GM Financial net sales and revenue" for what GM Financial paid in
+        dividends); when none does, any of the part's rows, unless ``required``."""
         hits = backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": True}, 50)
         parts = {id(f) for f in named_members([h.source for h in hits], proper, metric, own, whole, initials,
                                               labels=False)}
-        return best_concepts([(h.source["concept"], h.score) for h in hits if id(h.source) in parts])
+        rows = [h for h in hits if id(h.source) in parts]
+        saying = [h for h in rows if _measures(h.source, measured)]
+        return best_concepts([(h.source["concept"], h.score) for h in (saying if saying or required else rows)])
 
     if not concepts and asked:
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
-        concepts = part_concepts() or best_concepts(
+        concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
              for h in backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)])
     if not concepts:
@@ -237,14 +244,41 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     brands = " ".join(n for n in names if (name := frozenset(words(n))) and name <= said and not name <= whole)
     found = _of_concepts(backend, targets, scope, concepts, f"{asked} {brands}".strip())
     named = named_members([f for f in found if f.get("dimensions")], asked, metric, own, whole, initials)
-    if not named and terms and asked and (proper or initials) and (mine := part_concepts()):
+    if not named and terms and asked and (proper or initials) and (mine := part_concepts(metric, required=True)):
         # the measure named has no row of the part named, which reports its own ("GM Financial's earnings
-        # before income taxes": its EBT-adjusted, tagged with GM's concept): the part's measure, not the whole's
+        # before income taxes": its EBT-adjusted, tagged with GM's concept): the part's measure, not the whole's;
+        # a row saying a word of the measure asked, not one matched by the part's name alone ("GM Financial
+        # net sales and revenue" for its pre-tax earnings)
         named = named_members([f for f in _of_concepts(backend, targets, scope, mine, asked) if f.get("dimensions")],
                               asked, metric, own, whole, initials)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
+
+
+_PERIODS = frozenset(words("quarter quarters half year years month months fiscal first second third fourth "
+                           "ended ending period report reported"))
+
+
+def measure_words(asked: str, proper: str) -> frozenset[str]:
+    """The stems of a question's words (``asked``, its companies' names left out) that may say what is measured:
+    not a part's name (``proper``: its words written with capitals), nor a word that asks, says a part is one
+    ("segment") or names a period."""
+    return frozenset(words(asked)) - frozenset(words(proper)) - FUNCTION_WORDS - ASKING - SECTION_WORDS - _PERIODS
+
+
+def _measures(fact: dict, measured: frozenset[str]) -> bool:
+    """Whether a fact's concept or row label says one of the ``measured`` stems, or its label opens with words
+    whose initials spell one ("EBIT" of "Earnings (loss) before interest and taxes-adjusted")."""
+    label = fact.get("row_label") or ""
+    return bool(measured & set(words(f"{concept_words(fact['concept'])} {label}"))) or \
+        any(len(m) > 2 and label_initials(label).startswith(m) for m in measured)
+
+
+def label_initials(label: str) -> str:
+    """The initials of a row label's words, lower case, what it says in brackets and joining words left out."""
+    said = re.sub(r"\([^)]*\)", " ", label)
+    return "".join(w[0] for w in re.findall(r"[a-z0-9]+", said.lower()) if w not in _JOINING)
 
 
 def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict, concepts: list[str],

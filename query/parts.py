@@ -85,12 +85,13 @@ def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
     for line in (chunk.get("text") or "").split("\n"):
         at += len(line) + 1
         said = words(line)
-        if _heads_part(parts, line, said) and frozenset(said) & _SECTION_WORDS:
+        if _heads_part(parts, line, said) and frozenset(said) & SECTION_WORDS:
             return line.strip(), at
     return None
 
 
-_SECTION_WORDS = frozenset(words("segment segments business businesses division divisions"))
+# Words that say a part is one without naming which ("Financial Products Segment"): no part's name, no measure
+SECTION_WORDS = frozenset(words("segment segments business businesses division divisions"))
 
 
 def _part_cells(lines: list[str]) -> list[str]:
@@ -110,13 +111,14 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     typed all in lower case ("theme parks revenue 2023") says no case: each of its words may be a part,
     which a row then names only in a title's capitals (:func:`part_row`'s ``titled``)."""
     if typed_lower(question):
-        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - _ASKING
+        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - ASKING
     caps = [w for w, at in surface_words(question)
             if w[:1].isupper() and not opens_sentence(question, at)]
     return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
 
 
-_ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
+# Words a question asks with, which name neither a part nor a measure
+ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
 
 
 def _titled(line: str) -> bool:
