@@ -193,7 +193,8 @@ def row_cells(lines: list[str]) -> list[str]:
     return cells
 
 
-ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within a document
+ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within a document ...
+LABELLED_ECHO_DIGITS = 3  # ... or of this many, on a row labelled by the question's own words ("Operating Profit")
 
 
 def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | None:
@@ -201,18 +202,22 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
     table's cell on a row the question's words (stems, ``asked``) or the whole's ("Total", "Consolidated")
     label: the amount a question asks, printed again off its statement (MD&A's summary of results, a segment
     note's "Total"). Only figures of
-    ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), and only
-    under a label of the question's own words, so a fact the question did not mean (the dividends paid of
-    "payments volume") is not printed again by an equity statement's row."""
+    ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), or of
+    ``LABELLED_ECHO_DIGITS`` on a row whose label has words of its own, not the whole's alone (a segment's
+    "Operating Profit $ 883" in its MD&A section), and only under a label of the question's own words, so a
+    fact the question did not mean (the dividends paid of "payments volume") is not printed again by an equity
+    statement's row."""
     text = chunk.get("text") or ""
     for m in FIGURE.finditer(text):
         cell = m.group().strip(" ($-–—)%")
-        if cell not in displays or sum(c.isdigit() for c in cell) < ECHO_DIGITS or "%" in m.group():
+        digits = sum(c.isdigit() for c in cell)
+        if cell not in displays or digits < LABELLED_ECHO_DIGITS or "%" in m.group():
             continue
         row = re.split(r"\n| / ", text[:m.start()])[-1]
         said = words(FIGURE.sub(" ", row.replace("|", " ")))
         label = [w for w in said if w not in _WHOLE]
-        if said and set(label) <= asked:  # "Total", "Consolidated" alone label a table's sum of the parts
+        # "Total", "Consolidated" alone label a table's sum of the parts
+        if said and set(label) <= asked and (digits >= ECHO_DIGITS or label):
             return page_position(chunk, m.start())[0]
     return None
 

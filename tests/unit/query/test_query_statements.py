@@ -290,8 +290,23 @@ def test_echo_page_ignores_other_labels_short_figures_percents_and_prose():
     equity = {"text": "Cash dividends declared | (4,217) | (3,751)", "page_start": 59, "page_end": 59}
     assert echo_page({"4,217"}, asked, equity) is None  # a fact the question did not mean
     sales = frozenset(words("What were the net sales?"))
-    assert echo_page({"400"}, sales, {"text": "Net sales | 400", "page_start": 1, "page_end": 1}) is None
+    assert echo_page({"40"}, sales, {"text": "Net sales | 40", "page_start": 1, "page_end": 1}) is None
+    assert echo_page({"400"}, sales, {"text": "Total | 400", "page_start": 1, "page_end": 1}) is None  # the whole's alone
     assert echo_page({"19,457"}, sales, {"text": "Net sales | 19,457%", "page_start": 1, "page_end": 1}) is None
     prose = {"text": "Worldwide Net sales were $19,457 in 2023, up 8.5%", "page_start": 31, "page_end": 31}
     assert echo_page({"19,457"}, sales, prose) is None  # a sentence is no table's row
     assert echo_page({"19,457"}, sales, {"text": "| 19,457 | 17,967", "page_start": 1, "page_end": 1}) is None
+
+
+def test_echo_page_takes_a_three_digit_figure_on_a_row_of_the_questions_own_label():
+    """A segment's figure is often three digits ("Operating Profit $ 883" in UPS International Package's MD&A
+    section): on a row labelled by the question's words it is the amount asked; under "Total" alone, or with
+    fewer digits, it may be any row's."""
+    from query.statements import echo_page
+
+    asked = frozenset(words("What operating profit did the International Package segment report?"))
+    section = {"text": "Operating Profit (in millions):\nOperating Profit | $ 883 | $ 1,193", "page_start": 52,
+               "page_end": 52}
+    assert echo_page({"883"}, asked, section) == 52
+    assert echo_page({"883"}, asked, {"text": "Total | 883", "page_start": 9, "page_end": 9}) is None
+    assert echo_page({"883"}, asked, {"text": "Interest expense | 883", "page_start": 9, "page_end": 9}) is None
