@@ -263,7 +263,7 @@ _PERIODS = frozenset(words("quarter quarters half year years month months fiscal
 def measure_words(asked: str, proper: str) -> frozenset[str]:
     """The stems of a question's words (``asked``, its companies' names left out) that may say what is measured:
     not a part's name (``proper``: its words written with capitals), nor a word that asks, says a part is one
-    ("segment") or names a period."""
+    ("segment"), names a period or says a figure was reported (:data:`_PERIODS`)."""
     return frozenset(words(asked)) - frozenset(words(proper)) - FUNCTION_WORDS - ASKING - SECTION_WORDS - _PERIODS
 
 
