@@ -271,8 +271,10 @@ def _measures(fact: dict, measured: frozenset[str]) -> bool:
     """Whether a fact's concept or row label says one of the ``measured`` stems, or its label opens with words
     whose initials spell one ("EBIT" of "Earnings (loss) before interest and taxes-adjusted")."""
     label = fact.get("row_label") or ""
-    return bool(measured & set(words(f"{concept_words(fact['concept'])} {label}"))) or \
-        any(len(m) > 2 and label_initials(label).startswith(m) for m in measured)
+    if measured & set(words(f"{concept_words(fact['concept'])} {label}")):
+        return True
+    initials = label_initials(label)
+    return any(len(m) > 2 and initials.startswith(m) for m in measured)
 
 
 def label_initials(label: str) -> str:

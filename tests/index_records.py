@@ -137,6 +137,20 @@ def facts_backend(root: Path, rows: list[dict]):
     return backend, {"facts": version}
 
 
+ACME_10K = "ACME_2024_10K"  # the literal filer the part tests' facts belong to
+
+
+def acme_fact(seq: int, concept: str, row_label: str, dims: list[str], display: str, page: int) -> dict:
+    """A fact of Acme's 2024 10-K, searched by its concept's local name and its row label."""
+    return fact(ACME_10K, seq, concept, row_label, dims, display, page, ticker="ACME", company="Acme Corp",
+                year=2024, label=f"{concept.split(':')[1]} {row_label.lower()}")
+
+
+def acme_facts_backend(root: Path, rows: list[tuple]):
+    """:func:`facts_backend` over Acme's facts, each row (concept, row label, dimensions, display, page)."""
+    return facts_backend(root, [acme_fact(seq, *row) for seq, row in enumerate(rows)])
+
+
 def concepts() -> list[dict]:
     return [ConceptRecord(concept=c, label=f"{w} {w}", words=w, row_labels=[w], kind="numeric",
                           fact_count=len(DOCS), doc_count=len(DOCS)).model_dump() for c, w, _, _ in FACTS]

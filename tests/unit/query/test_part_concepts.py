@@ -5,18 +5,15 @@ question naming the part). The embedded engine over literal facts."""
 from __future__ import annotations
 
 from query.facts import label_initials, question_facts
-from tests.index_records import fact, facts_backend
+from tests.index_records import ACME_10K as DOC
+from tests.index_records import acme_facts_backend
 
-DOC = "ACME_2024_10K"
 FINANCE = "acme:BusinessGroupAxis=acme:AcmeFinanceMember"
 PRETAX = "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest"
 
 
 def _found(tmp_path, rows: list[tuple], question: str) -> set[tuple[str, int]]:
-    records = [fact(DOC, seq, concept, label, dims, display, page, ticker="ACME", company="Acme Corp", year=2024,
-                    label=f"{concept.split(':')[1]} {label.lower()}")
-               for seq, (concept, label, dims, display, page) in enumerate(rows)]
-    backend, targets = facts_backend(tmp_path, records)
+    backend, targets = acme_facts_backend(tmp_path, rows)
     return {(f["display"], f["page"]) for f in question_facts(backend, targets, question, ["Acme"], DOC, "Acme Corp")}
 
 

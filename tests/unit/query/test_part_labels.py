@@ -6,24 +6,15 @@ embedded engine over literal facts."""
 from __future__ import annotations
 
 from query.facts import named_members, question_facts, synonym_terms, synonyms
-from tests.index_records import fact, facts_backend
+from tests.index_records import ACME_10K as DOC
+from tests.index_records import acme_fact, acme_facts_backend
 
-DOC = "ACME_2024_10K"
 SEGMENTS = "us-gaap:StatementBusinessSegmentsAxis="
 OTHER = SEGMENTS + "us-gaap:AllOtherSegmentsMember"
 CLOUD = SEGMENTS + "acme:AcmeCloudMember"
 SYSTEMS = SEGMENTS + "acme:NorthwindAvionicsSystemsMember"
 PHARMA = SEGMENTS + "acme:EstablishedPharmaceuticalProductsMember"
 INCOME, SALES = "us-gaap:OperatingIncomeLoss", "us-gaap:Revenues"
-
-
-def _record(seq: int, concept: str, label: str, dims: list[str], display: str, page: int) -> dict:
-    return fact(DOC, seq, concept, label, dims, display, page, ticker="ACME", company="Acme Corp", year=2024,
-                label=f"{concept.split(':')[1]} {label.lower()}")
-
-
-def _backend(tmp_path, rows: list[tuple]):
-    return facts_backend(tmp_path, [_record(seq, *row) for seq, row in enumerate(rows)])
 
 
 def _found(backend, targets, question: str) -> set[tuple[str, int]]:
@@ -38,7 +29,7 @@ def test_the_loss_a_line_reports_is_its_concept_and_a_net_operating_loss_is_no_o
 
 
 def test_a_taxonomy_member_is_named_by_its_rows_label(tmp_path):
-    backend, targets = _backend(tmp_path, [
+    backend, targets = acme_facts_backend(tmp_path, [
         (INCOME, "Income from operations", [], "112,390", 53),
         (INCOME, "Acme Cloud", [CLOUD], "6,112", 88),
         (INCOME, "Other Bets", [OTHER], "(4,444)", 88),
@@ -49,8 +40,8 @@ def test_a_taxonomy_member_is_named_by_its_rows_label(tmp_path):
 
 
 def test_a_label_of_one_word_or_of_the_metrics_words_names_no_part():
-    other = _record(0, INCOME, "Other", [OTHER], "(5)", 9)
-    total = _record(1, INCOME, "Total operating income", [OTHER], "9", 9)
+    other = acme_fact(0, INCOME, "Other", [OTHER], "(5)", 9)
+    total = acme_fact(1, INCOME, "Total operating income", [OTHER], "9", 9)
     assert named_members([other], "what was other operating income") == []
     assert named_members([total], "what was total operating income", frozenset({"oper", "incom"})) == []
 
@@ -61,7 +52,7 @@ def test_a_brand_said_for_a_part_brings_its_rows_up_among_many(tmp_path):
     came first and its own row was never read."""
     fillers = [(SALES, f"Sales to customer group {n}", [SEGMENTS + f"acme:Group{n}Member"], f"{n},000", 110)
                for n in range(320)]
-    backend, targets = _backend(tmp_path, [(SALES, "Total net sales", [], "68,920", 64), *fillers,
+    backend, targets = acme_facts_backend(tmp_path, [(SALES, "Total net sales", [], "68,920", 64), *fillers,
                                            (SALES, "Northwind Avionics", [SYSTEMS], "26,253", 108)])
     found = question_facts(backend, targets, "How did Northwind Avionics' sales change from 2022 to 2024?",
                            ["Northwind Avionics", "Acme"], DOC, "Acme Corp")
@@ -72,7 +63,7 @@ def test_a_label_does_not_choose_the_concept_when_the_question_names_no_measure(
     """"How much did Established Pharmaceuticals sell": no reviewed term, so the concept is chosen by the part's
     rows; its label names only the depreciation and assets rows (its sales row says "Products"), which are no
     answer: no facts, as before, rather than the depreciation."""
-    backend, targets = _backend(tmp_path, [
+    backend, targets = acme_facts_backend(tmp_path, [
         (SALES, "Established Pharmaceutical Products", [PHARMA], "5,066", 74),
         ("us-gaap:Depreciation", "Established Pharmaceuticals", [PHARMA], "104", 75),
         ("us-gaap:Assets", "Established Pharmaceuticals", [PHARMA], "3,118", 75),
