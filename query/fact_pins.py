@@ -11,7 +11,7 @@ from domain.sec_items import STATEMENT_ITEMS
 from domain.text import words
 from kernel.search import Hit
 from query.catalog import DocInfo
-from query.facts import describe, fact_pages, of_a_part, question_facts, synonym_concepts
+from query.facts import describe, fact_pages, of_a_part, question_facts, says_a_row, synonym_concepts
 from query.part_pins import asked_parts
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
 from query.question import Question
@@ -40,9 +40,9 @@ class FactPins(PinReader):
         statements' pages and the search stand. ``taken``: (document, page) pinned already, which a
         figure printed again does not pin twice."""
         plan = q.plan
-        metric = not plan.narrative and not plan.described and plan.forecast is None and \
-            (plan.figure or bool(synonym_concepts(plan.core)))
-        if not metric or not q.snap.has_facts:
+        figure_kind = not plan.narrative and not plan.described and plan.forecast is None
+        metric = figure_kind and (plan.figure or bool(synonym_concepts(plan.core)))
+        if not figure_kind or not q.snap.has_facts:
             return FactPinned([])
         # who the question names, as it writes them ("GE's Aerospace segment": GE, whose name is GE Aerospace
         # today, and its Aerospace segment), else the companies' own names
@@ -53,6 +53,8 @@ class FactPins(PinReader):
         parts: set[str] = set()
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
+            if not metric and not says_a_row(self.backend, q.snap.targets, plan.core, names, d.doc_id):
+                continue  # no figure asked: no concept named, no row's label said whole
             # the company as a whole: its own names as written, not a brand or business written for a part of
             # it ("Pratt & Whitney", "Hill's Pet Nutrition": a segment's member carries their words)
             company = " ".join(plan.analysis.names) if plan.analysis.names else d.company

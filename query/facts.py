@@ -22,6 +22,7 @@ from domain.rules import concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import (
     FUNCTION_WORDS,
+    has_phrase,
     joined_initialisms,
     lexemes,
     lower_words,
@@ -254,6 +255,30 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
     return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
+
+
+LABEL_OWN_WORDS = 2  # a row's label said whole asks for its figure when it has this many words besides joining ones
+
+
+def says_a_row(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str],
+               doc_id: str) -> bool:
+    """Whether the question says whole the label of the consolidated row its words match best in the document
+    ("what membership and other income did Walmart report": the income statement's "Membership and other
+    income"): it asks for that row's figure though no concept cue or synonym names it. The label's words in
+    a row, at least LABEL_OWN_WORDS of them not joining words: one word ("Revenues", "Other") is said by too
+    many questions that ask for no figure."""
+    asked = metric_words(question, names)
+    if not asked:
+        return False
+    scope = {"doc_id": doc_id, "kind": "numeric", "dimensional": False}
+    hits = backend.bm25(targets["facts"], INDEXES["facts"], asked, scope, 10)
+    said = phrase_text(words(question))
+    return any(_says_label(said, h.source.get("row_label")) for h in hits if h.score >= hits[0].score)
+
+
+def _says_label(said: str, label: str | None) -> bool:
+    stems = words(label)
+    return len([w for w in stems if w not in FUNCTION_WORDS]) >= LABEL_OWN_WORDS and has_phrase(said, stems)
 
 
 _PERIODS = frozenset(words("quarter quarters half year years month months fiscal first second third fourth "
