@@ -321,6 +321,8 @@ _GENERIC_MEMBERS = frozenset({"OperatingSegments", "SegmentReconcilingItems", "C
                               "Consolidation", "IntersegmentElimination", "ConsolidationEliminations", "Reportable"})
 
 
+PRODUCT_AXIS = "ProductOrServiceAxis"  # a product line's members: the split "by product" asks, a brand's rows
+
 # A figure asked split one way ("revenues by segment", "sales by region", "which segment earned the most"): the
 # XBRL axes whose members make that split (US GAAP and SEC reporting taxonomies' own names)
 _ANY = r"\b(?:by|each|per|across|every|which|what)(?: of (?:its|the|their))?(?: (?:business|operating|reportable|reporting))? "
@@ -329,7 +331,7 @@ BREAKDOWNS = (
     (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic (?:areas?|regions?|markets?))|countr(?:y|ies))\b"
                 r"|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), ("StatementGeographicalAxis",)),
     (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies))\b"),
-     ("ProductOrServiceAxis",)),
+     (PRODUCT_AXIS,)),
 )
 
 
@@ -457,7 +459,20 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
         return says(m) or (a_part(m) and bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
 
     return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])
-            or labels and _label_names(f, metric, says)]
+            or _alternative_names(f, says) or labels and _label_names(f, metric, says)]
+
+
+def _alternative_names(fact: dict, says: Callable[[set[str]], bool]) -> bool:
+    """Whether the question names one of the brands a product's row label lists with slashes, each a name of
+    the fact's product member ("Gardasil/Gardasil 9" of ``GardasilGardasil9Member``, a product family's:
+    "Gardasil's sales" names it, though not the member's every word). Products only: a region's or a
+    segment's slashed label joins words that name nothing alone ("Corporate/Other", "Asia/Pacific")."""
+    label = fact.get("row_label") or ""
+    if "/" not in label:
+        return False
+    members = [set(member_words(d)) for d in fact.get("dimensions") or [] if _axis(d) == PRODUCT_AXIS]
+    return any(says(name) and any(name <= m for m in members)
+               for part in label.split("/") if (name := set(words(part))))
 
 
 LABEL_WORDS = 2  # a row label names a part by two words or more of its own: "Other" or "Total" alone names none

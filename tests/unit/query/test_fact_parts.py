@@ -261,3 +261,18 @@ def test_a_country_code_that_is_a_stop_word_names_no_part():
     assert member_words("srt:StatementGeographicalAxis=country:IN") == ()
     assert named_members([india], "What were net sales in 2023?") == []
     assert member_words("srt:StatementGeographicalAxis=country:US") == ("us",)
+
+
+def test_a_name_a_slashed_row_label_lists_names_its_member():
+    """"Gardasil/Gardasil 9" names a product family's member (``GardasilGardasil9Member``) by either name: a
+    question saying "Gardasil" names it though not the member's "9"; a label's name the member does not
+    spell names nothing, nor a segment's slashed label ("Corporate/Other": "other" names no part)."""
+    product = "srt:ProductOrServiceAxis=mrk:GardasilGardasil9Member"
+    gardasil = {**_fact([product], "2,458"), "row_label": "Gardasil/Gardasil 9"}
+    other = {**_fact(["srt:ProductOrServiceAxis=mrk:JanuviaMember"], "835"), "row_label": "Januvia/Janumet"}
+    corporate = "us-gaap:StatementBusinessSegmentsAxis=jci:CorporateAndOtherMember"
+    region = {**_fact([corporate], "786"), "row_label": "Corporate/Other"}
+    asked = metric_words("What were Merck's Gardasil sales in the second quarter of 2023?", ["Merck"])
+    assert named_members([gardasil, other], asked) == [gardasil]
+    assert named_members([gardasil, other], metric_words("What were Merck's Janumet sales?", ["Merck"])) == []
+    assert named_members([region], metric_words("What other income did Acme report?", ["Acme"])) == []
