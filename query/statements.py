@@ -24,7 +24,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
-from domain.text import has_phrase, lower_words, phrase_text, words
+from domain.text import FUNCTION_WORDS, has_phrase, lower_words, phrase_text, words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -137,6 +137,9 @@ ROW_FIGURES = 2  # figures a metric's row prints at least: the year asked and th
 _ROW_LABEL_SLACK = 2  # words a row's label may add to the metric's ("Effective tax rate (1)", "... - GAAP")
 _TOTAL = words("total")
 _WHOLE = frozenset(words("total consolidated"))  # a row label naming the whole, not a line item
+# a row label's words that say no more than the question does: joining words, and "net" (a statement's "Net
+# cash provided by operating activities" is the "cash operating activities provided" asked)
+_UNNAMING = FUNCTION_WORDS | frozenset(words("net"))
 _LETTERS = re.compile(r"[A-Za-z&]+")
 FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")  # a table cell: an amount or a percent
 
@@ -217,7 +220,7 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
         said = words(FIGURE.sub(" ", row.replace("|", " ")))
         label = [w for w in said if w not in _WHOLE]
         # "Total", "Consolidated" alone label a table's sum of the parts
-        if said and set(label) <= asked and (digits >= ECHO_DIGITS or label):
+        if said and set(label) - _UNNAMING <= asked and (digits >= ECHO_DIGITS or label):
             return page_position(chunk, m.start())[0]
     return None
 

@@ -310,3 +310,16 @@ def test_echo_page_takes_a_three_digit_figure_on_a_row_of_the_questions_own_labe
     assert echo_page({"883"}, asked, section) == 52
     assert echo_page({"883"}, asked, {"text": "Total | 883", "page_start": 9, "page_end": 9}) is None
     assert echo_page({"883"}, asked, {"text": "Interest expense | 883", "page_start": 9, "page_end": 9}) is None
+
+
+def test_echo_page_reads_a_label_past_its_joining_words_and_net():
+    """"Net cash provided by operating activities | 576" (MD&A's cash flow summary) is the amount "how much cash
+    did its operating activities provide" asks: "net" and "by" say no more than the question; the investing
+    row, whose words the question does not say, is not."""
+    from query.statements import echo_page
+
+    asked = frozenset(words("How much cash did Honeywell's operating activities provide in the first half?"))
+    summary = {"text": "Net cash provided by operating activities | 576 | 825", "page_start": 45, "page_end": 45}
+    assert echo_page({"576"}, asked, summary) == 45
+    investing = {"text": "Net cash used for investing activities | 576", "page_start": 45, "page_end": 45}
+    assert echo_page({"576"}, asked, investing) is None
