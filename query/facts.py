@@ -237,7 +237,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
         concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
-             for h in backend.bm25(targets["facts"], facts, asked, {**scope, "dimensional": False}, 50)])
+             for h in backend.bm25(targets["facts"], facts, _measure_text(asked), {**scope, "dimensional": False}, 50)])
     if not concepts:
         return []
     # a business or a brand the question names beside the company ("Collins Aerospace's sales") brings its rows
@@ -290,6 +290,14 @@ def measure_words(asked: str, proper: str) -> frozenset[str]:
     not a part's name (``proper``: its words written with capitals), nor a word that asks, says a part is one
     ("segment"), names a period or says a figure was reported (:data:`_PERIODS`)."""
     return frozenset(words(asked)) - frozenset(words(proper)) - FUNCTION_WORDS - ASKING - SECTION_WORDS - _PERIODS
+
+
+def _measure_text(asked: str) -> str:
+    """A question's words (``asked``) without those that ask or name a period: what the consolidated facts are
+    searched by when no reviewed term names the concept ("cross-border volume grow", not "how much ... third
+    quarter", whose words match "Cash dividends declared ... at a quarterly amount")."""
+    unsaid = FUNCTION_WORDS | ASKING | _PERIODS
+    return " ".join(w for w in asked.split() if not set(words(w)) <= unsaid)
 
 
 def _measures(fact: dict, measured: frozenset[str]) -> bool:

@@ -207,9 +207,9 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
     note's "Total"). Only figures of
     ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), or of
     ``LABELLED_ECHO_DIGITS`` on a row whose label has words of its own, not the whole's alone (a segment's
-    "Operating Profit $ 883" in its MD&A section), and only under a label of the question's own words, so a
-    fact the question did not mean (the dividends paid of "payments volume") is not printed again by an equity
-    statement's row."""
+    "Operating Profit $ 883" in its MD&A section), and only under a label of the question's own words (its
+    joining words and "net" aside: :data:`_UNNAMING`), so a fact the question did not mean (the dividends paid
+    of "payments volume") is not printed again by an equity statement's row."""
     text = chunk.get("text") or ""
     for m in FIGURE.finditer(text):
         cell = m.group().strip(" ($-–—)%")
@@ -218,9 +218,9 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
             continue
         row = re.split(r"\n| / ", text[:m.start()])[-1]
         said = words(FIGURE.sub(" ", row.replace("|", " ")))
-        label = [w for w in said if w not in _WHOLE]
+        own = {w for w in said if w not in _WHOLE} - _UNNAMING
         # "Total", "Consolidated" alone label a table's sum of the parts
-        if said and set(label) - _UNNAMING <= asked and (digits >= ECHO_DIGITS or label):
+        if said and own <= asked and (digits >= ECHO_DIGITS or own):
             return page_position(chunk, m.start())[0]
     return None
 

@@ -315,7 +315,7 @@ def test_echo_page_takes_a_three_digit_figure_on_a_row_of_the_questions_own_labe
 def test_echo_page_reads_a_label_past_its_joining_words_and_net():
     """"Net cash provided by operating activities | 576" (MD&A's cash flow summary) is the amount "how much cash
     did its operating activities provide" asks: "net" and "by" say no more than the question; the investing
-    row, whose words the question does not say, is not."""
+    row, whose words the question does not say, is not, nor a three-digit figure under words that say nothing."""
     from query.statements import echo_page
 
     asked = frozenset(words("How much cash did Honeywell's operating activities provide in the first half?"))
@@ -323,3 +323,5 @@ def test_echo_page_reads_a_label_past_its_joining_words_and_net():
     assert echo_page({"576"}, asked, summary) == 45
     investing = {"text": "Net cash used for investing activities | 576", "page_start": 45, "page_end": 45}
     assert echo_page({"576"}, asked, investing) is None
+    # "net" alone is no label of its own: a three-digit figure under it may be any row's
+    assert echo_page({"576"}, asked, {"text": "Net | 576", "page_start": 9, "page_end": 9}) is None
