@@ -102,6 +102,16 @@ def partial_reason(resp: dict) -> str | None:
     return f"{failed} of {shards.get('total', '?')} shards did not answer ({why or 'no reason given'})"
 
 
+def failed_phase(exc: Exception) -> str | None:
+    """Why a refused search may answer whole when asked again: the engine's HTTP 500 or 503
+    "search_phase_execution_exception", every copy of some shard failing the phase, as while a lost node's
+    replicas are promoted; None for any other error (a malformed request's 400 among them)."""
+    status = getattr(exc, "status_code", None)
+    if status in (500, 503) and "search_phase_execution_exception" in str(exc):
+        return f"the search phase failed on every copy of a shard (HTTP {status})"
+    return None
+
+
 class ElasticBackend(SearchBackend):
     """One Elasticsearch-family cluster; ``dialect`` (or a bare Elasticsearch client) says which engine."""
 
@@ -506,14 +516,19 @@ class ElasticBackend(SearchBackend):
         return [Hit(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in resp["hits"]["hits"]]
 
     def _whole(self, target: str, body: dict, size: int, global_stats: bool = False) -> dict:
-        """The engine's answer from every shard: a partial one is asked again (PARTIAL_WAITS), then raised
-        as PartialAnswer; the engine's own errors pass through to the caller's one line."""
+        """The engine's answer from every shard: a partial one, or a phase every copy of a shard failed
+        (:func:`failed_phase`), is asked again (PARTIAL_WAITS), then raised as PartialAnswer; the engine's
+        other errors pass through to the caller's one line."""
         waits = iter(PARTIAL_WAITS)
         while True:
-            resp = self.dialect.search(target, body, size, global_stats)
-            reason = partial_reason(resp)
-            if reason is None:
-                return resp
+            try:
+                resp = self.dialect.search(target, body, size, global_stats)
+            except Exception as exc:  # a phase every copy of a shard failed (a node lost): asked again too
+                if (reason := failed_phase(exc)) is None:
+                    raise
+            else:
+                if (reason := partial_reason(resp)) is None:
+                    return resp
             wait = next(waits, None)
             if wait is None:
                 raise PartialAnswer(f"{reason}, asked {len(PARTIAL_WAITS) + 1} times")
