@@ -283,21 +283,21 @@ def _says_label(said: str, label: str | None) -> bool:
 
 _PERIODS = frozenset(words("quarter quarters half year years month months fiscal first second third fourth "
                            "ended ending period report reported"))
+_UNMEASURED = FUNCTION_WORDS | ASKING | _PERIODS  # words that join, ask or name a period: never what is measured
 
 
 def measure_words(asked: str, proper: str) -> frozenset[str]:
     """The stems of a question's words (``asked``, its companies' names left out) that may say what is measured:
     not a part's name (``proper``: its words written with capitals), nor a word that asks, says a part is one
     ("segment"), names a period or says a figure was reported (:data:`_PERIODS`)."""
-    return frozenset(words(asked)) - frozenset(words(proper)) - FUNCTION_WORDS - ASKING - SECTION_WORDS - _PERIODS
+    return frozenset(words(asked)) - frozenset(words(proper)) - _UNMEASURED - SECTION_WORDS
 
 
 def _measure_text(asked: str) -> str:
     """A question's words (``asked``) without those that ask or name a period: what the consolidated facts are
     searched by when no reviewed term names the concept ("cross-border volume grow", not "how much ... third
     quarter", whose words match "Cash dividends declared ... at a quarterly amount")."""
-    unsaid = FUNCTION_WORDS | ASKING | _PERIODS
-    return " ".join(w for w in asked.split() if not set(words(w)) <= unsaid)
+    return " ".join(w for w in asked.split() if not set(words(w)) <= _UNMEASURED)
 
 
 def _measures(fact: dict, measured: frozenset[str]) -> bool:

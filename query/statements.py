@@ -218,7 +218,7 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
             continue
         row = re.split(r"\n| / ", text[:m.start()])[-1]
         said = words(FIGURE.sub(" ", row.replace("|", " ")))
-        own = {w for w in said if w not in _WHOLE} - _UNNAMING
+        own = set(said) - _WHOLE - _UNNAMING
         # "Total", "Consolidated" alone label a table's sum of the parts
         if said and own <= asked and (digits >= ECHO_DIGITS or own):
             return page_position(chunk, m.start())[0]
