@@ -12,10 +12,11 @@ from domain.text import words
 from kernel.search import Hit
 from query.catalog import DocInfo
 from query.facts import describe, fact_pages, of_a_part, question_facts, says_a_row, synonym_concepts
+from query.margins import margin_percents, says_margin
 from query.part_pins import asked_parts
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
 from query.question import Question
-from query.statements import echo_page
+from query.statements import echo_page, percent_page
 
 ECHO_SEARCH = 30  # passages of the document searched for the facts' figures printed again
 
@@ -71,28 +72,36 @@ class FactPins(PinReader):
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
             if pages and not several_companies(len(best)):
-                self._echo(q, d, pages, pins, top, taken)
+                # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
+                periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
+                percents = margin_percents(found, periods) if says_margin(plan.core) else set()
+                self._echo(q, d, pages, percents, pins, top, taken)
         return FactPinned(pins, frozenset(parts))
 
-    def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], pins: list[Hit],
-              top: float, taken: AbstractSet[tuple[str, int]]) -> None:
+    def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
+              pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]]) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
         (:func:`query.statements.echo_page`), outside the statements' Item first (a 10-Q's other statements
-        print net income again before its MD&A does)."""
+        print net income again before its MD&A does). A margin asked: the page printing one of ``percents``, the
+        margins the facts compute (:func:`query.margins.margin_percents`), comes first, even one another pin
+        took lower."""
         facts = [f for _, found in pages for f in found]
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
         displays = {str(f.get("display") or "") for f in facts}
         tagged = {p for p, _ in pages} | {p for doc, p in taken if doc == d.doc_id}
         scope = {**(q.filters or {}), "doc_id": d.doc_id}
-        hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays))}", scope, ECHO_SEARCH)
+        hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
-        echoes = [(page, h) for h in hits
-                  if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
+        # the margin printed goes above the statements' pins of its page too: it is what was asked
+        echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
+                  if (page := percent_page(percents, asked, h.source)) is not None and page not in dict(pages)]
+        echoes = echoes or [(page, h, "the facts' amount, off their tagged pages") for h in hits
+                            if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
         if echoes:
-            page, h = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
+            page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
                             {**h.source, "_page": page, "_basis": "fact",
-                             "_reason": "prints the figure asked again (the facts' amount, off their tagged pages)"}))
+                             "_reason": f"prints the figure asked again ({what})"}))

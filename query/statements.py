@@ -216,13 +216,42 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
         digits = sum(c.isdigit() for c in cell)
         if cell not in displays or digits < LABELLED_ECHO_DIGITS or "%" in m.group():
             continue
-        row = re.split(r"\n| / ", text[:m.start()])[-1]
-        said = words(FIGURE.sub(" ", row.replace("|", " ")))
-        own = set(said) - _WHOLE - _UNNAMING
+        said, own = _row_label(text, m.start())
         # "Total", "Consolidated" alone label a table's sum of the parts
         if said and own <= asked and (digits >= ECHO_DIGITS or own):
             return page_position(chunk, m.start())[0]
     return None
+
+
+def percent_page(percents: set[str], asked: frozenset[str], chunk: dict) -> int | None:
+    """The page on which a chunk prints one of ``percents`` (a margin the facts compute, "10.0") as a percent
+    (a cell with "%", or a table's cell of no currency: a "% of net sales" column prints none) on a row whose
+    label says one of the question's words (stems, ``asked``: "Operating margins", "GAAP operating income
+    margin", "Operating income" beside its amount) or names the whole alone ("Consolidated" in a table of
+    margins by segment): a value to one or two decimals that the facts compute is printed by few other rows,
+    and those under other words ("Effective tax rate")."""
+    text = chunk.get("text") or ""
+    for m in FIGURE.finditer(text):
+        cell = m.group()
+        if cell.strip(" ($-–—)%") not in percents or not ("%" in cell or ("$" not in cell and _in_table(text, m))):
+            continue
+        said, own = _row_label(text, m.start())
+        if said and (not own or own & asked):
+            return page_position(chunk, m.start())[0]
+    return None
+
+
+def _in_table(text: str, m: re.Match) -> bool:
+    """Whether a figure is a table's cell: its line separates cells with "|"."""
+    return "|" in line_at(text, m.start())[1]
+
+
+def _row_label(text: str, at: int) -> tuple[list[str], set[str]]:
+    """The stems of the label of the table row a cell at ``at`` is on (its line before the cell, figures
+    aside), and those of its own: not the whole's ("Total"), joining words or "net"."""
+    row = re.split(r"\n| / ", text[:at])[-1]
+    said = words(FIGURE.sub(" ", row.replace("|", " ")))
+    return said, set(said) - _WHOLE - _UNNAMING
 
 
 def section_page(section: Section, chunk: dict) -> int | None:

@@ -1,0 +1,67 @@
+"""A margin asked: the percent the facts found compute (a measure over revenue of one period and one part),
+and the page printing it on a row the question's words or the whole's label. Literal facts and chunks."""
+
+from __future__ import annotations
+
+from domain.text import words
+from query.margins import margin_percents, says_margin
+from query.statements import percent_page
+
+REVENUE = "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+SEGMENT = ["us-gaap:StatementBusinessSegmentsAxis=ba:GlobalServicesMember"]
+
+
+def _fact(concept: str, value: float, period: str = "FY", dimensions: list[str] | None = None) -> dict:
+    return {"concept": concept, "value": value, "fiscal_year": 2023, "fiscal_period": period, "unit": "USD",
+            "dimensions": dimensions or []}
+
+
+def test_a_margin_is_the_measure_over_revenue_of_its_own_period_and_part():
+    facts = [_fact(REVENUE, 42_272e6), _fact("us-gaap:OperatingIncomeLoss", 4_245e6),
+             _fact("us-gaap:Revenues", 4_746e6, "Q2", SEGMENT), _fact("us-gaap:OperatingIncomeLoss", 856e6, "Q2", SEGMENT),
+             _fact("us-gaap:OperatingIncomeLoss", -99e6, "H1")]
+    percents = margin_percents(facts, {(2023, "FY"), (2023, "Q2"), (2023, "H1")})
+    assert {"10.0", "10.04", "18.0", "18.04"} <= percents
+    assert "2.0" not in percents  # the segment's profit over the consolidated revenue: no margin anyone prints
+    assert len(percents) == 4  # the loss of a period with no revenue found is divided by nothing
+    quarter = [_fact("us-gaap:Revenues", 19_751e6, "Q2"), _fact("us-gaap:OperatingIncomeLoss", -99e6, "Q2"),
+               _fact("us-gaap:Revenues", 16_681e6, "Q2") | {"fiscal_year": 2022},
+               _fact("us-gaap:OperatingIncomeLoss", 780e6, "Q2") | {"fiscal_year": 2022}]
+    assert margin_percents(quarter, {(2023, "Q2")}) == {"0.5", "0.50"}  # "(0.5)%": the sign is not compared
+    assert "4.7" in margin_percents(quarter, {(2022, "Q2")})  # only the periods asked are divided
+
+
+def test_says_margin_reads_the_word_not_a_cue():
+    assert says_margin("What was Boeing Global Services' operating margin in Q2 2023?")
+    assert says_margin("What profit margins did GE earn?")
+    assert not says_margin("What was GE's operating profit in 2023?")
+
+
+def test_percent_page_finds_the_margin_printed_under_the_questions_words_or_the_whole():
+    asked = frozenset(words("What was General Dynamics' operating margin in 2023?"))
+    summary = {"text": "Operating earnings | 4,245 | 4,211\nOperating margin | 10.0% | 10.7%", "page_start": 35,
+               "page_end": 35}
+    assert percent_page({"10.0"}, asked, summary) == 35
+    by_segment = {"text": "2023 | 2022\nConsolidated | 24.7% | 25.4%\nEurope | 56.8% | 57.4%", "page_start": 49,
+                  "page_end": 49}
+    assert percent_page({"24.7"}, asked, by_segment) == 49  # a table of margins: "Consolidated" alone
+    assert percent_page({"56.8"}, asked, by_segment) is None  # a region's row: words the question does not say
+
+
+def test_percent_page_reads_a_percent_column_that_prints_no_sign():
+    asked = frozenset(words("What was Home Depot's operating margin in the second quarter of fiscal 2023?"))
+    column = {"text": "% of Net Sales\nOperating income | 6,589 | 15.4 | 7,210 | 16.5", "page_start": 17,
+              "page_end": 17}
+    assert percent_page({"15.4"}, asked, column) == 17
+    amount = {"text": "Operating income | $ 15.4 | $ 16.5", "page_start": 3, "page_end": 3}
+    assert percent_page({"15.4"}, asked, amount) is None  # a currency's cell is an amount
+    prose = {"text": "Operating income was 15.4 billion dollars.", "page_start": 4, "page_end": 4}
+    assert percent_page({"15.4"}, asked, prose) is None  # no sign and no table: not read as a share
+
+
+def test_percent_page_ignores_other_rows_and_other_values():
+    asked = frozenset(words("What was General Dynamics' operating margin in 2023?"))
+    tax = {"text": "Effective tax rate | 10.0% | 21.0%", "page_start": 40, "page_end": 40}
+    assert percent_page({"10.0"}, asked, tax) is None  # the value, under words the question does not say
+    other = {"text": "Operating margin | 10.7% | 10.0%", "page_start": 35, "page_end": 35}
+    assert percent_page({"13.7"}, asked, other) is None
