@@ -38,6 +38,7 @@ from schemas.index import INDEXES
 
 CONCEPT_CANDIDATES = 8
 CONCEPT_FLOOR = 0.6  # of the best concept's BM25 score
+FACTS_FOUND = 300  # a document's facts of the concepts asked one search reads
 MAX_FACTS = 500
 
 
@@ -318,10 +319,18 @@ def label_initials(label: str) -> str:
 
 def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict, concepts: list[str],
                  asked: str) -> list[dict]:
-    """A document's facts of these concepts, the question's words ranking a part's rows up (one search)."""
-    text = " ".join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))
-    return [h.source for h in backend.bm25(targets["facts"], INDEXES["facts"], f"{text} {asked}",
-                                           {**scope, "concept": concepts}, 300)]
+    """A document's facts of these concepts, the question's words ranking a part's rows up (one search). When
+    the search fills its ``FACTS_FOUND``, the consolidated rows are searched again apart, so one concept's
+    hundreds of members' rows (revenue by segment, product and customer) never crowd another concept's
+    consolidated figure out (a margin's operating income)."""
+    text = f"{' '.join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))} {asked}"
+    hits = backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts}, FACTS_FOUND)
+    if len(hits) >= FACTS_FOUND:
+        seen = {h.id for h in hits}
+        hits += [h for h in backend.bm25(targets["facts"], INDEXES["facts"], text,
+                                         {**scope, "concept": concepts, "dimensional": False}, FACTS_FOUND)
+                 if h.id not in seen]
+    return [h.source for h in hits]
 
 
 # Members every dimensional table has, which a question's words may say without meaning one part of the company
