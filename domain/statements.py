@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
-from domain.text import figures_share, plain_spaces, spaced_pattern
+from domain.text import figures_share, plain_spaces, spaced_pattern, words
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
@@ -98,6 +98,22 @@ def is_contents_line(line: str, following: str) -> bool:
     """Whether a title's line is a table of contents' entry: a page number ends it or stands alone on the
     next line ("Liquidity and Capital Resources" then "42")."""
     return line.rstrip()[-1:].isdigit() or following.strip().isdigit()
+
+
+LABEL_WORDS = 2  # words at most of each line beside a chart's or a list's label ("our core", "People", "Brand")
+LABEL_WINDOW = 300  # characters after a section's title line that say its topic when it opens a discussion
+
+
+def among_labels(previous: str, following: str, after: str, topic: str) -> bool:
+    """Whether a section's title line is a label among labels, not a heading: a chart's or a list's short lines
+    on both sides ("Grow", "our core", "People", "Brand", "Data": a strategy graphic's words), and none of the
+    section's ``topic`` words (stems) in the text after it, which a heading opening its discussion says ("Our
+    People" then "we employed approximately 33,400 persons ... Our employee base")."""
+    def short(line: str) -> bool:
+        said = line.split()
+        return 0 < len(said) <= LABEL_WORDS and not any(c.isdigit() for c in line)
+
+    return short(previous) and short(following) and not set(words(topic)) & set(words(after[:LABEL_WINDOW]))
 
 
 def section_heads(title: re.Pattern, line: str, following: str) -> bool:

@@ -16,6 +16,7 @@ from domain.sec_items import STATEMENT_ITEMS
 from domain.statements import (
     FIGURES_WINDOW,
     Section,
+    among_labels,
     line_at,
     neighbours,
     note_heads,
@@ -262,7 +263,9 @@ def section_page(section: Section, chunk: dict) -> int | None:
         return None
     for m in section.title.finditer(text):
         start, line = line_at(text, m.start())
-        if section_heads(section.title, line, neighbours(text, start, line)[1]):
+        previous, following = neighbours(text, start, line)
+        if section_heads(section.title, line, following) and \
+                not among_labels(previous, following, text[start + len(line):], section.query):
             return page_position(chunk, start)[0]
     return None
 

@@ -136,3 +136,17 @@ def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections
 
     assert section_heads(sections()[name].title, line, "The text of the section follows.") == heads
+
+
+def test_a_title_word_among_a_charts_labels_heads_no_section():
+    """A strategy graphic's words ("our core", "People", "Brand") are labels, not the human capital heading;
+    "Our People" over a paragraph on the workforce is, as is a heading over a short subheading when the text
+    after it says the topic."""
+    from domain.statements import among_labels
+
+    topic = "employees human capital workforce full-time"
+    chart = "Brand\nDiversify\ninto new customers\nand geographies\nData\nTechnology"
+    assert among_labels("our core", "Brand", chart, topic)
+    heading = "As of December 31, 2023, we employed approximately 33,400 persons globally. Our employee base is"
+    assert not among_labels("ITEM 1. BUSINESS", heading.split(".")[0], heading, topic)
+    assert not among_labels("PART I", "Overview", "Overview\nOur employees are our greatest asset", topic)
