@@ -91,13 +91,14 @@ class FactPins(PinReader):
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
         displays = {str(f.get("display") or "") for f in facts}
-        tagged = {p for p, _ in pages} | {p for doc, p in taken if doc == d.doc_id}
+        own = {p for p, _ in pages}
+        tagged = own | {p for doc, p in taken if doc == d.doc_id}
         scope = {**(q.filters or {}), "doc_id": d.doc_id}
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
         echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
-                  if (page := percent_page(percents, asked, h.source)) is not None and page not in dict(pages)]
+                  if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
         echoes = echoes or [(page, h, "the facts' amount, off their tagged pages") for h in hits
                             if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
         if echoes:
