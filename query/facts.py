@@ -301,9 +301,16 @@ def _measure_text(asked: str) -> str:
     return " ".join(w for w in asked.split() if not set(words(w)) <= _UNMEASURED)
 
 
+_PROFIT = frozenset(words("profit profits income earnings"))  # one measure's names: a profit is an income is earnings
+
+
 def _measures(fact: dict, measured: frozenset[str]) -> bool:
     """Whether a fact's concept or row label says one of the ``measured`` stems, or its label opens with words
-    whose initials spell one ("EBIT" of "Earnings (loss) before interest and taxes-adjusted")."""
+    whose initials spell one ("EBIT" of "Earnings (loss) before interest and taxes-adjusted"). Profit, income
+    and earnings are one measure's names: a segment's "profit" is tagged with an income concept (the segments'
+    pre-tax income, "Construction Industries" under "Profit from reportable segments"), not with revenue."""
+    if measured & _PROFIT:
+        measured = measured | _PROFIT
     label = fact.get("row_label") or ""
     if measured & set(words(f"{concept_words(fact['concept'])} {label}")):
         return True

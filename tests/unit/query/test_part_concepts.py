@@ -61,3 +61,14 @@ def test_a_word_saying_a_part_is_one_measures_nothing(tmp_path):
             (PRETAX, "Acme Finance Segment", [segment], "240", 31)]
     question = "What pre-tax profit did the Acme Finance segment report in the second quarter of 2024?"
     assert _found(tmp_path, rows, question) == {("240", 31)}
+
+
+def test_a_parts_profit_is_its_income_concept_not_its_revenue(tmp_path):
+    """Profit, income and earnings name one measure: a segment's "profit" tagged with the pre-tax income concept
+    (its row labelled by the segment's name alone, under "Profit from reportable segments") is the part's
+    measure; its revenue rows, whose labels the search ranks first, are not."""
+    segment = "us-gaap:StatementBusinessSegmentsAxis=acme:ConstructionMember"
+    rows = [*[("us-gaap:Revenues", "Construction segment", [segment], f"{n},333", 29) for n in range(8)],
+            (PRETAX, "Construction", [segment], "1,803", 31)]
+    question = "What was Acme's Construction segment profit in the second quarter of 2024?"
+    assert _found(tmp_path, rows, question) == {("1,803", 31)}
