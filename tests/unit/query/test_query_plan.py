@@ -323,6 +323,18 @@ def test_item_1s_competition_and_seasonality_and_the_accounting_standards_note()
     assert held.sections == [] and "revenue and growth" in held.concepts and held.figure and not held.described
 
 
+def test_seasonality_asked_as_the_part_of_the_year_a_measure_peaks_in():
+    """Which quarter, month or time of the year a measure is highest in, or whether it varies over the year,
+    asks the seasonality section without its word; a quarter asked of an event or a figure does not."""
+    for q in ("In which quarter are Acme's sales highest?", "How does the time of year affect Acme's revenue?",
+              "When in the year does Acme sell the most?", "Are Acme's sales higher in some quarters than in others?"):
+        p = plan_of(q)
+        assert p.sections == ["seasonality"] and p.statements == [] and not p.figure, q
+    for q in ("In which quarter did Acme record the impairment charge?", "What quarterly dividend did Acme declare?",
+              "What was Acme's revenue in the third quarter of 2023?"):
+        assert "seasonality" not in plan_of(q).sections, q
+
+
 def test_subsequent_events_asked_by_name_or_as_time_after_a_periods_end():
     """The subsequent events' heading is the evidence, whether the question names them or asks what happened
     after the period's end; a balance sheet's date said so asks no balance sheet, and a year ended no event."""
