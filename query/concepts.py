@@ -54,7 +54,7 @@ class ConceptMap:
     concepts: tuple[Concept, ...]
     notes: dict[str, Section]
     sections: dict[str, Section]
-    doc_types: dict[str, tuple[Cue, ...]]
+    doc_types: dict[str, tuple[tuple[tuple[Cue, ...], tuple[Cue, ...]], ...]]  # type -> (cues, with) each
     narrative: tuple[Cue, ...] = ()  # words asking for an explanation in prose
 
     def matching(self, text: str) -> list[Concept]:
@@ -121,8 +121,12 @@ class ConceptMap:
         return _any_cue(phrase_text(words(text)), self.narrative) or any(c.narrative for c in matched)
 
     def doc_types_of(self, text: str) -> list[str]:
+        """The document types the text's wording points at: one of a type's cues said (with one of its ``with``
+        cues, when the cue has them)."""
         stems = phrase_text(words(text))
-        return [t for t, cues in self.doc_types.items() if _any_cue(stems, cues)]
+        return [t for t, said in self.doc_types.items()
+                if any(_any_cue(stems, cues) and (not with_cues or _any_cue(stems, with_cues))
+                       for cues, with_cues in said)]
 
 
 def _any_cue(stems: str, cues: tuple[Cue, ...]) -> bool:
@@ -142,6 +146,15 @@ def _cue(phrase: str, where: str) -> Cue:
     if not cue:
         raise ConceptMapError(f"{where}: cue {phrase!r} has no words")
     return cue
+
+
+def _doc_type_cue(entry: str | dict, where: str) -> tuple[tuple[Cue, ...], tuple[Cue, ...]]:
+    """A doc type's cue: a phrase, or ``{cues: [...], with: [...]}`` (one of each said)."""
+    if isinstance(entry, str):
+        return (_cue(entry, where),), ()
+    if not isinstance(entry, dict) or not entry.get("cues") or not entry.get("with"):
+        raise ConceptMapError(f"{where}: a cue is a phrase or {{cues: [...], with: [...]}}, not {entry!r}")
+    return tuple(_cue(c, where) for c in entry["cues"]), tuple(_cue(c, where) for c in entry["with"])
 
 
 def _check_evidence(kind: str, known: dict[str, dict], where: str) -> str:
@@ -173,7 +186,7 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
             raise ConceptMapError(f"{source} concept {c.name}: instead_of or about names no concept: {', '.join(unknown)}")
         if c.one_measure and not c.figure:
             raise ConceptMapError(f"{source} concept {c.name}: one_measure needs figure: true (a row's label)")
-    doc_types = {t: tuple(_cue(c, f"{source} doc type {t}") for c in cues)
+    doc_types = {t: tuple(_doc_type_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())
     return ConceptMap(tuple(concepts), notes, mdna, doc_types, narrative)

@@ -323,6 +323,17 @@ def test_item_1s_competition_and_seasonality_and_the_accounting_standards_note()
     assert held.sections == [] and "revenue and growth" in held.concepts and held.figure and not held.described
 
 
+def test_a_departure_said_with_a_verb_of_leaving_and_the_seat_left_is_an_8k_event():
+    """Item 5.02's departure asked in other words than "resign" ("left the board", "quit as CFO"): an 8-K's, when
+    a seat is said with the verb; leaving alone ("cash left", "a departure rate") asks no event."""
+    for q in ("Which director left Acme's board?", "Who quit Acme's board of directors?",
+              "Which officer is departing Acme?"):
+        assert plan_of(q).doc_types == ["8-K"], q
+    for q in ("How much cash did Acme have left at the end of 2023?", "What was Acme's employee departure rate?"):
+        assert plan_of(q).doc_types == [], q
+    with pytest.raises(ConceptMapError, match="a cue is a phrase"):
+        parse({"doc_types": {"8-K": [{"cues": ["left"]}]}})
+
 def test_seasonality_asked_as_the_part_of_the_year_a_measure_peaks_in():
     """Which quarter, month or time of the year a measure is highest in, or whether it varies over the year,
     asks the seasonality section without its word; a quarter asked of an event or a figure does not."""
