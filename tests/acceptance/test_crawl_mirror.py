@@ -124,8 +124,11 @@ def test_faults_do_not_corrupt_and_the_limiter_holds(edgar_mirror, mirror_filing
     tickers = sorted({r["ticker"] for r in mirror_filings})
     plan = FaultPlan(rate=0.25, kinds=("429", "503", "reset", "truncate", "short"), retry_after=1, seed=7)
     with MirrorProcess(edgar_mirror, faults=plan) as server:  # its own clock, as SEC has
+        # every fault kind fails a JSON fetch, so a URL gives up with 0.25 ** attempts: 4e-6 at 9 attempts, which
+        # thousands of requests drew once in a clean-clone CI (an index.json, nine 429s and faults in a row); at 13,
+        # 1.5e-8: the crawl's retrying is what is tested, not the odds
         s = make_settings(server, root, universe_csv=universe_csv, universe_tickers=",".join(tickers),
-                          http_max_retries=8, **extra)
+                          http_max_retries=12, **extra)
         lake, report = crawl(s)  # the real limiter: 10 requests/s for all workers together
         log = server.log
     faults = [e for e in log if not e.outcome.isdigit() or e.outcome in ("429", "503")]
