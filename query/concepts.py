@@ -39,7 +39,7 @@ class Concept:
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
 
     def matches(self, stems: str) -> bool:
-        return _any_cue(stems, self.cues) and (not self.with_cues or _any_cue(stems, self.with_cues))
+        return _said_with(stems, self.cues, self.with_cues)
 
     def in_own_words(self, stems: str, lexemes: frozenset[str]) -> bool:
         """Whether the text (``stems``; ``lexemes``: its :func:`~domain.text.lexemes`) says a cue of the concept
@@ -124,13 +124,16 @@ class ConceptMap:
         """The document types the text's wording points at: one of a type's cues said (with one of its ``with``
         cues, when the cue has them)."""
         stems = phrase_text(words(text))
-        return [t for t, said in self.doc_types.items()
-                if any(_any_cue(stems, cues) and (not with_cues or _any_cue(stems, with_cues))
-                       for cues, with_cues in said)]
+        return [t for t, said in self.doc_types.items() if any(_said_with(stems, *pair) for pair in said)]
 
 
 def _any_cue(stems: str, cues: tuple[Cue, ...]) -> bool:
     return any(has_phrase(stems, c) for c in cues)
+
+
+def _said_with(stems: str, cues: tuple[Cue, ...], with_cues: tuple[Cue, ...]) -> bool:
+    """One of the cues said, and one of the ``with`` cues when there are any: a concept's match and a doc type's."""
+    return _any_cue(stems, cues) and (not with_cues or _any_cue(stems, with_cues))
 
 
 def _without(stems: str, cues: tuple[Cue, ...]) -> str:

@@ -334,6 +334,7 @@ def test_a_departure_said_with_a_verb_of_leaving_and_the_seat_left_is_an_8k_even
     with pytest.raises(ConceptMapError, match="a cue is a phrase"):
         parse({"doc_types": {"8-K": [{"cues": ["left"]}]}})
 
+
 def test_seasonality_asked_as_the_part_of_the_year_a_measure_peaks_in():
     """Which quarter, month or time of the year a measure is highest in, or whether it varies over the year,
     asks the seasonality section without its word; a quarter asked of an event or a figure does not."""
