@@ -41,7 +41,7 @@ class FactPins(PinReader):
         statements' pages and the search stand. ``taken``: (document, page) pinned already, which a
         figure printed again does not pin twice."""
         plan = q.plan
-        figure_kind = not plan.narrative and not plan.described and plan.forecast is None
+        figure_kind = not (plan.narrative or plan.described or plan.defines) and plan.forecast is None
         metric = figure_kind and (plan.figure or bool(synonym_concepts(plan.core)))
         if not figure_kind or not q.snap.has_facts:
             return FactPinned([])

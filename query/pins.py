@@ -16,11 +16,13 @@ from kernel.search import Filters, Hit, SearchReader
 from query import scoring
 from query.catalog import DocInfo
 from query.concepts import concept_map
+from query.defined import definition_at
 from query.fact_pins import FactPins
 from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
 from query.question import Question
 from query.scoring import ScoredDoc
+from query.stated import measure, stated_page
 from query.statements import (
     QUERIES,
     best_heading_page,
@@ -28,16 +30,19 @@ from query.statements import (
     best_statement_page,
     continuation,
     non_gaap,
+    page_position,
     row_page,
     titled_last,
 )
-from schemas.chunks import next_chunk_id
+from schemas.chunks import chunk_id, next_chunk_id
 from schemas.index import INDEXES
 
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds about five to ten)
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
+OPENING_CHUNKS = 8  # MD&A's first passages, where a filing sums up its period (overview, highlights)
+DEFINITION_PINS = 2  # pages pinned that define the term a question asks about
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 
 
@@ -80,6 +85,8 @@ class Pins(PinReader):
 
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
+            if plan.defines:  # first: the question asks the sentence, not a figure
+                self._definition_pin(q, scope, plan.defines, pin)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)
             for statement in plan.statements:
@@ -110,6 +117,8 @@ class Pins(PinReader):
                 self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:
                 self._cover_pin(q, scope, pin)
+            if unplaced_figure(plan):
+                self._stated_pin(q, d.doc_id, pin)
         return pinned
 
     def _cover_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
@@ -207,6 +216,34 @@ class Pins(PinReader):
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
+    def _stated_pin(self, q: Question, doc_id: str, pin: Callable) -> None:
+        """A figure no statement, note or section is named for (:func:`unplaced_figure`) is given where the
+        filing sums up its period, at MD&A's opening (``query.stated``; its first ``OPENING_CHUNKS``
+        passages, read by id): the first page there stating the figure."""
+        named = measure(q.plan.lexical)
+        if not named:
+            return
+        ids = [chunk_id(doc_id, item, seq) for item in sorted(MDNA_ITEMS) for seq in range(OPENING_CHUNKS)]
+        found = {c["chunk_id"]: c for c in self._get(q, ids)}
+        opening = [found[i] for i in ids if i in found]
+        for chunk in opening:
+            page = stated_page(chunk, named)
+            if page is not None:
+                pin(chunk, chunk["chunk_id"], page, "section", "states the figure asked where MD&A sums up the period")
+                return
+
+    def _definition_pin(self, q: Question, scope: Filters, defined: tuple[str, ...], pin: Callable) -> None:
+        """A term's definition asked (``query.defined``): the pages of the document's passages matching the
+        question and a word of defining that define the term, the first ``DEFINITION_PINS`` in the
+        document's order (a filing defines a term where it introduces it, and may again in a glossary)."""
+        found: dict[int, Hit] = {}
+        for h in self._bm25(q, f"{q.plan.lexical} defined definition", scope, 50):
+            at = definition_at(h.source.get("text") or "", defined)
+            if at is not None:
+                found.setdefault(page_position(h.source, at)[0], h)
+        for page in sorted(found)[:DEFINITION_PINS]:
+            pin(found[page].source, found[page].id, page, "section", "defines the term asked")
+
     def _page_texts(self, q: Question, scope: Filters, pages: list[int]) -> dict[int, str]:
         """The text of every passage on these pages (in their order), not only the question's best ones: the
         sentence that explains a change may sit in a page's passage the search left out, its table matching
@@ -259,6 +296,15 @@ class Pins(PinReader):
         """A chunk of the next page when the statement runs on to it (``query.statements.continuation``)."""
         hits = self._bm25(q, f"{QUERIES[statement]} total net cash", {**scope, "page_start": [page, page + 1]}, 40)
         return continuation(statement, page, [h.source for h in hits])
+
+
+def unplaced_figure(plan) -> bool:
+    """Whether the question names no statement, note, MD&A section or cover to read it in, and asks no driver,
+    forecast or definition: a measure outside the reviewed vocabulary ("catastrophe losses"), or one whose
+    concept names only MD&A's Item ("Systemwide sales"), which :meth:`Pins._stated_pin` reads where MD&A
+    sums up."""
+    return not (plan.statements or plan.notes or plan.sections or plan.narrative or plan.cover or plan.defines
+                or plan.forecast is not None)
 
 
 def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:

@@ -64,6 +64,7 @@ from domain.sec_items import ANNUAL_ONLY_ITEMS
 from domain.text import lower_words
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
+from query.defined import term
 from query.statements import TITLES
 
 # Instructions and caveats around the question proper: sentences that tell how to answer, not what.
@@ -185,6 +186,7 @@ class QueryPlan:
     concepts: list[str] = field(default_factory=list)
     described: list[str] = field(default_factory=list)  # concepts said only as what another is about: no figure
     forecast: int | None = None  # the year a forecast is asked of: read in the report of the year before
+    defines: tuple[str, ...] = ()  # the stems of a term whose definition is asked (query.defined): no figure
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -247,16 +249,19 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     plan.percent = bool(_PERCENT.search(core))
     named = named_statements(question)
     evidence = [e for c in matched for e in c.evidence]
+    plan.defines = term(core)
+    if plan.defines:  # "How does X define adjusted EBITDA?": its sentence, none of its figures
+        plan.rules.append("a definition asked: the sentence defining it, no figure")
     if named:  # a statement named outright (often in the instructions) decides
         plan.statements = named
         plan.rules.append(f"statements named: {', '.join(named)}")
-    elif not plan.narrative and plan.forecast is None:  # a forecast is prose: no statement reports it
+    elif not plan.narrative and plan.forecast is None and not plan.defines:  # prose: no statement reports it
         plan.statements = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("statement: "))
     plan.notes = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("note: "))
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence
-    plan.figure = not plan.narrative and plan.forecast is None and any(c.figure for c in matched)
+    plan.figure = not (plan.narrative or plan.defines) and plan.forecast is None and any(c.figure for c in matched)
     return plan
 
 

@@ -1,0 +1,61 @@
+"""A figure the question names no statement, note or section for ("catastrophe losses", outside the
+reviewed vocabulary; "Systemwide sales", whose concept names only MD&A) has no statement or note to pin it,
+and the search ranks the pages that discuss the measure at length (a segment's results, a nine months'
+paragraph) above the one that gives it: the summing-up of the period, a highlights bullet or an overview's
+sentence that opens with the measure's words and gives its figure at once ("Catastrophe losses of $850
+million", "Systemwide sales increased 10% ... to $129.5 billion"). Pure: plain text in, pages out;
+:meth:`query.pins.Pins._stated_pin` pins the first page found."""
+
+from __future__ import annotations
+
+import re
+
+from domain.periods import PERIOD_WORDS
+from domain.text import FUNCTION_WORDS, words
+from query.parts import ASKING
+from query.statements import page_position
+
+# Words a question asks a figure with that name no measure ("What ... did X report", "How big were ...")
+_ASKING_A_FIGURE = frozenset(words("report reported record recorded post posted disclose disclosed big large "
+                                   "size amount value figure company company's its their"))
+# Words that join a measure to its figure in a summing-up ("of $850 million", "increased 10% to", "totaled")
+_STATING = frozenset(words("of was were totaled totalled increased decreased rose fell grew declined improved "
+                           "amounted reached up down"))
+MEASURE_WORDS = 4  # more words than this are a sentence's, not a measure's name
+LEAD_WORDS = 1  # words a statement may say before the measure ("Consolidated revenues", "Total ...")
+FIGURE_WINDOW = 12  # words after the measure within which a statement gives its figure
+_FIGURE = re.compile(r"\$\s?\d|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|percent\b|billion\b|million\b)", re.I)
+_STATEMENT_BREAK = re.compile(r"\n|[•●▪◦]|(?<=[a-z)])\.\s+(?=[A-Z])")
+
+
+def measure(lexical: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The stems of the measure a figure question names (``lexical``: the question without its companies'
+    names), in order: its words less the asking, joining and period words, numbers and ``ignore``; empty when
+    more than ``MEASURE_WORDS`` remain (a sentence asked, not a measure)."""
+    drop = ASKING | _ASKING_A_FIGURE | FUNCTION_WORDS | PERIOD_WORDS | ignore
+    named = tuple(w for w in words(lexical) if w not in drop and not any(c.isdigit() for c in w))
+    return named if len(named) <= MEASURE_WORDS else ()
+
+
+def statement_at(text: str, named: tuple[str, ...]) -> int | None:
+    """Where the first of ``text``'s statements (its lines, bullets and sentences) that gives the measure's
+    figure starts: it opens with the measure's words (at most ``LEAD_WORDS`` before them), goes on with a
+    word that joins it to a figure, and gives one within ``FIGURE_WINDOW`` words; None if none does."""
+    if not named:
+        return None
+    at = 0
+    for part in _STATEMENT_BREAK.split(text):
+        said = words(part)
+        for lead in range(LEAD_WORDS + 1):
+            end = lead + len(named)
+            if said[lead:end] == named and said[end:end + 1] and said[end] in _STATING and \
+                    _FIGURE.search(" ".join(part.split()[end:end + FIGURE_WINDOW])):
+                return text.index(part, at)
+        at = text.index(part, at) + len(part) if part else at
+    return None
+
+
+def stated_page(chunk: dict, named: tuple[str, ...]) -> int | None:
+    """The page on which a passage states the measure's figure (:func:`statement_at`), if it does."""
+    at = statement_at(chunk.get("text") or "", named)
+    return None if at is None else page_position(chunk, at)[0]
