@@ -9,6 +9,7 @@ from domain.companies import (
     Vocabulary,
     add_directory_record,
     add_vocabulary_names,
+    company_vocabulary,
     edgar_names,
     parse_vocabulary,
     reads_as_name,
@@ -532,3 +533,19 @@ def test_a_possessive_ends_a_name_unless_the_name_has_it():
     assert _found(idx, "What was GE Aerospace's revenue in 2024?") == ["GE Aerospace"]
     assert _found(idx, "What were McDonald's Corporation's revenues?") == ["McDonald's Corp"]
     assert _found(idx, "What were Dick's Sporting Goods' net sales?") == ["Dick's Sporting Goods"]
+
+
+def test_a_sector_noun_in_the_singular_names_no_company_with_the_reviewed_vocabulary():
+    """The reviewed list holds the singular of its sector plurals that the universe's names use: "Chemical
+    Products" is Exxon Mobil's segment, not Dow (Dow Chemical) or Eastman Chemical."""
+    idx = EntityIndex(vocab=company_vocabulary())
+    for name, ticker in (("Exxon Mobil Corporation", "XOM"), ("Dow Chemical Company", "DOW"),
+                         ("Eastman Chemical Co", "EMN"), ("Electronic Arts Inc.", "EA"), ("Ryder System Inc", "R"),
+                         ("Waters Corporation", "WAT")):
+        idx.add(name, ticker)
+    idx.finish()
+    found = [e.name for e in idx.find("What were Exxon Mobil's Chemical Products earnings in Q2 2023?")]
+    assert found == ["Exxon Mobil Corporation"]
+    assert [e.name for e in idx.find("How did the Electronic segment and the System segment do?")] == []
+    assert [e.name for e in idx.find("What was Dow Chemical's revenue?")] == ["Dow Chemical Company"]
+    assert [e.name for e in idx.find("What did Waters report for 2023?")] == ["Waters Corporation"]  # a surname
