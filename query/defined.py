@@ -2,8 +2,8 @@
 Caterpillar mean by ME&T?") is answered by the sentence that defines it ("We define eCommerce sales as ...",
 "ME&T ... is defined as ..."), often a line in Item 1 or an MD&A overview, which the search ranks below the
 pages using the term most (the notes' eCommerce revenue policy, every ME&T table). Pure: plain text in,
-offsets out; :meth:`query.pins.Pins._definition_pin` pins the first page found. A question that gives its
-own definition ("... ratio, defined as X / Y") asks a figure, not this."""
+offsets out; :meth:`query.pins.Pins._definition_pin` pins the defining pages. A question that gives its own
+definition ("... ratio, defined as X / Y") asks a figure, not this."""
 
 from __future__ import annotations
 

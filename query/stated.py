@@ -23,16 +23,16 @@ _STATING = frozenset(words("of was were totaled totalled increased decreased ros
                            "amounted reached up down"))
 MEASURE_WORDS = 4  # more words than this are a sentence's, not a measure's name
 LEAD_WORDS = 1  # words a statement may say before the measure ("Consolidated revenues", "Total ...")
-FIGURE_WINDOW = 12  # words after the measure within which a statement gives its figure
+FIGURE_WINDOW = 12  # words after the measure (as the text spaces them) within which a statement gives its figure
 _FIGURE = re.compile(r"\$\s?\d|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|percent\b|billion\b|million\b)", re.I)
 _STATEMENT_BREAK = re.compile(r"\n|[•●▪◦]|(?<=[a-z)])\.\s+(?=[A-Z])")
 
 
-def measure(lexical: str, ignore: frozenset[str] = frozenset()) -> tuple[str, ...]:
+def measure(lexical: str) -> tuple[str, ...]:
     """The stems of the measure a figure question names (``lexical``: the question without its companies'
-    names), in order: its words less the asking, joining and period words, numbers and ``ignore``; empty when
-    more than ``MEASURE_WORDS`` remain (a sentence asked, not a measure)."""
-    drop = ASKING | _ASKING_A_FIGURE | FUNCTION_WORDS | PERIOD_WORDS | ignore
+    names), in order: its words less the asking, joining and period words and numbers; empty when more than
+    ``MEASURE_WORDS`` remain (a sentence asked, not a measure)."""
+    drop = ASKING | _ASKING_A_FIGURE | FUNCTION_WORDS | PERIOD_WORDS
     named = tuple(w for w in words(lexical) if w not in drop and not any(c.isdigit() for c in w))
     return named if len(named) <= MEASURE_WORDS else ()
 
