@@ -48,7 +48,7 @@ def definition_at(text: str, named: tuple[str, ...]) -> int | None:
     spots = [(m.start(), w) for m in _TOKEN.finditer(text) for w in words(m.group())[:1]]  # "&" is "and"
     said = [w for _, w in spots]
     n = len(named)
-    for i in range(len(said) - n):
+    for i in range(len(said) - n + 1):
         if tuple(said[i:i + n]) != named:
             continue
         after = said[i + n:i + n + 4]

@@ -48,8 +48,11 @@ class PinReader:
         """The passages of these chunk ids (one lookup), those the index holds."""
         return self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)
 
-    def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
-        """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
-        ids = [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None]
+    def _in_order(self, q: Question, ids: list[str]) -> list[dict]:
+        """The passages of these chunk ids in the ids' order, those the index holds (one lookup)."""
         found = {f["chunk_id"]: f for f in self._get(q, ids)}
         return [found[i] for i in ids if i in found]
+
+    def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
+        """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
+        return self._in_order(q, [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None])

@@ -20,6 +20,7 @@ from query.defined import definition_at
 from query.fact_pins import FactPins
 from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
+from query.plan import QueryPlan
 from query.question import Question
 from query.scoring import ScoredDoc
 from query.stated import measure, stated_page
@@ -78,6 +79,7 @@ class Pins(PinReader):
         pinned: list[Hit] = []
         top = hits[0].score
         run_on = pins_run_on(len(best))
+        summed_up = measure(plan.lexical) if unplaced_figure(plan) else ()  # read at MD&A's opening
 
         def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
@@ -117,8 +119,8 @@ class Pins(PinReader):
                 self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:
                 self._cover_pin(q, scope, pin)
-            if unplaced_figure(plan):
-                self._stated_pin(q, d.doc_id, pin)
+            if summed_up:
+                self._stated_pin(q, d.doc_id, summed_up, pin)
         return pinned
 
     def _cover_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
@@ -216,17 +218,12 @@ class Pins(PinReader):
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
-    def _stated_pin(self, q: Question, doc_id: str, pin: Callable) -> None:
-        """A figure no statement, note or section is named for (:func:`unplaced_figure`) is given where the
-        filing sums up its period, at MD&A's opening (``query.stated``; its first ``OPENING_CHUNKS``
-        passages, read by id): the first page there stating the figure."""
-        named = measure(q.plan.lexical)
-        if not named:
-            return
+    def _stated_pin(self, q: Question, doc_id: str, named: tuple[str, ...], pin: Callable) -> None:
+        """A figure no statement, note or section is named for (:func:`unplaced_figure`; ``named``: its
+        measure, :func:`query.stated.measure`) is given where the filing sums up its period, at MD&A's
+        opening (its first ``OPENING_CHUNKS`` passages, read by id): the first page there stating the figure."""
         ids = [chunk_id(doc_id, item, seq) for item in sorted(MDNA_ITEMS) for seq in range(OPENING_CHUNKS)]
-        found = {c["chunk_id"]: c for c in self._get(q, ids)}
-        opening = [found[i] for i in ids if i in found]
-        for chunk in opening:
+        for chunk in self._in_order(q, ids):
             page = stated_page(chunk, named)
             if page is not None:
                 pin(chunk, chunk["chunk_id"], page, "section", "states the figure asked where MD&A sums up the period")
@@ -298,7 +295,7 @@ class Pins(PinReader):
         return continuation(statement, page, [h.source for h in hits])
 
 
-def unplaced_figure(plan) -> bool:
+def unplaced_figure(plan: QueryPlan) -> bool:
     """Whether the question names no statement, note, MD&A section or cover to read it in, and asks no driver,
     forecast or definition: a measure outside the reviewed vocabulary ("catastrophe losses"), or one whose
     concept names only MD&A's Item ("Systemwide sales"), which :meth:`Pins._stated_pin` reads where MD&A

@@ -45,13 +45,14 @@ def statement_at(text: str, named: tuple[str, ...]) -> int | None:
         return None
     at = 0
     for part in _STATEMENT_BREAK.split(text):
+        start = text.index(part, at)  # the parts come in order: each found once, from the last one's end
+        at = start + len(part)
         said = words(part)
         for lead in range(LEAD_WORDS + 1):
             end = lead + len(named)
             if said[lead:end] == named and said[end:end + 1] and said[end] in _STATING and \
                     _FIGURE.search(" ".join(part.split()[end:end + FIGURE_WINDOW])):
-                return text.index(part, at)
-        at = text.index(part, at) + len(part) if part else at
+                return start
     return None
 
 
