@@ -18,6 +18,7 @@ from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.defined import definition_at
 from query.fact_pins import FactPins
+from query.line_items import line_item, line_item_page
 from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
 from query.plan import QueryPlan
@@ -79,7 +80,9 @@ class Pins(PinReader):
         pinned: list[Hit] = []
         top = hits[0].score
         run_on = pins_run_on(len(best))
-        summed_up = measure(plan.lexical) if unplaced_figure(plan) else ()  # read at MD&A's opening
+        unplaced = unplaced_figure(plan)
+        summed_up = measure(plan.lexical) if unplaced else ()  # read at MD&A's opening
+        item = line_item(plan.lexical) if unplaced else ()  # read off a statement's row
 
         def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
@@ -119,6 +122,8 @@ class Pins(PinReader):
                 self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:
                 self._cover_pin(q, scope, pin)
+            if item:
+                self._line_item_pin(q, scope, item, pin)
             if summed_up:
                 self._stated_pin(q, d.doc_id, summed_up, pin)
         return pinned
@@ -217,6 +222,23 @@ class Pins(PinReader):
         for page in scoring.explaining_first(self._page_texts(q, mdna, list(pages)), q.plan.core)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def _line_item_pin(self, q: Question, scope: Filters, item: tuple[str, ...], pin: Callable) -> None:
+        """A figure no statement, note or section is named for may be a primary statement's line item asked by its
+        own name (``query.line_items``): each statement's page (found by its title, as a statement asked is) and
+        the page it runs on to are read for the item's row; the first page printing it is pinned."""
+        for statement, words in QUERIES.items():
+            chunks = [h.source for h in self._bm25(q, words, scope, 100)]
+            found = best_statement_page(statement, chunks, self._following(q, statement, chunks))
+            if not found:
+                continue
+            pages = [found[0], found[0] + 1]
+            hits = self._bm25(q, f"{' '.join(item)} {words}", {**scope, "page_start": [pages[0] - 1, *pages]}, 30)
+            rows = [(p, h) for h in hits if (p := line_item_page(item, h.source)) in pages]
+            if rows:
+                page, h = min(rows, key=lambda t: t[0])
+                pin(h.source, h.id, page, "statement", f"the {statement}'s row of the item asked")
+                return
 
     def _stated_pin(self, q: Question, doc_id: str, named: tuple[str, ...], pin: Callable) -> None:
         """A figure no statement, note or section is named for (:func:`unplaced_figure`; ``named``: its

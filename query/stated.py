@@ -28,12 +28,17 @@ _FIGURE = re.compile(r"\$\s?\d|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:%|percent\b|billio
 _STATEMENT_BREAK = re.compile(r"\n|[•●▪◦]|(?<=[a-z)])\.\s+(?=[A-Z])")
 
 
-def measure(lexical: str) -> tuple[str, ...]:
-    """The stems of the measure a figure question names (``lexical``: the question without its companies'
-    names), in order: its words less the asking, joining and period words and numbers; empty when more than
-    ``MEASURE_WORDS`` remain (a sentence asked, not a measure)."""
+def measure_words(lexical: str) -> tuple[str, ...]:
+    """The stems a figure question names its measure with (``lexical``: the question without its companies'
+    names), in order: its words less the asking, joining and period words and numbers."""
     drop = ASKING | _ASKING_A_FIGURE | FUNCTION_WORDS | PERIOD_WORDS
-    named = tuple(w for w in words(lexical) if w not in drop and not any(c.isdigit() for c in w))
+    return tuple(w for w in words(lexical) if w not in drop and not any(c.isdigit() for c in w))
+
+
+def measure(lexical: str) -> tuple[str, ...]:
+    """The stems of the measure a figure question names (:func:`measure_words`); empty when more than
+    ``MEASURE_WORDS`` remain (a sentence asked, not a measure)."""
+    named = measure_words(lexical)
     return named if len(named) <= MEASURE_WORDS else ()
 
 
