@@ -122,6 +122,29 @@ def section_heads(title: re.Pattern, line: str, following: str) -> bool:
     return title.fullmatch(line.strip().rstrip(".:")) is not None and not is_contents_line(line, following)
 
 
+_RUN_IN_STOP = r"(?=[:.]\s+(?-i:[A-Z\u201c]))"  # a run-in heading's stop, then its paragraph's first capital
+
+
+@functools.lru_cache(maxsize=64)
+def _run_in(title: re.Pattern) -> re.Pattern:
+    return re.compile(f"(?:{title.pattern}){_RUN_IN_STOP}", title.flags)
+
+
+def runs_in(title: re.Pattern, line: str) -> bool:
+    """Whether a line opens with the title as a run-in heading: in title case or capitals, a colon or a full
+    stop, then its paragraph ("Human Capital Management: Our values ...", "Interest Rate Risk. We have ...",
+    "Seasonal Aspects of Operations. Walmart U.S.'s business ..."): a filer that sets its Item 1 or 7A topics
+    so has no line of the title alone. Weaker than a line of its own (a strategy's list runs its points in so:
+    "People. Our success is driven ..."), so taken only where no such line is. A sentence's end wrapped to a
+    line's start is in lower case ("liquidity. The impact of ...") and is not one."""
+    found = _run_in(title).match(line.strip())
+    return found is not None and all(w[0].isupper() for w in _LETTER_WORDS.findall(found.group())
+                                     if w.lower() not in _CONNECTIVES)
+
+
+_LETTER_WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
+
+
 def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "", following: str = "") -> bool:
     """Whether a note's ``title`` heads its note at ``line``: a short line the title opens (after the note's
     number), in a heading's words, not a sentence's ("Acquisitions have in the past ... cause us to:"),

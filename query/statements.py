@@ -21,6 +21,7 @@ from domain.statements import (
     neighbours,
     note_heads,
     numbered_line,
+    runs_in,
     section_heads,
     statement_heads,
     statements,
@@ -255,25 +256,33 @@ def _row_label(text: str, at: int) -> tuple[list[str], set[str]]:
     return said, set(said) - _WHOLE - _UNNAMING
 
 
-def section_page(section: Section, chunk: dict) -> int | None:
+def section_page(section: Section, chunk: dict, run_in: bool = False) -> int | None:
     """The page on which a chunk of the section's Items opens the MD&A ``section`` (its heading on a line
-    of its own, ``domain.statements.section_heads``)."""
+    of its own, ``domain.statements.section_heads``; with ``run_in``, a run-in heading,
+    ``domain.statements.runs_in``)."""
     text = chunk.get("text") or ""
     if chunk.get("item") not in section.items:
         return None
     for m in section.title.finditer(text):
         start, line = line_at(text, m.start())
         previous, following = neighbours(text, start, line)
-        if section_heads(section.title, line, following) and \
+        if run_in:
+            if runs_in(section.title, line):
+                return page_position(chunk, start)[0]
+        elif section_heads(section.title, line, following) and \
                 not among_labels(previous, following, text[start + len(line):], section.query):
             return page_position(chunk, start)[0]
     return None
 
 
 def best_section_page(section: Section, chunks: list[dict]) -> tuple[int, dict] | None:
-    """(page, chunk) of the first page that opens the section among candidate chunks of one document."""
-    found = [(p, c) for c in chunks if (p := section_page(section, c)) is not None]
-    return min(found, key=lambda t: t[0]) if found else None
+    """(page, chunk) of the first page that opens the section among candidate chunks of one document: by a
+    heading on a line of its own, else (a filer that sets the topic in) by a run-in heading."""
+    for run_in in (False, True):
+        found = [(p, c) for c in chunks if (p := section_page(section, c, run_in)) is not None]
+        if found:
+            return min(found, key=lambda t: t[0])
+    return None
 
 
 # The line that closes each statement (a statement page without it continues on the next page), and what

@@ -87,6 +87,14 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     numbered = sections()["subsequent events"]  # a note's number on the line above: the heading is the next line's
     assert section_page(numbered, {**_chunk("The note before.\n" * 80 + "NOTE 15\nSUBSEQUENT EVENT\nOn July 1", 65),
                                     "item": "8"}) == 65
+    run_in = sections()["human capital"]  # Smucker's: no line of the title alone, its paragraph runs on after it
+    page = "Environmental Matters: We continue to evaluate.\n" * 70 + \
+        "Human Capital Management: Our values are rooted in our Basic Beliefs. With almost 9,000 full-time employees"
+    assert section_page(run_in, {**_chunk(page, 6), "item": "1"}) is None  # no line of the title alone
+    assert best_section_page(run_in, [{**_chunk(page, 6), "item": "1"}])[0] == 6  # ... so the run-in heading
+    strategy = "Our strategy.\n" * 80 + "People. Our success is driven by the skills of our people.\n"  # Mastercard p7
+    human = "Risk factors.\n" * 80 + "Human Capital\nAs of December 31, 2023, we employed approximately 33,400 persons."
+    assert best_section_page(run_in, [{**_chunk(strategy, 7), "item": "1"}, {**_chunk(human, 17), "item": "1"}])[0] == 17
     contents = "Results of Operations\n37\nLiquidity and Capital Resources\n42\n"
     assert best_section_page(section, [{**_chunk(contents, 1), "item": "7"}, {**_chunk(body, 43), "item": "7"}])[0] == 43
 
@@ -150,3 +158,21 @@ def test_a_title_word_among_a_charts_labels_heads_no_section():
     heading = "As of December 31, 2023, we employed approximately 33,400 persons globally. Our employee base is"
     assert not among_labels("ITEM 1. BUSINESS", heading.split(".")[0], heading, topic)
     assert not among_labels("PART I", "Overview", "Overview\nOur employees are our greatest asset", topic)
+
+
+@pytest.mark.parametrize(("name", "line", "runs"), [
+    ("human capital", "Human Capital Management: Our values and principles are rooted in our Basic Beliefs", True),
+    ("human capital", "People. Our success is driven by the skills of our people.", True),
+    ("human capital", "Human capital: we believe", False),  # no capital after the stop: not a paragraph's start
+    ("seasonality", "Seasonal Aspects of Operations. Walmart U.S.'s business is seasonal to a certain extent", True),
+    ("interest rate risk", "Interest Rate Risk. We have financial instruments that are subject to it", True),
+    ("competition", "Competition: We are the branded market leader in coffee", True),
+    ("liquidity and capital resources", "liquidity. The impact of any such disruption is hard to predict.", False),
+    ("critical accounting estimates", "Critical Accounting Estimates \u2013 Pension Plans\u201d on pages 47 - 48", False),
+    ("human capital", "Human Capital Management", False),  # a line of its own: section_heads' case
+])
+def test_a_run_in_heading_opens_its_paragraph(name, line, runs):
+    """A run-in heading: the title in title case or capitals, a colon or a full stop, its paragraph on the line."""
+    from domain.statements import runs_in, sections
+
+    assert runs_in(sections()[name].title, line) == runs
