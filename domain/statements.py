@@ -122,6 +122,7 @@ def section_heads(title: re.Pattern, line: str, following: str) -> bool:
     return title.fullmatch(line.strip().rstrip(".:")) is not None and not is_contents_line(line, following)
 
 
+_LETTER_WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 _RUN_IN_STOP = r"(?=[:.]\s+(?-i:[A-Z\u201c]))"  # a run-in heading's stop, then its paragraph's first capital
 
 
@@ -140,9 +141,6 @@ def runs_in(title: re.Pattern, line: str) -> bool:
     found = _run_in(title).match(line.strip())
     return found is not None and all(w[0].isupper() for w in _LETTER_WORDS.findall(found.group())
                                      if w.lower() not in _CONNECTIVES)
-
-
-_LETTER_WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 
 
 def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "", following: str = "") -> bool:

@@ -263,13 +263,14 @@ def section_page(section: Section, chunk: dict, run_in: bool = False) -> int | N
     text = chunk.get("text") or ""
     if chunk.get("item") not in section.items:
         return None
-    for m in section.title.finditer(text):
-        start, line = line_at(text, m.start())
-        previous, following = neighbours(text, start, line)
+    starts = dict.fromkeys(line_at(text, m.start()) for m in section.title.finditer(text))
+    for start, line in starts:
         if run_in:
             if runs_in(section.title, line):
                 return page_position(chunk, start)[0]
-        elif section_heads(section.title, line, following) and \
+            continue
+        previous, following = neighbours(text, start, line)
+        if section_heads(section.title, line, following) and \
                 not among_labels(previous, following, text[start + len(line):], section.query):
             return page_position(chunk, start)[0]
     return None
