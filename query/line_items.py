@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from domain.text import FUNCTION_WORDS, words
 from query.stated import MEASURE_WORDS, measure_words
-from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
+from query.statements import COST_WORDS, FIGURE, ROW_FIGURES, page_position, row_cells
 
 # A question's words before the item that say it is spent ("spend on", "spent on") ...
 _SPENDING = frozenset(words("spend spent spending on"))
-# ... and after it that say it is a cost: a statement labels the row by the item alone, or with them.
-_COSTING = frozenset(words("expense expenses cost costs"))
-# Words a row's label may add to the item's: a cost's, a sign's ("(loss)", "(expense)"), a net's.
-_LABEL_EXTRAS = _COSTING | frozenset(words("loss losses net"))
+# ... and after it that say it is a cost (``query.statements.COST_WORDS``): a statement labels the row by the
+# item alone, or with them. Words a row's label may add to the item's: a cost's, a sign's ("(loss)",
+# "(expense)"), a net's.
+_LABEL_EXTRAS = COST_WORDS | frozenset(words("loss losses net"))
 LABEL_SLACK = 3  # words (joining ones included) a row's label may say beyond the item's
 
 
@@ -31,7 +31,7 @@ def line_item(lexical: str) -> tuple[str, ...]:
     start, end = 0, len(named)
     while start < end and named[start] in _SPENDING:
         start += 1
-    while end > start + 1 and named[end - 1] in _COSTING:
+    while end > start + 1 and named[end - 1] in COST_WORDS:
         end -= 1
     item = tuple(w for w in named[start:end] if w not in FUNCTION_WORDS)
     return item if len(item) <= MEASURE_WORDS else ()

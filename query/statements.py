@@ -142,6 +142,9 @@ _WHOLE = frozenset(words("total consolidated"))  # a row label naming the whole,
 # a row label's words that say no more than the question does: joining words, and "net" (a statement's "Net
 # cash provided by operating activities" is the "cash operating activities provided" asked)
 _UNNAMING = FUNCTION_WORDS | frozenset(words("net"))
+# Words that say an item is a cost: a row labels it by the item alone or with them ("Research and development
+# expenses", "Medical costs"), a question with them or with a verb of spending ("spend on research and development")
+COST_WORDS = frozenset(words("expense expenses cost costs"))
 _LETTERS = re.compile(r"[A-Za-z&]+")
 FIGURE = re.compile(r"[(\-–—]?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*%?\s*\)?")  # a table cell: an amount or a percent
 
@@ -210,8 +213,10 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
     ``ECHO_DIGITS`` digits or more count (a short one, "400", is printed by unrelated rows too), or of
     ``LABELLED_ECHO_DIGITS`` on a row whose label has words of its own, not the whole's alone (a segment's
     "Operating Profit $ 883" in its MD&A section), and only under a label of the question's own words (its
-    joining words and "net" aside: :data:`_UNNAMING`), so a fact the question did not mean (the dividends paid
-    of "payments volume") is not printed again by an equity statement's row."""
+    joining words and "net" aside: :data:`_UNNAMING`; a cost's words too, :data:`COST_WORDS`, where the label
+    says the item's own: "Research and development expenses" for "spend on research and development", "Medical
+    costs" for the medical care ratio's), so a fact the question did not mean (the dividends paid of "payments
+    volume") is not printed again by an equity statement's row."""
     text = chunk.get("text") or ""
     for m in FIGURE.finditer(text):
         cell = m.group().strip(" ($-–—)%")
@@ -219,8 +224,9 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
         if cell not in displays or digits < LABELLED_ECHO_DIGITS or "%" in m.group():
             continue
         said, own = _row_label(text, m.start())
+        named = own - COST_WORDS or own  # "Research and development expenses": the item's words name it
         # "Total", "Consolidated" alone label a table's sum of the parts
-        if said and own <= asked and (digits >= ECHO_DIGITS or own):
+        if said and named <= asked and (digits >= ECHO_DIGITS or named):
             return page_position(chunk, m.start())[0]
     return None
 

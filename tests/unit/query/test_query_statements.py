@@ -325,3 +325,19 @@ def test_echo_page_reads_a_label_past_its_joining_words_and_net():
     assert echo_page({"576"}, asked, investing) is None
     # "net" alone is no label of its own: a three-digit figure under it may be any row's
     assert echo_page({"576"}, asked, {"text": "Net | 576", "page_start": 9, "page_end": 9}) is None
+
+
+def test_echo_page_reads_a_cost_label_by_its_items_words():
+    """"Research and development expenses | 2,648" (MD&A's table) is the amount "spend on research and
+    development" asks, and "Medical costs" the medical care ratio's numerator: a cost's words label the item's
+    row, the item's words name it. A row of costs alone ("Costs and expenses") names no item of the question's,
+    nor does another item's cost."""
+    from query.statements import echo_page
+
+    asked = frozenset(words("How much did Acme spend on research and development in the second quarter?"))
+    table = {"text": "Research and development expenses | 2,648 | 2,815", "page_start": 44, "page_end": 44}
+    assert echo_page({"2,648"}, asked, table) == 44
+    assert echo_page({"2,648"}, asked, {"text": "Selling expenses | 2,648", "page_start": 9, "page_end": 9}) is None
+    assert echo_page({"2,648"}, asked, {"text": "Costs and expenses | 2,648", "page_start": 9, "page_end": 9}) is None
+    ratio = frozenset(words("What was Acme's medical care ratio in 2023?"))
+    assert echo_page({"241,894"}, ratio, {"text": "Medical costs | 241,894", "page_start": 27, "page_end": 27}) == 27
