@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
-from domain.text import figures_share, plain_spaces, spaced_pattern, words
+from domain.text import figures_share, plain_spaces, spaced_pattern, surface_words, words
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
@@ -122,7 +122,6 @@ def section_heads(title: re.Pattern, line: str, following: str) -> bool:
     return title.fullmatch(line.strip().rstrip(".:")) is not None and not is_contents_line(line, following)
 
 
-_LETTER_WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019]*")
 _RUN_IN_STOP = r"(?=[:.]\s+(?-i:[A-Z\u201c]))"  # a run-in heading's stop, then its paragraph's first capital
 
 
@@ -139,8 +138,8 @@ def runs_in(title: re.Pattern, line: str) -> bool:
     "People. Our success is driven ..."), so taken only where no such line is. A sentence's end wrapped to a
     line's start is in lower case ("liquidity. The impact of ...") and is not one."""
     found = _run_in(title).match(line.strip())
-    return found is not None and all(w[0].isupper() for w in _LETTER_WORDS.findall(found.group())
-                                     if w.lower() not in _CONNECTIVES)
+    return found is not None and all(w[0].isupper() for w, _ in surface_words(found.group())
+                                     if w[0].isalpha() and w.lower() not in _CONNECTIVES)
 
 
 def note_heads(title: re.Pattern, line: str, line_offset: int, previous: str = "", following: str = "") -> bool:

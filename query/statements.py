@@ -262,19 +262,19 @@ def _row_label(text: str, at: int) -> tuple[list[str], set[str]]:
     return said, set(said) - _WHOLE - _UNNAMING
 
 
-def section_page(section: Section, chunk: dict, run_in: bool = False) -> int | None:
-    """The page on which a chunk of the section's Items opens the MD&A ``section`` (its heading on a line
-    of its own, ``domain.statements.section_heads``; with ``run_in``, a run-in heading,
-    ``domain.statements.runs_in``)."""
-    text = chunk.get("text") or ""
+def _title_lines(section: Section, chunk: dict) -> list[tuple[int, str]]:
+    """(start, line) of each line of a chunk of the section's Items that the section's title falls on, once each."""
     if chunk.get("item") not in section.items:
-        return None
-    starts = dict.fromkeys(line_at(text, m.start()) for m in section.title.finditer(text))
-    for start, line in starts:
-        if run_in:
-            if runs_in(section.title, line):
-                return page_position(chunk, start)[0]
-            continue
+        return []
+    text = chunk.get("text") or ""
+    return list(dict.fromkeys(line_at(text, m.start()) for m in section.title.finditer(text)))
+
+
+def section_page(section: Section, chunk: dict) -> int | None:
+    """The page on which a chunk of the section's Items opens the MD&A ``section`` (its heading on a line
+    of its own, ``domain.statements.section_heads``)."""
+    text = chunk.get("text") or ""
+    for start, line in _title_lines(section, chunk):
         previous, following = neighbours(text, start, line)
         if section_heads(section.title, line, following) and \
                 not among_labels(previous, following, text[start + len(line):], section.query):
@@ -282,11 +282,18 @@ def section_page(section: Section, chunk: dict, run_in: bool = False) -> int | N
     return None
 
 
+def run_in_page(section: Section, chunk: dict) -> int | None:
+    """The page on which a chunk of the section's Items opens the section by a run-in heading
+    (``domain.statements.runs_in``: "Human Capital Management: Our values ...")."""
+    return next((page_position(chunk, start)[0] for start, line in _title_lines(section, chunk)
+                 if runs_in(section.title, line)), None)
+
+
 def best_section_page(section: Section, chunks: list[dict]) -> tuple[int, dict] | None:
     """(page, chunk) of the first page that opens the section among candidate chunks of one document: by a
     heading on a line of its own, else (a filer that sets the topic in) by a run-in heading."""
-    for run_in in (False, True):
-        found = [(p, c) for c in chunks if (p := section_page(section, c, run_in)) is not None]
+    for opens in (section_page, run_in_page):
+        found = [(p, c) for c in chunks if (p := opens(section, c)) is not None]
         if found:
             return min(found, key=lambda t: t[0])
     return None
