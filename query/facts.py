@@ -549,7 +549,8 @@ def _brand_part(member: set[str], brand: frozenset[str]) -> bool:
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
                spans: Collection[str] = ()) -> list[tuple[int, list[dict]]]:
     """The pages that print the wanted concepts for the year (any year when none is known), best first: most
-    concepts of the year, then most figures of those concepts over all periods (a statement prints each year
+    concepts of the year, then a page none of whose facts more axes split than the least split fact found
+    (:func:`split_axes`), then most figures of those concepts over all periods (a statement prints each year
     side by side, a discussion one figure), then the statements' Items, then the earlier page. Each page
     comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
     ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
@@ -566,9 +567,26 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     for f in facts:
         by_page.setdefault(int(f["page"]), []).append(f)
     wanted = {p: kept for p, rows in by_page.items() if (kept := of_period(rows))}
-    ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}), -len(by_page[p]),
+    least = min((split_axes(f) for f in facts), default=0)
+    ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}),
+                                           any(split_axes(f) > least for f in by_page[p]), -len(by_page[p]),
                                            not any(f.get("item") in STATEMENT_ITEMS for f in by_page[p]), p))
     return [(p, wanted[p]) for p in ranked[:limit]]
+
+
+# The member marking a segment's own figure among the reconciling items: it splits the figure no further
+OPERATING_SEGMENTS = "ConsolidationItemsAxis=us-gaap:OperatingSegmentsMember"
+
+
+def split_axes(fact: dict) -> int:
+    """How many axes split a fact's figure (:data:`OPERATING_SEGMENTS` aside). Pages are ranked by it in
+    :func:`fact_pages`: a table printing a segment's figure with its rows split no further (the segment note)
+    comes before the tables that break each segment down by customer, contract type, product line or into
+    its external and intersegment sales, which print its figure too, as their subtotal, among many more of
+    the concept's figures (General Dynamics' Technologies revenue: the segment note, not the
+    revenue-by-customer table of 208 figures; RTX's segment sales: not the tables adding intersegment
+    eliminations)."""
+    return len({_axis(d) for d in fact.get("dimensions") or [] if not d.endswith(OPERATING_SEGMENTS)})
 
 
 def describe(facts: list[dict], most: int = 3) -> str:

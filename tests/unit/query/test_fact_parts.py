@@ -200,6 +200,26 @@ def test_a_quarters_facts_pages_keep_to_the_period_asked():
     assert [p for p, _ in fact_pages(facts, 2023, 3, ["9M"])] == [22, 2, 3]
 
 
+def test_a_parts_figure_is_read_where_no_further_axis_splits_it():
+    """A segment's figure printed by the segment note (its rows split by segment alone, the reconciling axis
+    aside) and again as the subtotal of a table splitting each segment by customer or into its external and
+    intersegment sales: the note's page comes
+    first, though the customer table prints many more of the concept's figures; the consolidated figure
+    (no axis anywhere) keeps the order by figures printed."""
+    customers = "us-gaap:ConcentrationRiskByTypeAxis=x:DoDMember"
+    note = [{**_fact([SEGMENT, OPERATING], d), "page": 22, "fiscal_period": "Q2"} for d in ("3,216", "3,005")]
+    table = [{**_fact([SEGMENT], "3,216"), "page": 13, "fiscal_period": "Q2"}] + [
+        {**_fact([SEGMENT, customers], str(n)), "page": 13, "fiscal_period": "Q2"} for n in range(1, 9)]
+    assert [p for p, _ in fact_pages(table + note, 2023, 2, ["Q2"])] == [22, 13]
+    eliminations = "srt:ConsolidationItemsAxis=us-gaap:IntersegmentEliminationMember"
+    sales = [{**_fact([SEGMENT], "4,000"), "page": 24, "fiscal_period": "Q2"}] + [
+        {**_fact([SEGMENT, m], d), "page": 27, "fiscal_period": "Q2"}
+        for m, d in ((OPERATING, "4,000"), (OPERATING, "3,558"), (eliminations, "(891)"), (eliminations, "(794)"))]
+    assert [p for p, _ in fact_pages(sales, 2023, 2, ["Q2"])] == [24, 27]  # external and intersegment: a split
+    whole = [{**_on(4, "Q2", "10,152")}, *[_on(11, "Q2", str(n)) for n in range(1, 4)]]
+    assert [p for p, _ in fact_pages(whole, 2023, 2, ["Q2"])] == [11, 4]
+
+
 def test_the_concepts_a_questions_words_find_and_a_lenders_reviewed_terms():
     """The best concept and those within the floor of it; a lender's and an insurer's terms reach their
     tagged concepts, and premiums written and the underwriting ratios reach none (MD&A's, untagged)."""
