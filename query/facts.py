@@ -424,9 +424,22 @@ def member_words_as_said(dimension: str, said: Collection[str]) -> tuple[str, ..
     while i < len(pieces):
         own, joins = pieces[i]
         joined = next(((j, stem) for j, stem in joins if stem in said), None)
-        out.extend((joined[1],) if joined else own)
+        out.extend((joined[1],) if joined else (_unglued(stem, said) for stem in own))
         i = joined[0] if joined else i + 1
     return tuple(dict.fromkeys(out))
+
+
+GLUED_JOINS = ("and", "of")  # joining words a member's name writes in lower case, glued to the word before
+
+
+def _unglued(stem: str, said: Collection[str]) -> str:
+    """A piece whose capitals did not split a joining word off ("Productsand" of
+    ``tmo:LaboratoryProductsandServicesMember``): the word before it, when the question says that word
+    (never "Thailand" or "Island", whose heads no question says)."""
+    for join in GLUED_JOINS:
+        if stem.endswith(join) and len(head := words(stem[:-len(join)])) == 1 and head[0] in said:
+            return head[0]
+    return stem
 
 
 @functools.lru_cache(maxsize=65536)
@@ -482,8 +495,18 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
         m = set(member_words_as_said(d, said))
         return says(m) or (a_part(m) and bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
 
-    return [f for f in facts if any(names_part(d) for d in f.get("dimensions") or [])
+    named = [(f, {frozenset(member_words_as_said(d, said)) for d in f.get("dimensions") or [] if names_part(d)})
+             for f in facts]
+    fullest = _fullest(set().union(*(m for _, m in named)))
+    return [f for f, members in named if members & fullest
             or _alternative_names(f, says) or labels and _label_names(f, metric, says)]
+
+
+def _fullest(members: set[frozenset[str]]) -> set[frozenset[str]]:
+    """The members said whose words no other member said holds with more: "Laboratory Products and
+    Biopharma Services" names Thermo Fisher's segment, not its Products and Services members, one of whose
+    words each it says."""
+    return {m for m in members if not any(m < other for other in members)}
 
 
 def _alternative_names(fact: dict, says: Callable[[set[str]], bool]) -> bool:

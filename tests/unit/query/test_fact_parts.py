@@ -63,6 +63,21 @@ def test_a_member_whose_name_joins_words_as_questions_write_it():
     assert member_words_as_said(OPERATING, set(words("operating segments"))) == ()
 
 
+def test_a_segment_whose_name_glues_a_joining_word_and_says_its_product_lines_words():
+    """``tmo:LaboratoryProductsandServicesMember`` writes "and" in lower case glued to "Products": the piece
+    reads as the word the question says before it; the segment's name then says the words of the Products
+    and Services members too, which the fuller name said holds: its rows, not theirs. A place whose name
+    ends in the letters of "and" stays whole."""
+    lab = _fact(["us-gaap:StatementBusinessSegmentsAxis=tmo:LaboratoryProductsandServicesMember"], "5,831")
+    services = _fact(["srt:ProductOrServiceAxis=us-gaap:ServiceMember"], "2,100")
+    question = "What revenues did Thermo Fisher's Laboratory Products and Biopharma Services segment report?"
+    asked = metric_words(question, ["Thermo Fisher"])
+    assert member_words_as_said(lab["dimensions"][0], set(words(question))) == ("laboratori", "product", "servic")
+    assert named_members([services, lab], asked) == [lab]
+    assert named_members([services], metric_words("What were Thermo Fisher's services revenues?", [])) == [services]
+    assert member_words_as_said("x=country:ThailandMember", set(words("Thai sales in Thailand"))) == ("thailand",)
+
+
 def test_the_facts_of_the_part_the_question_names():
     mobility, total = _fact([OPERATING, SEGMENT, MOBILITY], "12,884"), _fact([OPERATING, SEGMENT], "13,300")
     facts = [total, mobility]
