@@ -417,7 +417,8 @@ def member_words_as_said(dimension: str, said: Collection[str]) -> tuple[str, ..
     """A member's stems as the question writes its name: the pieces its capitals split
     (:func:`member_words`) joined back into one word where the question says that word ("MedTech" of
     ``jnj:MedTechMember``, "iPhone" of ``aapl:IPhoneMember``, "PepsiCo" of a ``PepsiCoBeveragesNorthAmerica``
-    member), else each piece's own. ``said``: the question's stems."""
+    member), else each piece's own, a joining word glued to one read off it (:func:`_unglued`). ``said``: the
+    question's stems."""
     pieces = _member_pieces(dimension)
     out: list[str] = []
     i = 0
