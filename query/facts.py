@@ -492,12 +492,13 @@ def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozen
         return a_part(m) and m <= said and (bool(mine & m) or any(_brand_part(m, b) for b in brands)) \
             and not m <= metric
 
-    def names_part(d: str) -> bool:
+    def part_said(d: str) -> frozenset[str] | None:
+        """The member's words, when they name a part the question says (in full, or by its initials)."""
         m = set(member_words_as_said(d, said))
-        return says(m) or (a_part(m) and bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
+        named = says(m) or (a_part(m) and bool(initials) and _axis(d) in PART_AXES and member_initials(d) in initials)
+        return frozenset(m) if named else None
 
-    named = [(f, {frozenset(member_words_as_said(d, said)) for d in f.get("dimensions") or [] if names_part(d)})
-             for f in facts]
+    named = [(f, {m for d in f.get("dimensions") or [] if (m := part_said(d)) is not None}) for f in facts]
     fullest = _fullest(set().union(*(m for _, m in named)))
     return [f for f, members in named if members & fullest
             or _alternative_names(f, says) or labels and _label_names(f, metric, says)]
