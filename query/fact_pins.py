@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
+from domain.rules import concept_words
 from domain.sec_items import STATEMENT_ITEMS
-from domain.text import words
+from domain.text import FUNCTION_WORDS, words
 from kernel.search import Hit
 from query.catalog import DocInfo
 from query.facts import describe, fact_pages, of_a_part, question_facts, says_a_row, synonym_concepts
@@ -16,6 +17,7 @@ from query.margins import margin_percents, says_margin
 from query.part_pins import asked_parts
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
 from query.question import Question
+from query.stated import said_amount_page
 from query.statements import echo_page, percent_page
 
 ECHO_SEARCH = 30  # passages of the document searched for the facts' figures printed again
@@ -99,10 +101,28 @@ class FactPins(PinReader):
         # the margin printed goes above the statements' pins of its page too: it is what was asked
         echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
                   if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
-        echoes = echoes or [(page, h, "the facts' amount, off their tagged pages") for h in hits
-                            if (page := echo_page(displays, asked, h.source)) is not None and page not in tagged]
+        tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
+                  and page not in own]
+        echoes = echoes or [(page, h, "the facts' amount, off their tagged pages") for page, h in tables
+                            if page not in tagged]
+        if not tables:  # no table prints it again (one another pin took would do): a sentence that says it
+            amounts = said_amounts(facts, asked)
+            echoes = echoes or [(page, h, "the facts' amount in words, off their tagged pages") for h in hits
+                                if (page := said_amount_page(h.source, amounts)) is not None and page not in tagged]
         if echoes:
             page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
                             {**h.source, "_page": page, "_basis": "fact",
                              "_reason": f"prints the figure asked again ({what})"}))
+
+
+def said_amounts(facts: list[dict], asked: frozenset[str]) -> list[tuple[float, frozenset[str]]]:
+    """The facts' amounts of money a sentence may say in words (a million or more), each with the words of its
+    concept the question says too (``asked``: its stems; joining words aside): "dividends" of
+    us-gaap:PaymentsOfDividends for "How much did Verizon pay in dividends"."""
+    amounts = []
+    for f in facts:
+        value, named = f.get("value"), frozenset(words(concept_words(f["concept"]))) & asked - FUNCTION_WORDS
+        if value is not None and abs(value) >= 1e6 and str(f.get("unit") or "").upper() == "USD" and named:
+            amounts.append((float(value), named))
+    return amounts

@@ -65,3 +65,49 @@ def stated_page(chunk: dict, named: tuple[str, ...]) -> int | None:
     """The page on which a passage states the measure's figure (:func:`statement_at`), if it does."""
     at = statement_at(chunk.get("text") or "", named)
     return None if at is None else page_position(chunk, at)[0]
+
+
+# An amount said in words, as prose rounds it ("$5.5 billion", "$1,014 million"): its number and scale word
+_SPOKEN = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)\s?(billion|million)\b", re.I)
+_SCALE = {"billion": 1e9, "million": 1e6}
+SPOKEN_DIGITS = 2  # significant digits an amount said in words needs to name one figure ("$5 billion" names many)
+
+
+def spoken_amounts(text: str) -> list[tuple[int, float, float]]:
+    """The amounts ``text`` says in words: (where, the amount, the step its rounding leaves): "$5.5 billion"
+    is 5.5e9 to within 0.05e9; only those said with ``SPOKEN_DIGITS`` significant digits or more."""
+    found = []
+    for m in _SPOKEN.finditer(text):
+        number, scale = m.group(1).replace(",", ""), _SCALE[m.group(2).lower()]
+        decimals = len(number.split(".")[1]) if "." in number else 0
+        step = scale / 10 ** decimals
+        if len(number.replace(".", "").lstrip("0")) >= SPOKEN_DIGITS:
+            found.append((m.start(), float(number) * scale, step))
+    return found
+
+
+_SENTENCE_BREAK = re.compile(r"[•●▪◦]|\n\s*\n|(?<=[a-z0-9)%])\.\s+(?=[A-Z])")  # prose wraps its lines
+SAID_WINDOW = 10  # words either side of an amount said in words within which its measure's word is said
+
+
+def said_amount_at(text: str, amounts: list[tuple[float, frozenset[str]]]) -> int | None:
+    """Where a sentence of ``text`` says one of ``amounts`` in words, rounded as prose rounds it, with one of
+    that amount's words (stems) within ``SAID_WINDOW`` words of it: "We paid $5.5 billion ... in cash
+    dividends" for dividends paid of 5,487 million; not "$9.7 billion in notes due by 2060", whose next
+    sentence says "repurchased". ``amounts``: (the fact's value, the stems of its measure the question says)."""
+    at = 0
+    for part in _SENTENCE_BREAK.split(text):
+        start = text.index(part, at)
+        at = start + len(part)
+        for where, amount, step in spoken_amounts(part):
+            near = part[:where].split()[-SAID_WINDOW:] + part[where:].split()[1:SAID_WINDOW + 2]
+            said = set(words(" ".join(near)))
+            if any(named & said and abs(abs(value) - amount) <= step / 2 for value, named in amounts):
+                return start + where
+    return None
+
+
+def said_amount_page(chunk: dict, amounts: list[tuple[float, frozenset[str]]]) -> int | None:
+    """The page on which a passage says one of ``amounts`` in words (:func:`said_amount_at`), if it does."""
+    at = said_amount_at(chunk.get("text") or "", amounts)
+    return None if at is None else page_position(chunk, at)[0]

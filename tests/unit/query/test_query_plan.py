@@ -633,3 +633,16 @@ def test_a_qualified_sales_measure_pins_no_income_statement():
         assert plan.concepts == ["qualified sales"] and plan.statements == [], q
     assert plan_of("What were Acme's net sales in 2023?").concepts == ["revenue and growth"]
     assert "revenue and growth" in plan_of("Acme's net sales and organic sales in 2023").concepts
+
+
+def test_deferred_revenue_is_the_liability_not_the_revenue_line():
+    """Revenue billed before it is earned, asked as analysts say it: the contract liability's concepts, not
+    revenue's (the longer term takes its words); revenue asked alone stays the revenue line."""
+    from query.facts import synonym_concepts
+
+    concepts = lambda q: [m.concept for m in synonym_concepts(q)]  # noqa: E731
+    for asked in ("How much deferred revenue did Acme report at the end of the quarter?",
+                  "What were Acme's unearned revenues in 2023?", "Acme's contract liabilities at year end"):
+        assert concepts(asked)[0] == "us-gaap:ContractWithCustomerLiability", asked
+        assert "us-gaap:Revenues" not in concepts(asked), asked
+    assert concepts("What was Acme's revenue in 2023?")[0] == "us-gaap:Revenues"

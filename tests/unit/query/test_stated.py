@@ -49,3 +49,21 @@ def test_only_a_figure_no_statement_note_section_or_driver_is_named_for_is_read_
     assert unplaced_figure(_plan("What were Acme's systemwide sales in 2023?"))  # a concept naming MD&A alone
     assert not unplaced_figure(_plan("What was Acme's net income in 2023?"))  # the income statement
     assert not unplaced_figure(_plan("What drove the change in Acme's catastrophe losses in 2023?"))
+
+
+def test_an_amount_said_in_words_is_read_at_the_precision_prose_rounds_it():
+    """"$5.5 billion" says 5,487 million (to within 0.05 billion), beside the measure's word; a round "$5
+    billion" names too many figures to say one; the same amount beside other words is another figure."""
+    from query.stated import said_amount_at, spoken_amounts
+
+    text = ("Dividends\nWe paid $5.5 billion and $5.4 billion in cash dividends during the six months ended "
+            "June 30, 2023 and 2022, respectively. Capital expenditures were $5,488 million.")
+    dividends = frozenset({"dividend"})
+    assert said_amount_at(text, [(5_487e6, dividends)]) == text.index("$5.5")
+    assert said_amount_at(text, [(5_392e6, dividends)]) == text.index("$5.4")
+    assert said_amount_at(text, [(5_600e6, dividends)]) is None  # rounds to 5.6
+    assert said_amount_at(text, [(5_488e6, frozenset({"tax"}))]) is None  # no word of its measure beside it
+    assert [a for _, a, _ in spoken_amounts("about $5 billion, or $1,014 million")] == [1_014e6]
+    notes = ("we had a total of $9.7 billion in notes due by 2060. As each series of senior notes matures, "
+             "unless redeemed or repurchased, we must repay")  # the next sentence's word is no measure of it
+    assert said_amount_at(notes, [(9_746e6, frozenset({"repurchas"}))]) is None
