@@ -101,14 +101,15 @@ class FactPins(PinReader):
         # the margin printed goes above the statements' pins of its page too: it is what was asked
         echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
                   if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
-        tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
-                  and page not in own]
-        echoes = echoes or [(page, h, "the facts' amount, off their tagged pages") for page, h in tables
-                            if page not in tagged]
-        if not tables:  # no table prints it again (one another pin took would do): a sentence that says it
-            amounts = said_amounts(facts, asked)
-            echoes = echoes or [(page, h, "the facts' amount in words, off their tagged pages") for h in hits
-                                if (page := said_amount_page(h.source, amounts)) is not None and page not in tagged]
+        if not echoes:
+            tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
+                      and page not in own]
+            echoes = [(page, h, "the facts' amount, off their tagged pages") for page, h in tables
+                      if page not in tagged]
+            if not tables:  # no table prints it again (one another pin took would do): a sentence that says it
+                amounts = said_amounts(facts, asked)
+                echoes = [(page, h, "the facts' amount in words, off their tagged pages") for h in hits
+                          if (page := said_amount_page(h.source, amounts)) is not None and page not in tagged]
         if echoes:
             page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
