@@ -184,6 +184,7 @@ def event_fiscal_year(day: dt.date, year_end: str, shift: int = 0) -> int:
 
 
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
+ANNUAL_PERIOD = "FY"  # the whole fiscal year's period label
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's

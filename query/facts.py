@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from domain import vocabulary
-from domain.rules import concept_words, split_concept
+from domain.rules import ANNUAL_PERIOD, concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import (
     FUNCTION_WORDS,
@@ -39,6 +39,7 @@ from schemas.index import INDEXES
 CONCEPT_CANDIDATES = 8
 CONCEPT_FLOOR = 0.6  # of the best concept's BM25 score
 FACTS_FOUND = 300  # a document's facts of the concepts asked one search reads
+FACTS_TIED = 3000  # read when the search fills FACTS_FOUND with ties at its cut: the whole tie, up to this many
 MAX_FACTS = 500
 
 
@@ -333,11 +334,21 @@ def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict,
     text = f"{' '.join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))} {asked}"
     hits = backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts}, FACTS_FOUND)
     if len(hits) >= FACTS_FOUND:
+        hits = _whole_tie(backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts},
+                                       FACTS_TIED), hits[-1].score)
+    if len(hits) >= FACTS_FOUND:
         seen = {h.id for h in hits}
         hits += [h for h in backend.bm25(targets["facts"], INDEXES["facts"], text,
                                          {**scope, "concept": concepts, "dimensional": False}, FACTS_FOUND)
                  if h.id not in seen]
     return [h.source for h in hits]
+
+
+def _whole_tie(hits: list, cut: float) -> list:
+    """The hits scoring at least the cut of a search that filled its count: the rows tied at the cut are read
+    whole, not cut at an arbitrary one of them (Johnson & Johnson's 480 revenue rows: the hundreds saying only
+    "worldwide" or "U.S." tie, and the segment's own total was the 358th of them)."""
+    return [h for h in hits if h.score >= cut]
 
 
 # Members every dimensional table has, which a question's words may say without meaning one part of the company
@@ -579,14 +590,18 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     side by side, a discussion one figure), then the statements' Items, then the earlier page. Each page
     comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
     ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
-    its quarter's (nor the quarter's for "the first six months")."""
+    its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
+    year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's. A
+    page printing the least split figure of the period comes before pages printing only finer splits of it
+    (Johnson & Johnson's segment total among its product rows)."""
     def of_year(rows: list[dict]) -> list[dict]:
         return [f for f in rows if year is None or f.get("fiscal_year") == year]
 
-    asked = bool(spans) and any(f.get("fiscal_period") in spans for f in of_year(facts))
+    periods = set(spans) if spans else {ANNUAL_PERIOD}
+    asked = any(f.get("fiscal_period") in periods for f in of_year(facts))
 
     def of_period(rows: list[dict]) -> list[dict]:
-        return [f for f in of_year(rows) if not asked or f.get("fiscal_period") in spans]
+        return [f for f in of_year(rows) if not asked or f.get("fiscal_period") in periods]
 
     by_page: dict[int, list[dict]] = {}
     for f in facts:
@@ -594,9 +609,10 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     wanted = {p: kept for p, rows in by_page.items() if (kept := of_period(rows))}
     least = min((split_axes(f) for f in facts), default=0)
     ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}),
-                                           any(split_axes(f) > least for f in by_page[p]), -len(by_page[p]),
+                                           any(split_axes(f) > least for f in by_page[p]),
+                                           all(split_axes(f) > least for f in wanted[p]), -len(by_page[p]),
                                            not any(f.get("item") in STATEMENT_ITEMS for f in by_page[p]), p))
-    return [(p, wanted[p]) for p in ranked[:limit]]
+    return [(p, sorted(wanted[p], key=split_axes)) for p in ranked[:limit]]  # its least split figures first
 
 
 # The member marking a segment's own figure among the reconciling items: it splits the figure no further

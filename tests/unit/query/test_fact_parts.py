@@ -311,3 +311,26 @@ def test_a_name_a_slashed_row_label_lists_names_its_member():
     assert named_members([gardasil, other], asked) == [gardasil]
     assert named_members([gardasil, other], metric_words("What were Merck's Janumet sales?", ["Merck"])) == []
     assert named_members([region], metric_words("What other income did Acme report?", ["Acme"])) == []
+
+
+def test_a_year_asked_is_read_from_the_years_figures_not_its_quarters():
+    """A 10-K printing the year's figure on its statement and each quarter's in a table of quarterly results:
+    a question asking no quarter takes the statement's page, not the table's, though it prints more of the
+    year's figures; the fourth quarter asked takes the table's."""
+    year = [_on(50, "FY", "9,299"), _on(50, "FY", "9,509")]
+    quarters = [_on(109, q, d) for q, d in (("Q1", "2,2"), ("Q2", "2,3"), ("Q3", "2,4"), ("Q4", "2,5"))]
+    assert [p for p, _ in fact_pages(quarters + year, 2023, 2)] == [50]
+    assert [p for p, _ in fact_pages(quarters + year, 2023, 2, ["Q4"])] == [109]
+
+
+def test_a_parts_figure_comes_before_pages_printing_only_its_finer_splits():
+    """A segment's year printed once as its total on a page of its products' rows and on pages of product rows
+    alone: the total's page comes first, then the page of most product rows (Johnson & Johnson's Innovative
+    Medicine: its product pages held more figures and were pinned before it)."""
+    product = "srt:ProductOrServiceAxis=x:Product{}Member"
+    rows = lambda page, n: [{**_fact([SEGMENT, product.format(i)], f"{i},1"), "page": page, "fiscal_period": "FY"}  # noqa: E731
+                            for i in range(n)]
+    total = {**_fact([SEGMENT], "54,759"), "page": 88, "fiscal_period": "FY"}
+    pages = fact_pages(rows(86, 30) + rows(87, 20) + rows(88, 5) + [total], 2023, 2)
+    assert [p for p, _ in pages] == [88, 86]
+    assert pages[0][1][0] is total  # the reason names the part's own figure first

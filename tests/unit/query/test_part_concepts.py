@@ -72,3 +72,15 @@ def test_a_parts_profit_is_its_income_concept_not_its_revenue(tmp_path):
             (PRETAX, "Construction", [segment], "1,803", 31)]
     question = "What was Acme's Construction segment profit in the second quarter of 2024?"
     assert _found(tmp_path, rows, question) == {("1,803", 31)}
+
+
+def test_a_parts_own_total_tied_with_hundreds_of_its_product_rows_is_read(tmp_path):
+    """A segment's revenue printed as its products' rows and once as its own total, every row saying only
+    "Worldwide": the search's hundreds of tied rows are read whole, so the total, indexed last, is found
+    (Johnson & Johnson's Innovative Medicine: the 358th of 480 tied rows, cut at 300 before)."""
+    segment = "us-gaap:StatementBusinessSegmentsAxis=acme:DevicesMember"
+    revenue = "us-gaap:Revenues"
+    rows = [*[(revenue, "Worldwide", [f"srt:ProductOrServiceAxis=acme:Product{n}Member", segment], f"{n},333", 86)
+              for n in range(320)],
+            (revenue, "Worldwide", [segment], "54,759", 88)]
+    assert ("54,759", 88) in _found(tmp_path, rows, "What were Acme's Devices sales in 2024?")
