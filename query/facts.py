@@ -406,7 +406,15 @@ def member_name(dimension: str) -> str | None:
     """A dimension's member as its local name ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> 'Product');
     None for the members every segment table has."""
     member = dimension.rsplit(":", 1)[-1].removesuffix("Member")
-    return None if member.removesuffix("Segment") in _GENERIC_MEMBERS else member
+    return None if _without_segment(member) in _GENERIC_MEMBERS else member
+
+
+def _without_segment(member: str) -> str:
+    """A member's name without its "Segment" suffix, whatever its case (``mrk:AnimalHealthsegmentMember``)."""
+    return member[:-len(_SEGMENT)] if member.lower().endswith(_SEGMENT.lower()) else member
+
+
+_SEGMENT = "Segment"
 
 
 _INITIAL_DOT = re.compile(r"(?<=[A-Z])\.")  # "U.S.RetailPetFoods", "NonU.S.Commercial": initials' dots
@@ -471,7 +479,7 @@ def _member_pieces(dimension: str) -> tuple[tuple[tuple[str, ...], tuple[tuple[i
 def _member_phrase(member: str) -> str:
     """A member's local name as words, its "Segment" suffix and its initials' dots left out
     (``U.S.RetailPetFoodsSegment`` -> "US Retail Pet Foods"): what its stems and its initials are read from."""
-    return split_concept(_INITIAL_DOT.sub("", member.removesuffix("Segment")))
+    return split_concept(_INITIAL_DOT.sub("", _without_segment(member)))
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
@@ -591,9 +599,10 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
     ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
     its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
-    year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's. A
-    page printing the least split figure of the period comes before pages printing only finer splits of it
-    (Johnson & Johnson's segment total among its product rows)."""
+    year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's.
+    Among pages whose figures split further, the larger the share of the page's figures of the period split
+    least (:func:`_least_share`), the earlier: Johnson & Johnson's segment total among its product rows
+    before pages of product rows alone, General Dynamics' segment note before its revenue-by-customer table."""
     def of_year(rows: list[dict]) -> list[dict]:
         return [f for f in rows if year is None or f.get("fiscal_year") == year]
 
@@ -610,9 +619,16 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     least = min((split_axes(f) for f in facts), default=0)
     ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}),
                                            any(split_axes(f) > least for f in by_page[p]),
-                                           all(split_axes(f) > least for f in wanted[p]), -len(by_page[p]),
+                                           -_least_share(wanted[p], least), -len(by_page[p]),
                                            not any(f.get("item") in STATEMENT_ITEMS for f in by_page[p]), p))
     return [(p, sorted(wanted[p], key=split_axes)) for p in ranked[:limit]]  # its least split figures first
+
+
+def _least_share(facts: list[dict], least: int) -> float:
+    """The share of a page's facts that are split no more than the least split fact found: the page most
+    wholly printing the part's own figure (a segment note printing each segment's revenue and its U.S.
+    government revenue) before tables splitting it by product, customer or contract type."""
+    return sum(split_axes(f) <= least for f in facts) / len(facts)
 
 
 # The member marking a segment's own figure among the reconciling items: it splits the figure no further

@@ -35,6 +35,8 @@ def test_a_members_words_and_none_for_the_members_every_segment_table_has():
     assert member_words("srt:ProductOrServiceAxis=tsla:AutomotiveRegulatoryCreditsMember") == (
         "automot", "regulatori", "credit")
     assert member_words(OPERATING) == ()
+    # the axis's role glued in lowercase is no word of the part's name ("Merck's Animal Health sales")
+    assert member_words("us-gaap:StatementBusinessSegmentsAxis=mrk:AnimalHealthsegmentMember") == ("anim", "health")
 
 
 def test_a_members_dotted_initials_read_as_a_questions_do():
@@ -334,3 +336,15 @@ def test_a_parts_figure_comes_before_pages_printing_only_its_finer_splits():
     pages = fact_pages(rows(86, 30) + rows(87, 20) + rows(88, 5) + [total], 2023, 2)
     assert [p for p, _ in pages] == [88, 86]
     assert pages[0][1][0] is total  # the reason names the part's own figure first
+
+
+def test_the_page_most_wholly_printing_a_parts_figure_comes_first():
+    """Every page prints the segment's figure beside finer splits of it: the segment note (each segment's
+    revenue and its U.S. government revenue, half its figures the segment's own) comes before the tables
+    splitting it by product line or customer, though they print more figures (General Dynamics' Combat
+    Systems revenue in its 10-K: the revenue-by-customer table was pinned before the segment note)."""
+    customer = "srt:MajorCustomersAxis=x:{}Member"
+    own = lambda page: {**_fact([SEGMENT, OPERATING], "8,268"), "page": page, "fiscal_period": "FY"}  # noqa: E731
+    table = lambda page, n: [own(page)] + [  # noqa: E731
+        {**_fact([SEGMENT, customer.format(i)], f"{i},2"), "page": page, "fiscal_period": "FY"} for i in range(n)]
+    assert [p for p, _ in fact_pages(table(65, 23) + table(63, 11) + table(80, 1), 2023, 2)] == [80, 63]
