@@ -593,10 +593,11 @@ def _brand_part(member: set[str], brand: frozenset[str]) -> bool:
 def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
                spans: Collection[str] = ()) -> list[tuple[int, list[dict]]]:
     """The pages that print the wanted concepts for the year (any year when none is known), best first: most
-    concepts of the year, then a page none of whose facts more axes split than the least split fact found
-    (:func:`split_axes`), then most figures of those concepts over all periods (a statement prints each year
-    side by side, a discussion one figure), then the statements' Items, then the earlier page. Each page
-    comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
+    measures of the year (:func:`_printed_measures`: concepts tagging one figure are one), then a page none
+    of whose facts more axes split than the least split fact found (:func:`split_axes`), then most distinct
+    figures of those concepts over all periods (:func:`_figure`: a statement prints each year side by side, a
+    discussion one figure; a total reprinted in each section of a table is one), then the statements' Items,
+    then the earlier page. Each page comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
     ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
     its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
     year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's.
@@ -617,11 +618,37 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
         by_page.setdefault(int(f["page"]), []).append(f)
     wanted = {p: kept for p, rows in by_page.items() if (kept := of_period(rows))}
     least = min((split_axes(f) for f in facts), default=0)
-    ranked = sorted(wanted, key=lambda p: (-len({f["concept"] for f in wanted[p]}),
+    ranked = sorted(wanted, key=lambda p: (-_printed_measures(wanted[p]),
                                            any(split_axes(f) > least for f in by_page[p]),
-                                           -_least_share(wanted[p], least), -len(by_page[p]),
+                                           -_least_share(wanted[p], least), -len(set(map(_figure, by_page[p]))),
                                            not any(f.get("item") in STATEMENT_ITEMS for f in by_page[p]), p))
     return [(p, sorted(wanted[p], key=split_axes)) for p in ranked[:limit]]  # its least split figures first
+
+
+def _figure(fact: dict) -> tuple:
+    """What a fact prints, whatever concept tags it: its period, its members and its value (its displayed text
+    when it has none). A table reprinting the consolidated total in each of its sections prints one figure, not
+    one per section."""
+    return (fact.get("fiscal_year"), fact.get("fiscal_period"), tuple(sorted(fact.get("dimensions") or ())),
+            fact.get("display") if fact.get("value") is None else fact["value"])
+
+
+def _printed_measures(facts: list[dict]) -> int:
+    """How many measures a page's facts print: concepts tagging one same figure count as one (RTX tags its
+    consolidated net sales under both ``Revenues`` and ``RevenueFromContractWithCustomer...`` in its
+    geographic tables, which are no fuller for it than the income statement), while a margin's two
+    concepts, printing two figures, count as two."""
+    owner: dict[str, str] = {}
+
+    def root(concept: str) -> str:
+        while owner.setdefault(concept, concept) != concept:
+            concept = owner[concept]
+        return concept
+
+    first: dict[tuple, str] = {}
+    for f in facts:
+        owner[root(f["concept"])] = root(first.setdefault(_figure(f), f["concept"]))
+    return len({root(c) for c in owner})
 
 
 def _least_share(facts: list[dict], least: int) -> float:

@@ -348,3 +348,22 @@ def test_the_page_most_wholly_printing_a_parts_figure_comes_first():
     table = lambda page, n: [own(page)] + [  # noqa: E731
         {**_fact([SEGMENT, customer.format(i)], f"{i},2"), "page": page, "fiscal_period": "FY"} for i in range(n)]
     assert [p for p, _ in fact_pages(table(65, 23) + table(63, 11) + table(80, 1), 2023, 2)] == [80, 63]
+
+
+def test_one_figure_tagged_under_two_concepts_or_reprinted_counts_once():
+    """RTX's geographic sales tables tag the consolidated net sales under both ``Revenues`` and
+    ``RevenueFromContractWithCustomer...`` and reprint the total in each section: the income statement, printing
+    the same three years once under one concept, comes first (the tables took both pins before); a margin's
+    two concepts, two figures, still make a page printing both come first."""
+    def on(page: int, concept: str, display: str, value: float) -> dict:
+        return {**_fact([], display), "concept": concept, "page": page, "fiscal_period": "FY", "value": value,
+                "fiscal_year": 2023 if display.startswith("68") else 2022}
+
+    statement = [on(64, "us-gaap:Revenues", "68,920", 68.92), on(64, "us-gaap:Revenues", "67,074", 67.074)]
+    contract = "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+    geographic = [on(109, "us-gaap:Revenues", "68,920", 68.92), on(109, contract, "68,920", 68.92),
+                  on(109, "us-gaap:Revenues", "67,074", 67.074)]
+    reprinted = [on(110, contract, "68,920", 68.92), on(110, contract, "67,074", 67.074)] * 3
+    assert [p for p, _ in fact_pages(geographic + reprinted + statement, 2023, 2)] == [64, 109]
+    margin = [on(40, "us-gaap:GrossProfit", "68,100", 68.1), on(40, "us-gaap:Revenues", "68,920", 68.92)]
+    assert [p for p, _ in fact_pages(statement + margin, 2023, 1)] == [40]
