@@ -173,13 +173,21 @@ QUESTION_FLOOR = 0.8  # ... each within this share of the best one's BM25 score
 _PERIOD_WORD = re.compile(r"(fy|q[1-4]|h[12])\d*")
 
 
+# The income tax rate reconciliation's items: an item's effect on the tax, not the item ("restructuring and
+# impairment costs" is Johnson Controls' RestructuringCharges, not its EffectiveIncomeTaxReconciliation... row)
+_TAX_EFFECT = re.compile(r"IncomeTax(?:Rate)?Reconciliation")
+TAX_WORD = "tax"  # in a stem a question says when it asks a tax figure
+
+
 def best_concepts(scored: list[tuple[str, float]], most: int = QUESTION_CONCEPTS,
-                  floor: float = QUESTION_FLOOR) -> list[str]:
+                  floor: float = QUESTION_FLOOR, taxes: bool = False) -> list[str]:
     """The concepts of facts found for a question's words (``scored``: (concept, score), best first): the
-    best one and any other whose best fact scores within ``floor`` of it, ``most`` at most."""
+    best one and any other whose best fact scores within ``floor`` of it, ``most`` at most; the tax rate
+    reconciliation's items (:data:`_TAX_EFFECT`) only when the question asks ``taxes``."""
     best: dict[str, float] = {}
     for concept, score in scored:
-        best.setdefault(concept, score)
+        if taxes or not _TAX_EFFECT.search(concept):
+            best.setdefault(concept, score)
     top = max(best.values(), default=0.0)
     return [c for c, score in best.items() if score >= floor * top][:most]
 
@@ -220,6 +228,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     metric, whole = frozenset(words(" ".join(terms))), frozenset(words(company))
     initials = question_initials(question)
     proper = proper_words(question, names)
+    taxes = any(TAX_WORD in w for w in said)  # "taxes", "pretax", "taxation"
 
     def part_concepts(measured: frozenset[str], required: bool = False) -> list[str]:
         """The concepts of the part the question names in full with capitals, as a name is written, chosen by
@@ -233,13 +242,15 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
                                               labels=False)}
         rows = [h for h in hits if id(h.source) in parts]
         saying = [h for h in rows if _measures(h.source, measured)]
-        return best_concepts([(h.source["concept"], h.score) for h in (saying if saying or required else rows)])
+        return best_concepts([(h.source["concept"], h.score) for h in (saying if saying or required else rows)],
+                             taxes=taxes)
 
     if not concepts and asked:
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
         concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
-             for h in backend.bm25(targets["facts"], facts, _measure_text(asked), {**scope, "dimensional": False}, 50)])
+             for h in backend.bm25(targets["facts"], facts, _measure_text(asked), {**scope, "dimensional": False}, 50)],
+            taxes=taxes)
     if not concepts:
         return []
     # a business or a brand the question names beside the company ("Collins Aerospace's sales") brings its rows
@@ -410,11 +421,18 @@ def member_name(dimension: str) -> str | None:
 
 
 def _without_segment(member: str) -> str:
-    """A member's name without its "Segment" suffix, whatever its case (``mrk:AnimalHealthsegmentMember``)."""
-    return member[:-len(_SEGMENT)] if member.lower().endswith(_SEGMENT.lower()) else member
+    """A member's name without its "Segment" suffix, whatever its case (``mrk:AnimalHealthsegmentMember``),
+    nor the organisational word before it (:data:`_ROLES`), which questions leave out: Verizon's
+    ``VerizonBusinessGroupSegmentMember`` is "Verizon Business", Medtronic's ``DiabetesGroupMember``
+    "Diabetes" (a question saying the word still names it)."""
+    if member.lower().endswith(_SEGMENT.lower()):
+        member = member[:-len(_SEGMENT)]
+    role = next((r for r in _ROLES if member.endswith(r) and len(member) > len(r)), "")
+    return member[:len(member) - len(role)]
 
 
 _SEGMENT = "Segment"
+_ROLES = ("Group", "Division")  # a part's organisational word, as filers glue it to its name
 
 
 _INITIAL_DOT = re.compile(r"(?<=[A-Z])\.")  # "U.S.RetailPetFoods", "NonU.S.Commercial": initials' dots

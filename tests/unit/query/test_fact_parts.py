@@ -367,3 +367,34 @@ def test_one_figure_tagged_under_two_concepts_or_reprinted_counts_once():
     assert [p for p, _ in fact_pages(geographic + reprinted + statement, 2023, 2)] == [64, 109]
     margin = [on(40, "us-gaap:GrossProfit", "68,100", 68.1), on(40, "us-gaap:Revenues", "68,920", 68.92)]
     assert [p for p, _ in fact_pages(statement + margin, 2023, 1)] == [40]
+
+
+def test_a_parts_organisational_word_is_left_out_like_its_segment_suffix():
+    """Filers glue "Group" or "Division" to a part's name (``vz:VerizonBusinessGroupSegmentMember``,
+    ``mdt:DiabetesGroupMember``) as they glue "Segment"; questions say "Verizon Business" or "Medtronic's
+    Diabetes segment", so the part is named without it, and still when the question says it. A member that is
+    the word alone keeps it."""
+    segments = "us-gaap:StatementBusinessSegmentsAxis=vz:Verizon{}GroupSegmentMember"
+    business, consumer = (_fact([OPERATING, segments.format(p)], d) for p, d in (("Business", "2,066"),
+                                                                                  ("Consumer", "29,011")))
+    verizon = dict(own=[frozenset(words("Verizon"))], whole=frozenset(words("Verizon Communications Inc.")))
+    asked = metric_words("What was Verizon Business segment operating income in 2023?", ["Verizon"])
+    assert named_members([business, consumer], asked, **verizon) == [business]
+    diabetes = _fact(["us-gaap:StatementBusinessSegmentsAxis=mdt:DiabetesGroupMember"], "2,488")
+    for question in ("What was Medtronic's Diabetes segment revenue?", "What did Medtronic's Diabetes Group sell?"):
+        assert named_members([diabetes], metric_words(question, ["Medtronic"])) == [diabetes]
+    assert member_words("us-gaap:StatementBusinessSegmentsAxis=x:GroupMember") == ("group",)
+    assert member_words("srt:SubsegmentsAxis=mdt:NeuromodulationDivisionMember") == ("neuromodul",)
+
+
+def test_a_tax_reconciliations_item_is_no_concept_of_the_item_itself():
+    """Johnson Controls tags its restructuring and impairment costs' effect on the tax rate under a concept
+    named for them (``jci:EffectiveIncomeTaxReconciliationRestructuringAndImpairmentCostsAmount``): a
+    question asking the costs takes ``RestructuringCharges`` alone; one asking tax keeps both."""
+    from query.facts import best_concepts
+
+    tax_item = "jci:EffectiveIncomeTaxReconciliationRestructuringAndImpairmentCostsAmount"
+    scored = [(tax_item, 10.0), ("us-gaap:RestructuringCharges", 9.0),
+              ("us-gaap:EffectiveIncomeTaxRateReconciliationNondeductibleExpenseImpairmentLosses", 8.9)]
+    assert best_concepts(scored) == ["us-gaap:RestructuringCharges"]
+    assert best_concepts(scored, taxes=True) == [tax_item, "us-gaap:RestructuringCharges"]
