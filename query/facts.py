@@ -122,14 +122,22 @@ def _synonym_phrases() -> list[tuple[str, str]]:
 def synonym_terms(text: str) -> list[str]:
     """The synonyms' terms the text names, longest first, each word in one term (compared on normalized
     words, so "capital-intensive", "free cashflow" and "inventories" find their terms; a one-word term said as
-    itself, "receivables" not by the verb "receive": ``domain.text.said_as_itself``)."""
+    itself, "receivables" not by the verb "receive": ``domain.text.said_as_itself``); said with a verb of
+    paying, a term with a "... paid" entry reads as it (:data:`PAYING`)."""
     lowered, said = phrase_text(words(text)), lexemes(text)
     found = []
     for phrase, term in _synonym_phrases():
         if phrase in lowered and said_as_itself(term, said):
             lowered = lowered.replace(phrase, " | ")  # "operating cash flow" is not also "cash"
             found.append(term)
-    return found
+    paying = bool(PAYING & set(words(text)))
+    return list(dict.fromkeys(paid if paying and (paid := f"{t} {PAID}") in synonyms() else t for t in found))
+
+
+# A verb of paying asks what was paid ("how much did Home Depot pay in income taxes": the cash flow statement's
+# income taxes paid, not the income statement's provision), where the term has a "... paid" entry
+PAYING = frozenset({"pay", "paid"})
+PAID = "paid"
 
 
 def synonym_concepts(text: str) -> list[ConceptMatch]:

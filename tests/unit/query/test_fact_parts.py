@@ -398,3 +398,15 @@ def test_a_tax_reconciliations_item_is_no_concept_of_the_item_itself():
               ("us-gaap:EffectiveIncomeTaxRateReconciliationNondeductibleExpenseImpairmentLosses", 8.9)]
     assert best_concepts(scored) == ["us-gaap:RestructuringCharges"]
     assert best_concepts(scored, taxes=True) == [tax_item, "us-gaap:RestructuringCharges"]
+
+
+def test_a_term_said_with_a_verb_of_paying_asks_what_was_paid():
+    """"How much did Home Depot pay in income taxes": the cash flow statement's income taxes paid, not the
+    income statement's provision; the provision asked without the verb, and a term with no paid entry as it was."""
+    from query.facts import synonym_terms, synonyms
+
+    assert synonym_terms("How much did Home Depot pay in income taxes in fiscal 2023?") == ["income taxes paid"]
+    assert synonym_terms("What income taxes did Meta's parent company pay?") == ["income taxes paid"]
+    assert synonym_terms("What were Apple's income taxes in 2023?") == ["income taxes"]
+    assert synonym_terms("How much revenue did Apple make, and what did it pay?") == ["revenue"]
+    assert synonyms()["income taxes paid"][0] == "us-gaap:IncomeTaxesPaidNet"
