@@ -623,9 +623,9 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     of whose facts more axes split than the least split fact found (:func:`split_axes`), then most distinct
     figures of those concepts over all periods (:func:`_figure`: a statement prints each year side by side, a
     discussion one figure; a total reprinted in each section of a table is one), then the statements' Items,
-    then the earlier page. Each page comes with its facts of the year. ``spans``: the periods a question's quarters ask (``Q2``, six months
-    ``H1``): where the year has facts of them, only those count, so a 10-Q's six-month table is not taken for
-    its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
+    then the earlier page. Each page comes with its facts of the year. ``spans``: the periods a question's
+    quarters ask (``Q2``, six months ``H1``): where the year has facts of them, only those count, so a 10-Q's
+    six-month table is not taken for its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
     year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's.
     Among pages whose figures split further, the larger the share of the page's figures of the period split
     least (:func:`_least_share`), the earlier: Johnson & Johnson's segment total among its product rows
