@@ -39,7 +39,7 @@ from schemas.index import INDEXES
 CONCEPT_CANDIDATES = 8
 CONCEPT_FLOOR = 0.6  # of the best concept's BM25 score
 FACTS_FOUND = 300  # a document's facts of the concepts asked one search reads
-FACTS_TIED = 3000  # read when the search fills FACTS_FOUND with ties at its cut: the whole tie, up to this many
+FACTS_TIED = 3000  # what the one search reads, so the rows tied at the FACTS_FOUND-th score are read whole
 MAX_FACTS = 500
 
 
@@ -124,13 +124,14 @@ def synonym_terms(text: str) -> list[str]:
     words, so "capital-intensive", "free cashflow" and "inventories" find their terms; a one-word term said as
     itself, "receivables" not by the verb "receive": ``domain.text.said_as_itself``); said with a verb of
     paying, a term with a "... paid" entry reads as it (:data:`PAYING`)."""
-    lowered, said = phrase_text(words(text)), lexemes(text)
+    stems = words(text)
+    lowered, said = phrase_text(stems), lexemes(text)
     found = []
     for phrase, term in _synonym_phrases():
         if phrase in lowered and said_as_itself(term, said):
             lowered = lowered.replace(phrase, " | ")  # "operating cash flow" is not also "cash"
             found.append(term)
-    paying = bool(PAYING & set(words(text)))
+    paying = not PAYING.isdisjoint(stems)
     return list(dict.fromkeys(paid if paying and (paid := f"{t} {PAID}") in synonyms() else t for t in found))
 
 
@@ -351,10 +352,9 @@ def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict,
     hundreds of members' rows (revenue by segment, product and customer) never crowd another concept's
     consolidated figure out (a margin's operating income)."""
     text = f"{' '.join(dict.fromkeys(w for c in concepts for w in concept_words(c).split()))} {asked}"
-    hits = backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts}, FACTS_FOUND)
+    hits = backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts}, FACTS_TIED)
     if len(hits) >= FACTS_FOUND:
-        hits = _whole_tie(backend.bm25(targets["facts"], INDEXES["facts"], text, {**scope, "concept": concepts},
-                                       FACTS_TIED), hits[-1].score)
+        hits = _whole_tie(hits, hits[FACTS_FOUND - 1].score)
     if len(hits) >= FACTS_FOUND:
         seen = {h.id for h in hits}
         hits += [h for h in backend.bm25(targets["facts"], INDEXES["facts"], text,
@@ -364,8 +364,9 @@ def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict,
 
 
 def _whole_tie(hits: list, cut: float) -> list:
-    """The hits scoring at least the cut of a search that filled its count: the rows tied at the cut are read
-    whole, not cut at an arbitrary one of them (Johnson & Johnson's 480 revenue rows: the hundreds saying only
+    """The hits scoring at least the cut, the ``FACTS_FOUND``-th best hit's score: the rows tied at it are read
+    whole, not cut at an arbitrary one of them; one search of up to ``FACTS_TIED`` reads them (a document
+    with fewer matching rows returns no more for it) (Johnson & Johnson's 480 revenue rows: the hundreds saying only
     "worldwide" or "U.S." tie, and the segment's own total was the 358th of them)."""
     return [h for h in hits if h.score >= cut]
 
@@ -425,10 +426,10 @@ def member_name(dimension: str) -> str | None:
     """A dimension's member as its local name ('srt:ProductOrServiceAxis=us-gaap:ProductMember' -> 'Product');
     None for the members every segment table has."""
     member = dimension.rsplit(":", 1)[-1].removesuffix("Member")
-    return None if _without_segment(member) in _GENERIC_MEMBERS else member
+    return None if _without_role(member) in _GENERIC_MEMBERS else member
 
 
-def _without_segment(member: str) -> str:
+def _without_role(member: str) -> str:
     """A member's name without its "Segment" suffix, whatever its case (``mrk:AnimalHealthsegmentMember``),
     nor the organisational word before it (:data:`_ROLES`), which questions leave out: Verizon's
     ``VerizonBusinessGroupSegmentMember`` is "Verizon Business", Medtronic's ``DiabetesGroupMember``
@@ -505,7 +506,7 @@ def _member_pieces(dimension: str) -> tuple[tuple[tuple[str, ...], tuple[tuple[i
 def _member_phrase(member: str) -> str:
     """A member's local name as words, its "Segment" suffix and its initials' dots left out
     (``U.S.RetailPetFoodsSegment`` -> "US Retail Pet Foods"): what its stems and its initials are read from."""
-    return split_concept(_INITIAL_DOT.sub("", _without_segment(member)))
+    return split_concept(_INITIAL_DOT.sub("", _without_role(member)))
 
 
 def named_members(facts: list[dict], asked: str, metric: frozenset[str] = frozenset(),
@@ -625,8 +626,9 @@ def fact_pages(facts: list[dict], year: int | None, limit: int = 2,
     discussion one figure; a total reprinted in each section of a table is one), then the statements' Items,
     then the earlier page. Each page comes with its facts of the year. ``spans``: the periods a question's
     quarters ask (``Q2``, six months ``H1``): where the year has facts of them, only those count, so a 10-Q's
-    six-month table is not taken for its quarter's (nor the quarter's for "the first six months"); a question asking no quarter asks the whole
-    year where the year has its facts, so a 10-K's table of quarterly results is not taken for the year's.
+    six-month table is not taken for its quarter's (nor the quarter's for "the first six months"); a question
+    asking no quarter asks the whole year where the year has its facts, so a 10-K's table of quarterly
+    results is not taken for the year's.
     Among pages whose figures split further, the larger the share of the page's figures of the period split
     least (:func:`_least_share`), the earlier: Johnson & Johnson's segment total among its product rows
     before pages of product rows alone, General Dynamics' segment note before its revenue-by-customer table."""
