@@ -27,7 +27,7 @@ HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a runn
 PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
 DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
-PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;"
+PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;summary;"
              "notes:numbered-anywhere,heading-words,contents")
 _NOTE_NUMBER_TEXT = r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?"  # a note's number: "Note 5 -", "5."
 _NUMBERING = re.compile(rf"^{_NOTE_NUMBER_TEXT}\s*", re.I)  # ... opening a heading line
@@ -76,18 +76,31 @@ def contents_entry(text: str, line: str, line_end: int) -> bool:
     return page_number_next(text, line_end) or _PAGE_CELL.search(line) is not None
 
 
+# a statement's title followed by one of these words heads a summary of some of its lines, not the statement:
+# "Selected income statement data" (JPMorgan's highlights), "Selected Income Statement Information" (Pfizer's
+# segment note), "Statement of Operations data:" (American Water's selected financial data)
+_SUMMARY_WORD = re.compile(r"[ \t\u00a0]*(?:and other )?(?:data|information)\b", re.I)
+
+
+def summary_title(text: str, match: re.Match) -> bool:
+    """Whether a statement's title ``match`` in ``text`` names a summary of some of its lines (``_SUMMARY_WORD``
+    after it: "Selected Income Statement and Other Data"), not the statement."""
+    return _SUMMARY_WORD.match(text, match.end()) is not None
+
+
 def statement_heads(name: str, text: str, match: re.Match, line_offset: int, table_follows: bool = False,
-                    header: bool = False) -> bool:
+                    header: bool = False, summaries: bool = False) -> bool:
     """Whether the title ``match`` (of statement ``name`` in ``text``) heads a page of that statement: on
-    a heading line (``line_offset``: where its line starts on the page), no other statement's title
-    beside it on its page (a running footer of the page before, "Consolidated Balance Sheets 76", is not),
-    figures after it (``table_follows``: a table of its page comes next, which a search index holds apart from
-    the title's text; its figures are taken as read; ``header``: the title opens a table's header row, which
-    heads the table however long the row)."""
+    a heading line (``line_offset``: where its line starts on the page), not a summary's (:func:`summary_title`;
+    ``summaries``: or one), no other statement's title beside it on its page (a running footer of the page
+    before, "Consolidated Balance Sheets 76", is not), figures after it (``table_follows``: a table of its page
+    comes next, which a search index holds apart from the title's text; its figures are taken as read;
+    ``header``: the title opens a table's header row, which heads the table however long the row)."""
     line_start, line = line_at(text, match.start())
     page_start = max(0, line_start - line_offset)  # the page's own text: the page before's footer is not beside it
     window = text[max(page_start, match.start() - TITLE_GAP): match.end() + TITLE_GAP]
     return ((header or is_heading(line, line_offset))
+            and (summaries or not summary_title(text, match))
             and not contents_entry(text, line, line_start + len(line))
             and not any(s.title.search(window) for other, s in statements().items() if other != name)
             and (table_follows or is_figures(text[match.start(): match.start() + FIGURES_WINDOW],

@@ -26,6 +26,7 @@ from query.question import Question
 from query.scoring import ScoredDoc
 from query.stated import measure, stated_page
 from query.statements import (
+    NARRATIVE_ITEMS,
     QUERIES,
     best_heading_page,
     best_section_page,
@@ -39,6 +40,8 @@ from query.statements import (
 from schemas.chunks import chunk_id, next_chunk_id
 from schemas.index import INDEXES
 
+STATEMENT_MATCHES = 100  # a statement's title is looked for among this many matches of its words ...
+STATEMENT_MATCHES_MORE = 400  # ... and among this many when those show it in MD&A alone, or nowhere
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
 PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds about five to ten)
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
@@ -46,6 +49,14 @@ FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and 
 OPENING_CHUNKS = 8  # MD&A's first passages, where a filing sums up its period (overview, highlights)
 DEFINITION_PINS = 2  # pages pinned that define the term a question asks about
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
+
+
+def looks_further(found: tuple[int, dict] | None, matched: int, asked: int) -> bool:
+    """Whether a statement's page is looked for among more of its words' matches: the search filled the
+    ``asked`` count (``matched``; fewer means the document has no more) and its matches showed the statement
+    (not a summary of its lines) in MD&A alone (a table MD&A titles "Analysis of the Consolidated Statements of
+    Income") or nowhere."""
+    return matched >= asked and (found is None or found[1].get("item") in NARRATIVE_ITEMS)
 
 
 class Pins(PinReader):
@@ -95,11 +106,11 @@ class Pins(PinReader):
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)
             for statement in plan.statements:
-                chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, 100)]
-                found = best_statement_page(statement, chunks, self._following(q, statement, chunks))
+                found = self._statement_pages(q, statement, scope)
+                for i, (page, source) in enumerate(found):  # the statement itself after the summary of its lines
+                    pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)" + ", itself" * i)
                 if found:
-                    page, source = found
-                    pin(source, source["chunk_id"], page, "statement", f"the {statement} (asked for)")
+                    page = found[0][0]
                     following = self._continuation(q, statement, scope, page) if run_on else None
                     if following is not None:
                         pin(following, following["chunk_id"], page + 1, "continuation", f"the {statement}, continued")
@@ -127,6 +138,24 @@ class Pins(PinReader):
             if summed_up:
                 self._stated_pin(q, d.doc_id, summed_up, pin)
         return pinned
+
+    def _statement_pages(self, q: Question, statement: str, scope: Filters) -> list[tuple[int, dict]]:
+        """(page, chunk) of the statement in one document (:func:`best_statement_page`) among the best
+        ``STATEMENT_MATCHES`` matches of its words, a summary of its lines counting (a bank's "Selected income
+        statement data" prints the quarter's figures first); then, when that page is a summary, in MD&A or
+        none, the statement itself, looked for among ``STATEMENT_MATCHES_MORE`` matches when the first show it
+        only in MD&A or nowhere: a long filing's statement title may end a chunk of prose (a PDF's auditor's
+        report running on to it) that many passages saying "income" outrank (Pfizer's 2021 10-K: 112th, after
+        its segment note's "Selected Income Statement Information")."""
+        chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, STATEMENT_MATCHES)]
+        following = self._following(q, statement, chunks)
+        shown = best_statement_page(statement, chunks, following, summaries=True)
+        found = best_statement_page(statement, chunks, following)
+        if looks_further(found, len(chunks), STATEMENT_MATCHES):
+            more = [h.source for h in self._bm25(q, QUERIES[statement], scope, STATEMENT_MATCHES_MORE)]
+            found = best_statement_page(statement, more, self._following(q, statement, more)) or found
+        pages = [shown] if shown else []
+        return pages + [found] if found and (not shown or found[0] != shown[0]) else pages
 
     def _cover_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
         """The cover's page that states what the question asks (the securities registered, the market value
@@ -228,11 +257,10 @@ class Pins(PinReader):
         own name (``query.line_items``): each statement's page (found by its title, as a statement asked is) and
         the page it runs on to are read for the item's row; the first page printing it is pinned."""
         for statement, words in QUERIES.items():
-            chunks = [h.source for h in self._bm25(q, words, scope, 100)]
-            found = best_statement_page(statement, chunks, self._following(q, statement, chunks))
+            found = self._statement_pages(q, statement, scope)
             if not found:
                 continue
-            pages = [found[0], found[0] + 1]
+            pages = [found[0][0], found[0][0] + 1]
             hits = self._bm25(q, f"{' '.join(item)} {words}", {**scope, "page_start": [pages[0] - 1, *pages]}, 30)
             rows = [(p, h) for h in hits if (p := line_item_page(item, h.source)) in pages]
             if rows:

@@ -50,7 +50,7 @@ from query.facts import (
 )
 from query.page_order import page_order, question_kind
 from query.pins import Pins
-from query.plan import QueryPlan, follow_up_plan, make_plan, reports_span, spelled_out
+from query.plan import QueryPlan, follow_up_plan, make_plan, on_day, reports_span, spelled_out
 from query.question import Question, page_vector
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.scoring import ScoredDoc
@@ -316,13 +316,15 @@ class Retriever:
     def _read_whole(self, q: Question, doc: DocInfo, hits: list[Hit]) -> list[Hit]:
         """The first document, when a short 8-K (:func:`scoring.short_filing`), is read whole: its other
         passages join the hits just below its best one, so its Item's page is not outranked by other documents'
-        pages that share the question's date or words (its exhibit list printed them)."""
-        if not scoring.short_filing(doc) or not any(h.source["doc_id"] == doc.doc_id for h in hits):
+        pages that share the question's date or words (its exhibit list printed them); one the question names
+        by its form and day, at the top (:func:`scoring.read_whole`)."""
+        named = bool(q.plan.doc_types) and on_day(q.plan, doc.form, doc.period_end)
+        if not scoring.short_filing(doc) or not (named or any(h.source["doc_id"] == doc.doc_id for h in hits)):
             return hits
         own = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.page_vector,
                                   {**(q.filters or {}), "doc_id": doc.doc_id}, scoring.SHORT_FILING_PAGES * 2,
                                   q.opts.fusion, dense_weight=q.opts.dense_weight)
-        return scoring.read_whole(hits, doc.doc_id, own)
+        return scoring.read_whole(hits, doc.doc_id, own, named)
 
     # -- stage 5: curation's view of this pipeline
     def _searcher(self, q: Question) -> Searcher:

@@ -465,12 +465,21 @@ def short_filing(doc: DocInfo) -> bool:
     return doc.form == CURRENT and not doc.exhibit_type and 0 < doc.page_count <= SHORT_FILING_PAGES
 
 
-def read_whole(hits: list[Hit], doc_id: str, own: list[Hit]) -> list[Hit]:
+def read_whole(hits: list[Hit], doc_id: str, own: list[Hit], named: bool = False) -> list[Hit]:
     """``hits`` with the document's ``own`` passages (its search's, best first) that they lack, scored on the
-    hits' scale: the best of them ``WHOLE_SHARE`` of the document's best hit, the others in proportion."""
+    hits' scale: the best of them ``WHOLE_SHARE`` of the document's best hit, the others in proportion.
+    ``named``: the question names the filing by its form and its day ("its 8-K dated May 5, 2023"), so it is
+    read at the top of the hits' scale, all its passages (found or not) in its own search's order: its words
+    need not be the question's (PepsiCo's 8-K of its shareholders' votes, asked what securities it lists,
+    shares those words less than the 10-Ks' exhibit lists do)."""
     best = next((h.score for h in hits if h.source["doc_id"] == doc_id), None)
-    if best is None or not own:
+    if not hits or not own or (best is None and not named):
         return hits
+    if named:
+        scale = (hits[0].score or 1.0) / (own[0].score or 1.0)
+        hits = [h for h in hits if h.source["doc_id"] != doc_id]
+        return sorted(hits + [Hit(h.id, h.score * scale, h.source) for h in own],
+                      key=lambda h: (-h.score, h.source["doc_id"] != doc_id, h.id))  # a tie: the filing named
     have = {h.id for h in hits}
     scale = WHOLE_SHARE * best / (own[0].score or 1.0)
     added = [Hit(h.id, h.score * scale, h.source) for h in own if h.id not in have]

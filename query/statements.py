@@ -44,7 +44,8 @@ def page_position(chunk: dict, index: int) -> tuple[int, int]:
     return start, int(chunk.get("char_start") or 0) + index
 
 
-def statement_page(statement: str, chunk: dict, following: dict | None = None) -> int | None:
+def statement_page(statement: str, chunk: dict, following: dict | None = None, summaries: bool = False
+                   ) -> int | None:
     """The page a chunk shows ``statement`` on, when it does (``domain.statements.statement_heads``: the
     title on a heading line near the top, no other statement's title beside it, figures after it; a chunk
     may start with the prose of the page before). Every mention of the title counts, so the index of
@@ -55,7 +56,8 @@ def statement_page(statement: str, chunk: dict, following: dict | None = None) -
     chunk, ``following``), its header row repeated in each of its chunks. So a table of the title's page
     that comes next after text is the figures after the title; a title that opens a table chunk's header
     row heads it (a title elsewhere in a table is an index's); and other text that comes next is read on
-    for the figures when the chunk's own text does not show them."""
+    for the figures when the chunk's own text does not show them. ``summaries``: a summary of some of the
+    statement's lines counts too ("Selected Income Statement Data", ``domain.statements.summary_title``)."""
     text = chunk.get("text") or ""
     probe = f"{text}\n{following.get('text') or ''}" if following else text
     for m in TITLES[statement].finditer(text):
@@ -64,8 +66,9 @@ def statement_page(statement: str, chunk: dict, following: dict | None = None) -
         table = bool(following) and chunk.get("kind") != "table" and following.get("kind") == "table" and \
             int(following.get("page_start") or -1) == page and len(text) - m.start() < FIGURES_WINDOW
         header = start == 0 and chunk.get("kind") == "table"  # a table chunk's first row: its header
-        if statement_heads(statement, text, m, offset, header=header) or (following is not None and statement_heads(
-                statement, probe, m, offset, table_follows=table, header=header)):
+        if statement_heads(statement, text, m, offset, header=header, summaries=summaries) or (
+                following is not None and statement_heads(statement, probe, m, offset, table_follows=table,
+                                                          header=header, summaries=summaries)):
             return page
     return None
 
@@ -95,13 +98,14 @@ def continuation(statement: str, page: int, chunks: list[dict]) -> dict | None:
     return following[0]
 
 
-def best_statement_page(statement: str, chunks: list[dict], following: dict[str, dict] | None = None
-                        ) -> tuple[int, dict] | None:
+def best_statement_page(statement: str, chunks: list[dict], following: dict[str, dict] | None = None,
+                        summaries: bool = False) -> tuple[int, dict] | None:
     """(page, chunk) of the statement among candidate chunks of one document: outside MD&A when any is,
-    then the first page. ``following``: chunk_id -> the chunk after it (:func:`statement_page`)."""
+    then the first page. ``following``: chunk_id -> the chunk after it; ``summaries``: a summary's page
+    counts too (:func:`statement_page`)."""
     following = following or {}
     pages = [(p, c) for c in chunks
-             if (p := statement_page(statement, c, following.get(c.get("chunk_id")))) is not None]
+             if (p := statement_page(statement, c, following.get(c.get("chunk_id")), summaries)) is not None]
     if not pages:
         return None
     return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))

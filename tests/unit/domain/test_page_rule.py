@@ -30,6 +30,25 @@ def test_the_rule_on_literals():
     assert not is_heading("x" * (HEADING_LINE + 1), 0)
 
 
+@pytest.mark.parametrize("title, statement, heads", [
+    ("CONSOLIDATED STATEMENTS OF INCOME", "income statement", True),
+    ("Selected income statement data", "income statement", False),  # JPMorgan's financial highlights
+    ("Selected Income Statement Information", "income statement", False),  # Pfizer's segment note
+    ("Statement of Operations data:", "income statement", False),  # selected financial data
+    ("Balance sheet data", "balance sheet", False),
+    ("Cash flow statement information", "cash flow statement", False),
+    ("Table 15: GMNS Selected Income Statement and Other Data", "income statement", False),  # American Express
+])
+def test_a_summary_of_a_statements_lines_is_not_the_statement(title, statement, heads):
+    """Neither side reads a summary of some of a statement's lines as the statement; the pins may still take
+    one as the page printing the figures (``summaries``), after which they look for the statement itself."""
+    text = f"{title}\n{FIGURES}"
+    pinned = statement_page(statement, _chunk(text)) == 7
+    labelled = ("statement", statement) in headings(text)
+    assert pinned == labelled == heads
+    assert statement_page(statement, _chunk(text), summaries=True) == 7
+
+
 @pytest.mark.parametrize("lead", [0, HEADING_WINDOW - 40, HEADING_WINDOW + 40])
 def test_both_sides_agree_on_a_statement_page(lead):
     text = "Prose of the page.\n" * (lead // 19) + "CONSOLIDATED BALANCE SHEETS\n" + FIGURES

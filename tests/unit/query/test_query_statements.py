@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from domain.text import words
 from query.analysis import QueryAnalysis
+from query.pins import looks_further
 from query.plan import make_plan
 from query.scoring import evidence_page
 from query.statements import best_statement_page, continuation, statement_page
@@ -152,6 +153,15 @@ def test_the_statement_outside_mdna_wins_over_an_mdna_table_with_the_same_title(
     assert best_statement_page("income statement", [mdna, item8]) == (69, item8)
     assert best_statement_page("income statement", [mdna]) == (36, mdna)  # MD&A when nothing else is
     assert best_statement_page("cash flow statement", [mdna, item8]) is None
+
+
+def test_a_statement_shown_only_in_mdna_or_nowhere_is_looked_for_further():
+    """Pfizer's 2021 income statement's title ends a chunk of the auditor's report, 112th among the matches of
+    the statement's words: the first 100 showed only MD&A's "Analysis of the Consolidated Statements of Income"."""
+    mdna, notes = (38, {"item": "7"}), (56, {"item": "8"})
+    assert looks_further(mdna, 100, 100) and looks_further(None, 100, 100)
+    assert not looks_further(notes, 100, 100)
+    assert not looks_further(mdna, 60, 100) and not looks_further(None, 60, 100)  # the document has no more
 
 
 def test_evidence_page_of_single_page_table_and_long_chunks():

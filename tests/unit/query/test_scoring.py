@@ -445,6 +445,20 @@ def test_a_short_8k_chosen_first_is_read_whole():
     assert read_whole(hits, "Y_8K", own) == hits  # the filing has no hit: nothing to scale by
 
 
+def test_a_short_8k_named_by_its_form_and_day_is_read_at_the_top():
+    """PepsiCo's 8-K dated May 5, 2023 (its shareholders' votes) asked what securities it describes: the
+    10-Ks' exhibit lists share the question's words better, yet the filing named is the answer. Named, its
+    passages all rank at the top of the hits' scale, in its own search's order, found or not."""
+    hits = [Hit("10k-a", 0.8, {"doc_id": "X_10K"}), Hit("10k-b", 0.7, {"doc_id": "X_10K"}),
+            Hit("votes", 0.4, {"doc_id": "X_8K"})]
+    own = [Hit("cover", 4.0, {"doc_id": "X_8K"}), Hit("votes", 2.0, {"doc_id": "X_8K"})]
+    named = read_whole(hits, "X_8K", own, named=True)
+    assert [h.id for h in named] == ["cover", "10k-a", "10k-b", "votes"]
+    assert named[0].score == pytest.approx(0.8) and named[-1].score == pytest.approx(0.4)
+    assert [h.id for h in read_whole(hits[:2], "X_8K", own, named=True)] == ["cover", "10k-a", "10k-b", "votes"]
+    assert [h.id for h in read_whole(hits, "X_8K", own)][:3] == ["10k-a", "10k-b", "votes"]  # not named: as found
+
+
 def test_another_exhibit_of_a_results_filing_speaks_for_its_quarter_when_a_figure_is_asked():
     """Caterpillar's retail statistics, furnished as Exhibit 99.2 with its first quarter's release, print that
     quarter's figures (the cover prints none): asked a figure of the quarter, the exhibit is the quarter's
