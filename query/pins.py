@@ -26,12 +26,12 @@ from query.question import Question
 from query.scoring import ScoredDoc
 from query.stated import measure, stated_page
 from query.statements import (
-    NARRATIVE_ITEMS,
     QUERIES,
     best_heading_page,
     best_section_page,
     best_statement_page,
     continuation,
+    in_narrative,
     non_gaap,
     page_position,
     row_page,
@@ -56,7 +56,7 @@ def looks_further(found: tuple[int, dict] | None, matched: int, asked: int) -> b
     ``asked`` count (``matched``; fewer means the document has no more) and its matches showed the statement
     (not a summary of its lines) in MD&A alone (a table MD&A titles "Analysis of the Consolidated Statements of
     Income") or nowhere."""
-    return matched >= asked and (found is None or found[1].get("item") in NARRATIVE_ITEMS)
+    return matched >= asked and (found is None or in_narrative(found[1]))
 
 
 class Pins(PinReader):
@@ -147,15 +147,21 @@ class Pins(PinReader):
         only in MD&A or nowhere: a long filing's statement title may end a chunk of prose (a PDF's auditor's
         report running on to it) that many passages saying "income" outrank (Pfizer's 2021 10-K: 112th, after
         its segment note's "Selected Income Statement Information")."""
-        chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, STATEMENT_MATCHES)]
-        following = self._following(q, statement, chunks)
+        chunks, following = self._statement_matches(q, statement, scope, STATEMENT_MATCHES)
         shown = best_statement_page(statement, chunks, following, summaries=True)
         found = best_statement_page(statement, chunks, following)
         if looks_further(found, len(chunks), STATEMENT_MATCHES):
-            more = [h.source for h in self._bm25(q, QUERIES[statement], scope, STATEMENT_MATCHES_MORE)]
-            found = best_statement_page(statement, more, self._following(q, statement, more)) or found
+            found = best_statement_page(statement, *self._statement_matches(
+                q, statement, scope, STATEMENT_MATCHES_MORE)) or found
         pages = [shown] if shown else []
         return pages + [found] if found and (not shown or found[0] != shown[0]) else pages
+
+    def _statement_matches(self, q: Question, statement: str, scope: Filters, k: int
+                           ) -> tuple[list[dict], dict[str, dict]]:
+        """The best ``k`` matches of a statement's words in one document and the chunks after those whose title
+        ends them (:meth:`_following`): what :func:`best_statement_page` reads."""
+        chunks = [h.source for h in self._bm25(q, QUERIES[statement], scope, k)]
+        return chunks, self._following(q, statement, chunks)
 
     def _cover_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
         """The cover's page that states what the question asks (the securities registered, the market value
@@ -256,11 +262,12 @@ class Pins(PinReader):
         """A figure no statement, note or section is named for may be a primary statement's line item asked by its
         own name (``query.line_items``): each statement's page (found by its title, as a statement asked is) and
         the page it runs on to are read for the item's row; the first page printing it is pinned."""
-        for statement, words in QUERIES.items():
-            found = self._statement_pages(q, statement, scope)
+        for statement, words in QUERIES.items():  # the page the statement pins take first (no look further)
+            found = best_statement_page(statement, *self._statement_matches(q, statement, scope, STATEMENT_MATCHES),
+                                        summaries=True)
             if not found:
                 continue
-            pages = [found[0][0], found[0][0] + 1]
+            pages = [found[0], found[0] + 1]
             hits = self._bm25(q, f"{' '.join(item)} {words}", {**scope, "page_start": [pages[0] - 1, *pages]}, 30)
             rows = [(p, h) for h in hits if (p := line_item_page(item, h.source)) in pages]
             if rows:

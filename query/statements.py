@@ -84,6 +84,11 @@ def titled_last(statement: str, chunk: dict) -> bool:
 NARRATIVE_ITEMS = frozenset({"7", "part1item2"})
 
 
+def in_narrative(chunk: dict) -> bool:
+    """Whether a chunk is MD&A's (:data:`NARRATIVE_ITEMS`), where a statement's title heads one of its tables."""
+    return chunk.get("item") in NARRATIVE_ITEMS
+
+
 def continuation(statement: str, page: int, chunks: list[dict]) -> dict | None:
     """A chunk of the page after ``page`` when the statement on ``page`` runs on to it (a balance sheet's
     liabilities, a cash flow statement's financing activities): the statement does not close on its page
@@ -108,7 +113,7 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
              if (p := statement_page(statement, c, following.get(c.get("chunk_id")), summaries)) is not None]
     if not pages:
         return None
-    return min(pages, key=lambda t: (t[1].get("item") in NARRATIVE_ITEMS, t[0]))
+    return min(pages, key=lambda t: (in_narrative(t[1]), t[0]))
 
 
 def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int, bool] | None:
