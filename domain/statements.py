@@ -27,7 +27,7 @@ HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a runn
 PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
 DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
-PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;summary;"
+PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;summary+analysis;"
              "notes:numbered-anywhere,heading-words,contents")
 _NOTE_NUMBER_TEXT = r"(?:note\s+)?\d{1,2}\s*[.:)\-\u2013\u2014]?"  # a note's number: "Note 5 -", "5."
 _NUMBERING = re.compile(rf"^{_NOTE_NUMBER_TEXT}\s*", re.I)  # ... opening a heading line
@@ -78,13 +78,17 @@ def contents_entry(text: str, line: str, line_end: int) -> bool:
 
 # a statement's title followed by one of these words heads a summary of some of its lines, not the statement:
 # "Selected income statement data" (JPMorgan's highlights), "Selected Income Statement Information" (Pfizer's
-# segment note), "Statement of Operations data:" (American Water's selected financial data)
-_SUMMARY_WORD = re.compile(r"[ \t\u00a0]*(?:and other )?(?:data|information)\b", re.I)
+# segment note), "Statement of Operations data:" (American Water's selected financial data); or MD&A's
+# discussion of its changes, which reprints its main lines: "Consolidated Balance Sheets and Cash Flows
+# Analysis" (JPMorgan's 10-Qs), "Balance Sheet Review"
+_SUMMARY_WORD = re.compile(r"[ \t\u00a0]*(?:and (?:other|[a-z]+(?: [a-z]+)?) )?(?:data|information|analysis|review)\b",
+                           re.I)
 
 
 def summary_title(text: str, match: re.Match) -> bool:
-    """Whether a statement's title ``match`` in ``text`` names a summary of some of its lines (``_SUMMARY_WORD``
-    after it: "Selected Income Statement and Other Data"), not the statement."""
+    """Whether a statement's title ``match`` in ``text`` names a summary of some of its lines or MD&A's
+    discussion of them (``_SUMMARY_WORD`` after it: "Selected Income Statement and Other Data", "Balance
+    Sheets and Cash Flows Analysis"), not the statement."""
     return _SUMMARY_WORD.match(text, match.end()) is not None
 
 

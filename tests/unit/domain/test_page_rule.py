@@ -38,6 +38,10 @@ def test_the_rule_on_literals():
     ("Balance sheet data", "balance sheet", False),
     ("Cash flow statement information", "cash flow statement", False),
     ("Table 15: GMNS Selected Income Statement and Other Data", "income statement", False),  # American Express
+    # MD&A's discussion of a statement's changes, reprinting its main lines
+    ("CONSOLIDATED BALANCE SHEETS AND CASH FLOWS ANALYSIS", "balance sheet", False),  # JPMorgan's 10-Qs
+    ("Consolidated balance sheets analysis", "balance sheet", False), ("Balance Sheet Review", "balance sheet", False),
+    ("Consolidated Statements of Income and Comprehensive Income", "income statement", True),
 ])
 def test_a_summary_of_a_statements_lines_is_not_the_statement(title, statement, heads):
     """Neither side reads a summary of some of a statement's lines as the statement; the pins may still take

@@ -220,6 +220,8 @@ def test_concepts_route_judgements_to_their_evidence():
     assert legal.notes == ["contingencies"] and legal.items == ["3"]
     assert plan_of("Which debt securities are registered to trade on a national securities exchange?").cover
     assert plan_of("How does Acme's effective tax rate in FY2022 compare to FY2021?").notes == ["income taxes"]
+    # a bank's deposits are a line of its balance sheet (a customer's deposits too)
+    assert plan_of("What were Acme Bank's total deposits as of June 30, 2022?").statements == ["balance sheet"]
     # a statement named outright decides, even in the instructions
     p = plan_of("Using the cash flow statement, how much did Acme generate from operations in FY2020?")
     assert p.statements == ["cash flow statement"]
