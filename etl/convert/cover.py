@@ -22,8 +22,10 @@ _IX_TAG_RE = re.compile(r"<(/?)ix:(?:nonNumeric|nonFraction)\b[^>]*>", re.I)
 _TAG_RE = re.compile(r"<[^>]+>")
 _WS_RE = re.compile(r"\s+")
 _FORM_RE = re.compile(r"\bFORM\s+(10-K|10-Q|8-K)(/A)?\b", re.I)
+# the date may come a line later: a PDF cover's two columns interleave ("For the quarterly period ended" /
+# "Commission file" / "September 30, 2022" / "number 1-5805", JPMorgan's 10-Qs)
 _PERIOD_RE = re.compile(
-    r"for\s+the\s+(?:fiscal\s+)?(?:year|quarter(?:ly\s+period)?|period)\s+ended:?\s+"
+    r"for\s+the\s+(?:fiscal\s+)?(?:year|quarter(?:ly\s+period)?|period)\s+ended:?\s+(?:[^\d\n]{1,40}\n\s*)?"
     r"([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I
 )
 _EVENT_RE = re.compile(r"Date of Report[^:(\n]*(?:\([^)]*\))?\s*:?\s*\b([A-Z][a-z]+\.?\s+\d{1,2}\s*,?\s*\d{4})", re.I)

@@ -304,6 +304,19 @@ def test_an_8k_cover_gives_its_event_date(cover):
     assert facts_from_text([cover]).period_end == dt.date(2024, 6, 3)
 
 
+@pytest.mark.parametrize(("cover", "end"), [
+    ("FORM 10-Q\nFor the quarterly period ended September 30, 2022\n", dt.date(2022, 9, 30)),
+    # a PDF cover's columns interleave: the file number's label between the words and the date (JPMorgan)
+    ("FORM 10-Q\nFor the quarterly period ended\nCommission file\nSeptember 30, 2022\nnumber 1-5805\n",
+     dt.date(2022, 9, 30)),
+    ("FORM 10-K\nFor the fiscal year ended\nDecember 31, 2021\n", dt.date(2021, 12, 31)),
+    # no date on the next lines: none taken from further on
+    ("FORM 10-Q\nFor the quarterly period ended\nCommission file number 1-5805\nJune 3, 2024\n", None),
+])
+def test_a_reports_cover_gives_its_period_end(cover, end):
+    assert facts_from_text([cover]).period_end == end
+
+
 @pytest.mark.parametrize("above, company", [
     ("FOOT LOCKER, INC.", "FOOT LOCKER, INC."),
     ("Commission File No. 1-10299", None),  # the name is a logo: the file name's company is the better guess
