@@ -81,8 +81,7 @@ def contents_entry(text: str, line: str, line_end: int) -> bool:
 # segment note), "Statement of Operations data:" (American Water's selected financial data); or MD&A's
 # discussion of its changes, which reprints its main lines: "Consolidated Balance Sheets and Cash Flows
 # Analysis" (JPMorgan's 10-Qs), "Balance Sheet Review"
-_SUMMARY_WORD = re.compile(r"[ \t\u00a0]*(?:and (?:other|[a-z]+(?: [a-z]+)?) )?(?:data|information|analysis|review)\b",
-                           re.I)
+_SUMMARY_WORD = re.compile(r"[ \t\u00a0]*(?:and [a-z]+(?: [a-z]+)? )?(?:data|information|analysis|review)\b", re.I)
 
 
 def summary_title(text: str, match: re.Match) -> bool:
