@@ -18,7 +18,10 @@ about the document it needs (year, period, form) weighed against a candidate's m
      named with no quarter asks for the year's figures, so a quarter's document (a 10-Q, a Q1-Q3 release)
      is not of the target year (Y: the year's annual documents, the 10-K, the annual release and report,
      come before the quarters that lead up to them; a day named, "as of June 30, 2023", may be a quarter's
-     end and keeps them);
+     end and keeps them; P: of the year's annual documents, the annual report before the fourth-quarter
+     release that previewed it, when the company has both and the question names no release or wording of
+     one: the release is tier 1 with no points, so a release's shorter, denser text does not outrank the
+     audited statements and the discussion the 10-K adds; with no 10-K of that year the release is tier 0);
   R2 when the company has none, its annual report of the next year or the one after (which carries the
      target year as a comparative column) is tier 1 (+0.4); so is, for a quarter asked of a company with no
      quarter's report of that year, the annual report of the quarter's own fiscal year (its year holds the
@@ -305,12 +308,14 @@ def reports_span(plan: QueryPlan, form: str | None, period_end: dt.date | None) 
 
 def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
                   company_has_target: bool, period_end: dt.date | None = None,
-                  company_has_day: bool = False, company_has_quarter: bool = False) -> tuple[int, str]:
-    """(tier, why) of a document under the plan's rules R1-R3, E and D (module docstring); lower is better.
+                  company_has_day: bool = False, company_has_quarter: bool = False,
+                  company_has_annual: bool = False) -> tuple[int, str]:
+    """(tier, why) of a document under the plan's rules R1-R3, E, D and P (module docstring); lower is better.
     ``company_has_target``: the company has a document of the target year and an allowed type;
     ``company_has_day``: it has a report of an allowed type ending on the day asked (:func:`on_day`);
     ``company_has_quarter``: for a quarter asked, it has a quarter's report (:func:`quarter_document`) of the
-    target year, which is closer than that year's annual report (only R2 for a quarter reads it)."""
+    target year, which is closer than that year's annual report (only R2 for a quarter reads it);
+    ``company_has_annual``: it has the target year's annual report (P)."""
     if short_span(plan.analysis) and form in (QUARTERLY, EARNINGS) and period_end is not None:
         day = plan.analysis.ended[1]
         return (0, f"E it reports the quarter ended {day}") if reports_span(plan, form, period_end) else (2, "")
@@ -326,6 +331,8 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
         quarter_ok = False  # Y: a year's figures are its annual documents' (module docstring)
     if plan.target_year is None:
         return (0, "type asked for") if type_ok and plan.doc_types else (1 if not plan.doc_types else 2, "")
+    if company_has_annual and previews_annual(plan, fiscal_year, form, fiscal_period):
+        return 1, ""  # P: the year's 10-K before its release (module docstring)
     if fiscal_year == plan.target_year and type_ok and quarter_ok:
         return 0, f"R1 fiscal {plan.target_year}" + (f" {form}" if plan.doc_types else "")
     if not company_has_target and form == ANNUAL and fiscal_year is not None and \
@@ -351,6 +358,13 @@ def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
 def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
     """D: a report of an allowed type whose period ends on the day the question names alone."""
     return (not plan.doc_types or form in plan.doc_types) and balance_day(plan, period_end)
+
+
+def previews_annual(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None) -> bool:
+    """P: an earnings release of the year's last quarter (or the year) that a year's question, naming no
+    release, form or quarter, takes after the company's annual report of that year."""
+    return form == EARNINGS and fiscal_year == plan.target_year and not plan.doc_types and \
+        not plan.analysis.quarters and not quarter_document(form, fiscal_period)
 
 
 def quarter_document(form: str | None, fiscal_period: str | None) -> bool:
@@ -383,12 +397,14 @@ DAY_POINTS = 0.3  # D
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
                     company_has_target: bool, latest: bool = False, period_end: dt.date | None = None,
-                    company_has_day: bool = False, company_has_quarter: bool = False) -> Choice:
+                    company_has_day: bool = False, company_has_quarter: bool = False,
+                    company_has_annual: bool = False) -> Choice:
     """The scored evidence for one candidate document (module docstring). ``company_has_target``: its company
     has a tier-0 document; ``latest``: it is its company's latest periodic report; ``company_has_day``: its
-    company has a report dated the day asked (D); ``company_has_quarter``: as :func:`document_tier`."""
+    company has a report dated the day asked (D); ``company_has_quarter``, ``company_has_annual``: as
+    :func:`document_tier`."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
-                               company_has_day, company_has_quarter)
+                               company_has_day, company_has_quarter, company_has_annual)
     points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
     dated_that_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \

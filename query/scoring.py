@@ -147,9 +147,11 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     has_quarter = {d.entity for d in docs if plan.analysis.quarters and spoken[d.doc_id][0] == plan.target_year and
                    quarter_document(d.form, d.fiscal_period)}
     has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
+    has_annual = {d.entity for d in docs if spoken[d.doc_id][:2] == (plan.target_year, ANNUAL)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
     return {d.doc_id: document_choice(plan, *spoken[d.doc_id], d.entity in has_target, d.doc_id in latest_ids,
-                                      d.period_end, d.entity in has_day, d.entity in has_quarter) for d in docs}
+                                      d.period_end, d.entity in has_day, d.entity in has_quarter,
+                                      d.entity in has_annual) for d in docs}
 
 
 def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:

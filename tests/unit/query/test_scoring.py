@@ -74,6 +74,24 @@ def test_tiers_put_the_target_year_first_then_the_next_annual_report():
     assert tiers["KO_2023_10K"].tier == 1 and "R2" in tiers["KO_2023_10K"].why
 
 
+def test_a_years_figure_takes_the_annual_report_before_the_release_that_previewed_it():
+    """P: asked a year's figure, naming no release, the fourth-quarter release of that year (its twelve-month
+    columns print the same figure, its text is shorter and denser) falls behind the year's 10-K, to tier 1
+    with no points; with no 10-K of that year it stays tier 0, and a question naming the release or a quarter
+    takes it as before."""
+    q4 = doc("KO_2023Q4_EARNINGS", 2023, "EARNINGS", period="Q4")
+    year = plan_for("research and development expense in fiscal 2023", years=[2023])
+    tiers = document_tiers([KO23, q4, KO22], year)
+    assert tiers["KO_2023_10K"].tier == 0 and tiers["KO_2023Q4_EARNINGS"] == (1, ())
+    assert score_documents([KO23, q4], [Hit("KO_2023Q4_EARNINGS", 2.0, {}), Hit("KO_2023_10K", 1.0, {})], [],
+                           tiers)[0].doc.doc_id == "KO_2023_10K"  # the release's better text match no longer wins
+    assert document_tiers([q4, KO22], year)["KO_2023Q4_EARNINGS"].tier == 0  # no 2023 10-K: the release answers
+    released = plan_for("fiscal 2023 revenue in its earnings release", years=[2023], forms=["EARNINGS"])
+    assert document_tiers([KO23, q4], released)["KO_2023Q4_EARNINGS"].tier == 0
+    fourth = plan_for("Q4 2023 revenue", years=[2023], quarters=[4])
+    assert document_tiers([KO23, q4], fourth)["KO_2023Q4_EARNINGS"].tier == 0
+
+
 def test_a_quarters_report_of_the_year_withholds_only_r2_for_a_quarter():
     """A quarter asked: the year's 10-Q is closer than the year's 10-K (R2 for a quarter withheld), but it is
     no document of the type asked: "Q4 2022 revenue in its 2022 10-K" still falls back to the 2023 10-K's
@@ -223,10 +241,11 @@ def test_document_choice_weighs_year_period_and_form_evidence():
     old = KO23.model_copy(update={"period_end": "2023-12-31"})
     release = doc("KO_2023Q4_EARNINGS", 2023, "EARNINGS", period="Q4").model_copy(update={"period_end": "2023-12-31"})
     docs = [old, latest_q, release]
-    # a fiscal year and no quarter: the annual report beats the same year's earnings release (A)
+    # a fiscal year and no quarter: the annual report beats the same year's earnings release (A), which
+    # previewed it (P: tier 1, no points)
     year = document_tiers(docs, plan_for("What were the total assets as of FY2023?", years=[2023]))
     assert year["KO_2023_10K"].bonus == pytest.approx(TIER_POINTS[0] + ANNUAL_POINTS)
-    assert year["KO_2023Q4_EARNINGS"].bonus == pytest.approx(TIER_POINTS[0])
+    assert year["KO_2023Q4_EARNINGS"] == (1, ())
     assert "annual report" in year["KO_2023_10K"].why
     # no period named: the latest periodic report speaks for now (L); an earnings release is not one
     now = document_tiers(docs, plan_for("Is the business subject to cyclicality?"))
