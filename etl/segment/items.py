@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from domain.sec_items import ALIASES, COVER, UNKNOWN, ItemDef, expected_items, title_of, vocabulary
 from domain.statements import statements
 from domain.text import compact
+from etl.segment.contents import mdna_first, mdna_first_starts
 from etl.segment.cross_reference import page_owners, page_ranges, page_runs, uncovered
 
 _ABSENT_RE = re.compile(r"(?:are\s+|is\s+)?(?:not\s+applicable|omitted|none)\b", re.I)
@@ -293,18 +294,9 @@ def _after_contents(pages: list[str], toc: set[int], before: Position) -> tuple[
     if last is None or last + 1 >= before.page:
         return None
     head = pages[last + 1][:STATEMENT_HEAD]
-    if not any(s.title.search(head) for s in statements().values()) or _mdna_first(pages[last]):
+    if not any(s.title.search(head) for s in statements().values()) or mdna_first(pages[last]):
         return None
     return Position(last + 1, 0), "(after the contents)"
-
-
-_CONTENTS_PAGE_RE = {n: re.compile(rf"\bItem\s*{n}\b.*?\n\s*(\d{{1,3}})\s*(?:\n|$)", re.I | re.S) for n in (1, 2)}
-
-
-def _mdna_first(contents: str) -> bool:
-    """Whether the contents give Item 2 (MD&A) an earlier page than Item 1 (the statements)."""
-    found = {n: pattern.search(contents) for n, pattern in _CONTENTS_PAGE_RE.items()}
-    return bool(found[1] and found[2] and int(found[2].group(1)) < int(found[1].group(1)))
 
 
 def _by_index(pages: list[str], form: str, defs: list[ItemDef], ranges: dict[str, list[tuple[int, int]]]
@@ -330,16 +322,35 @@ def _by_index(pages: list[str], form: str, defs: list[ItemDef], ranges: dict[str
     return Segmentation(spans, missing, warnings, "cross-reference", chunked)
 
 
+def _contents_starts(pages: list[str], toc: set[int], chain: list, defs: list[ItemDef]) -> list:
+    """A 10-Q whose contents put MD&A before the statements and whose body names neither (JPMorgan's): Part I's
+    Items 1 and 2 where the contents' page numbers say they start (``etl.segment.contents``)."""
+    keys = {d.key: d for d in defs}
+    if {"part1item1", "part1item2"} & {d.key for _, d, _, _ in chain}:
+        return chain
+    starts = mdna_first_starts(pages, toc, _printed_page_numbers(pages), chain[0][0].page)
+    added = [(Position(page, 0), keys[f"part1item{n}"], "(the contents' page number)", None) for n, page in starts.items()]
+    return sorted([*chain, *added], key=lambda c: (c[0].page, c[0].offset)) if added else chain
+
+
 def _part_one(lines, toc: set[int], before: Position) -> tuple[Position, str] | None:
-    """The "PART I" heading of a 10-Q outside the contents, if it comes before ``before``."""
+    """The "PART I" heading of a 10-Q outside the contents, if it comes before ``before``. A line that goes on
+    to name another Item than 1 is a reference that wrapped to a line's start ("Part I, Item 1A, Risk Factors
+    on pages 9-32 of the 2022 Form 10-K": a 10-Q's Part I opens with Item 1 and has no 1A), not the heading."""
     for page, offset, line in lines:
         if not Position(page, offset) < before:
             return None
         stripped = line.strip()
         m = _PART_RE.match(stripped)
-        if page not in toc and m and m.group(1).lower() == "i":
+        if page not in toc and m and m.group(1).lower() == "i" and not _names_later_item(stripped):
             return Position(page, offset + len(line) - len(line.lstrip())), stripped
     return None
+
+
+def _names_later_item(line: str) -> bool:
+    """Whether a "Part I" line names an Item other than Item 1 ("Part I, Item 1A, Risk Factors")."""
+    m = _HEAD_RE.match(line)
+    return m is not None and _number(m.group("num")) != "1"
 
 
 def segment(pages: list[str], form: str) -> Segmentation:
@@ -372,6 +383,7 @@ def segment(pages: list[str], form: str) -> Segmentation:
             method = "cross-reference"
     if form.upper().startswith("10-Q") and chain:
         chain = _title_headings(lines, toc, chain, defs)
+        chain = _contents_starts(pages, toc, chain, defs)
     if form.upper().startswith("10-Q") and chain and chain[0][1].key != "part1item1":
         # Part I of a 10-Q opens with Item 1 even where no "Item 1" heading is printed: at its "PART I"
         # heading, else right after the contents

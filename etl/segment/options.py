@@ -13,9 +13,10 @@ from kernel.settings import ConfigError, Settings
 STAGE = "segment"
 
 
-SEGMENTER_VERSION = "5"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once;
+SEGMENTER_VERSION = "7"  # 2: Items over page ranges, 10-Q title headings; 3: each page chunked once;
 # 4: an annual report (EX-13) as the 10-K Items its sections hold; 5: an index naming one page per Item gives
-# where each starts (McDonald's)
+# where each starts (McDonald's); 6: a "Part I, Item 1A, ..." reference is no 10-Q's PART I heading (JPMorgan);
+# 7: a 10-Q whose contents put MD&A first gets Part I's Items 1 and 2 from the contents' page numbers (JPMorgan)
 
 
 @dataclass

@@ -70,6 +70,33 @@ def test_ten_q_without_an_item_one_heading_starts_item_one_at_part_one():
     seg = segment(pages, "10-Q")
     assert [s.item for s in seg.spans][:3] == ["cover", "part1item1", "part1item2"]
     assert seg.spans[1].start.page == 1
+    # a reference to the 10-K's "Part I, Item 1A" wrapped to a line's start is no PART I heading (JPMorgan's
+    # 10-Q, MD&A first): the statements are not guessed to open on the page that cites it
+    cited = ["FORM 10-Q", f"{FILLER}\nRefer to Forward-looking Statements on page 95;\nPart I, Item 1A, Risk "
+             f"Factors on pages 9-32 of the 2022 Form\n10-K for a discussion.\n{FILLER}",
+             f"Consolidated statements of income\n{FILLER}", f"Item 3. Quantitative and Qualitative Disclosures "
+             f"About Market Risk\n{FILLER}\nItem 4. Controls and Procedures\n{FILLER}\nPART II\nItem 1. Legal "
+             f"Proceedings\n{FILLER}\nItem 1A. Risk Factors\n{FILLER}\nItem 6. Exhibits\n{FILLER}"]
+    assert [(s.item, s.start.page) for s in segment(cited, "10-Q").spans][:2] == [("cover", 0), ("part1item3", 3)]
+
+
+def test_a_ten_q_with_mdna_first_places_its_part_one_items_by_the_contents_page_numbers():
+    """JPMorgan's 10-Q opens Part I with MD&A and prints neither Item's heading in the body: its contents'
+    page numbers ("Item 2. ... Highlights 3", "Item 1. ... Consolidated statements of income 4") place them,
+    through the printed page numbers; without them the body was the cover."""
+    contents = ("TABLE OF CONTENTS\nPart I\nItem 1.\nFinancial Statements.\nConsolidated statements of income\n4\n"
+                "Item 2.\nManagement's Discussion and Analysis of Financial Condition\nHighlights\n3\nItem 3.\n"
+                "Quantitative and Qualitative Disclosures About Market Risk.\n5\nItem 4.\nControls and Procedures.\n5\n"
+                "Part II\nItem 1.\nLegal Proceedings.\n5\nItem 6.\nExhibits.\n5\nSignatures\nJPMorgan Chase & Co.")
+    tail = (f"Item 3. Quantitative and Qualitative Disclosures About Market Risk.\n{FILLER}\nItem 4. Controls and "
+            f"Procedures.\n{FILLER}\nPART II\nItem 1. Legal Proceedings.\n{FILLER}\nItem 6. Exhibits.\n{FILLER}\n5")
+    pages = ["FORM 10-Q\nJPMorgan Chase & Co.", contents, f"Highlights\n{FILLER}\n3",
+             f"Consolidated statements of income\n{FILLER}\n4", tail]
+    spans = [(s.item, s.start.page, s.end.page) for s in segment(pages, "10-Q").spans]
+    assert spans[:4] == [("cover", 0, 2), ("part1item2", 2, 3), ("part1item1", 3, 4), ("part1item3", 4, 4)]
+    # contents that give the statements the earlier page leave the headings' reading alone
+    ordered = [pages[0], contents.replace("\n4\n", "\n2\n").replace("\n3\nItem 3.", "\n4\nItem 3."), *pages[2:]]
+    assert [s.item for s in segment(ordered, "10-Q").spans][:2] == ["cover", "part1item3"]
 
 
 def test_eight_k_items_current_and_pre_2004():
