@@ -222,6 +222,11 @@ def test_concepts_route_judgements_to_their_evidence():
     assert plan_of("How does Acme's effective tax rate in FY2022 compare to FY2021?").notes == ["income taxes"]
     # a bank's deposits are a line of its balance sheet (a customer's deposits too)
     assert plan_of("What were Acme Bank's total deposits as of June 30, 2022?").statements == ["balance sheet"]
+    # a backlog is a figure MD&A reports (its table's row), on no statement and tagged by no fact
+    from query.facts import synonym_terms, synonyms
+    p = plan_of("What was Acme's total backlog at the end of 2022?")
+    assert p.concepts == ["backlog"] and p.figure and p.statements == [] and "7" in p.items
+    assert [synonyms()[t] for t in synonym_terms(p.core)] == [()]
     # a statement named outright decides, even in the instructions
     p = plan_of("Using the cash flow statement, how much did Acme generate from operations in FY2020?")
     assert p.statements == ["cash flow statement"]
