@@ -26,6 +26,7 @@ from query.question import Question
 from query.scoring import ScoredDoc
 from query.stated import measure, stated_page
 from query.statements import (
+    OPENING_CHUNKS,
     QUERIES,
     best_heading_page,
     best_section_page,
@@ -46,7 +47,6 @@ NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a chang
 PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds about five to ten)
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
-OPENING_CHUNKS = 8  # MD&A's first passages, where a filing sums up its period (overview, highlights)
 DEFINITION_PINS = 2  # pages pinned that define the term a question asks about
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 

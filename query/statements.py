@@ -84,9 +84,18 @@ def titled_last(statement: str, chunk: dict) -> bool:
 NARRATIVE_ITEMS = frozenset({"7", "part1item2"})
 
 
+OPENING_CHUNKS = 8  # MD&A's first passages, where a filing sums up its period (overview, highlights)
+
+
 def in_narrative(chunk: dict) -> bool:
     """Whether a chunk is MD&A's (:data:`NARRATIVE_ITEMS`), where a statement's title heads one of its tables."""
     return chunk.get("item") in NARRATIVE_ITEMS
+
+
+def at_opening(chunk: dict) -> bool:
+    """Whether a chunk is among MD&A's first :data:`OPENING_CHUNKS` passages, where a filing sums up its period
+    (a bank's "Consolidated financial highlights", which its MD&A opens with, before the statements)."""
+    return in_narrative(chunk) and chunk.get("seq") is not None and int(chunk["seq"]) < OPENING_CHUNKS
 
 
 def continuation(statement: str, page: int, chunks: list[dict]) -> dict | None:
@@ -107,13 +116,14 @@ def best_statement_page(statement: str, chunks: list[dict], following: dict[str,
                         summaries: bool = False) -> tuple[int, dict] | None:
     """(page, chunk) of the statement among candidate chunks of one document: outside MD&A when any is,
     then the first page. ``following``: chunk_id -> the chunk after it; ``summaries``: a summary's page
-    counts too (:func:`statement_page`)."""
+    counts too (:func:`statement_page`), MD&A's opening summing up the period as selected data outside it
+    does (:func:`at_opening`)."""
     following = following or {}
     pages = [(p, c) for c in chunks
              if (p := statement_page(statement, c, following.get(c.get("chunk_id")), summaries)) is not None]
     if not pages:
         return None
-    return min(pages, key=lambda t: (in_narrative(t[1]), t[0]))
+    return min(pages, key=lambda t: (in_narrative(t[1]) and not (summaries and at_opening(t[1])), t[0]))
 
 
 def heading_position(title: re.Pattern, chunk: dict) -> tuple[int, int, bool] | None:

@@ -155,6 +155,21 @@ def test_the_statement_outside_mdna_wins_over_an_mdna_table_with_the_same_title(
     assert best_statement_page("cash flow statement", [mdna, item8]) is None
 
 
+def test_a_summary_at_mdnas_opening_is_shown_first_as_selected_data_is():
+    """A bank's MD&A opens with its "Consolidated financial highlights" ("Selected income statement data"),
+    before the statements: asked for the summaries, that page comes first in reading order as a 10-K's
+    selected data outside MD&A does; a segment's summary deeper in MD&A does not, and the statement itself
+    is still the page when no summary counts."""
+    summary = "Consolidated financial highlights\nSelected income statement data\n" + TABLE
+    opening = {**_chunk(summary, 2, 2, 0, len(summary)), "item": "part1item2", "seq": 0}
+    segment = {**_chunk(summary, 24, 24, 0, len(summary)), "item": "part1item2", "seq": 140}
+    page = "Consolidated statements of income\n" + TABLE
+    itself = {**_chunk(page, 95, 95, 0, len(page)), "item": "part1item1", "seq": 0}
+    assert best_statement_page("income statement", [segment, itself, opening], summaries=True) == (2, opening)
+    assert best_statement_page("income statement", [segment, itself], summaries=True) == (95, itself)
+    assert best_statement_page("income statement", [segment, itself, opening]) == (95, itself)
+
+
 def test_a_statement_shown_only_in_mdna_or_nowhere_is_looked_for_further():
     """Pfizer's 2021 income statement's title ends a chunk of the auditor's report, 112th among the matches of
     the statement's words: the first 100 showed only MD&A's "Analysis of the Consolidated Statements of Income"."""
