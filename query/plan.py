@@ -332,7 +332,7 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     if plan.target_year is None:
         return (0, "type asked for") if type_ok and plan.doc_types else (1 if not plan.doc_types else 2, "")
     if company_has_annual and previews_annual(plan, fiscal_year, form, fiscal_period):
-        return 1, ""  # P: the year's 10-K before its release (module docstring)
+        return 1, PREVIEW_RULE.format(year=plan.target_year)  # no points (module docstring)
     if fiscal_year == plan.target_year and type_ok and quarter_ok:
         return 0, f"R1 fiscal {plan.target_year}" + (f" {form}" if plan.doc_types else "")
     if not company_has_target and form == ANNUAL and fiscal_year is not None and \
@@ -393,6 +393,7 @@ ANNUAL_POINTS = 0.2  # A
 LATEST_POINTS = 1.0  # L
 LATEST_RULE = "L no period named"  # the reason rule L's points carry, whichever document takes them
 DAY_POINTS = 0.3  # D
+PREVIEW_RULE = "P fiscal {year}'s release, after that year's 10-K"  # P: shown by --explain, no points
 
 
 def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None,
@@ -405,7 +406,7 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     :func:`document_tier`."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
                                company_has_day, company_has_quarter, company_has_annual)
-    points = [(rule, TIER_POINTS[tier])] if rule and TIER_POINTS[tier] else []
+    points = [(rule, 0.0 if rule.startswith(PREVIEW_RULE[:2]) else TIER_POINTS[tier])] if rule else []
     dated_that_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
             not plan.analysis.quarters and (dated_that_day or not plan.analysis.dated):  # the year's annual report

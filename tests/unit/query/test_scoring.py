@@ -82,7 +82,8 @@ def test_a_years_figure_takes_the_annual_report_before_the_release_that_previewe
     q4 = doc("KO_2023Q4_EARNINGS", 2023, "EARNINGS", period="Q4")
     year = plan_for("research and development expense in fiscal 2023", years=[2023])
     tiers = document_tiers([KO23, q4, KO22], year)
-    assert tiers["KO_2023_10K"].tier == 0 and tiers["KO_2023Q4_EARNINGS"] == (1, ())
+    assert tiers["KO_2023_10K"].tier == 0 and tiers["KO_2023Q4_EARNINGS"].tier == 1
+    assert tiers["KO_2023Q4_EARNINGS"].bonus == 0 and "after that year's 10-K" in tiers["KO_2023Q4_EARNINGS"].why
     assert score_documents([KO23, q4], [Hit("KO_2023Q4_EARNINGS", 2.0, {}), Hit("KO_2023_10K", 1.0, {})], [],
                            tiers)[0].doc.doc_id == "KO_2023_10K"  # the release's better text match no longer wins
     assert document_tiers([q4, KO22], year)["KO_2023Q4_EARNINGS"].tier == 0  # no 2023 10-K: the release answers
@@ -245,7 +246,7 @@ def test_document_choice_weighs_year_period_and_form_evidence():
     # previewed it (P: tier 1, no points)
     year = document_tiers(docs, plan_for("What were the total assets as of FY2023?", years=[2023]))
     assert year["KO_2023_10K"].bonus == pytest.approx(TIER_POINTS[0] + ANNUAL_POINTS)
-    assert year["KO_2023Q4_EARNINGS"] == (1, ())
+    assert year["KO_2023Q4_EARNINGS"].tier == 1 and year["KO_2023Q4_EARNINGS"].bonus == 0
     assert "annual report" in year["KO_2023_10K"].why
     # no period named: the latest periodic report speaks for now (L); an earnings release is not one
     now = document_tiers(docs, plan_for("Is the business subject to cyclicality?"))
