@@ -46,8 +46,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
      period ends that day hold its balance sheet: tier 0 whatever their fiscal year's number (+0.3 besides);
      the annual report gets A only if it is one of them (a quarter's end is no year's); the company's other
      reports then print no balance of that day: tier 1, no points, whatever year they are of (the fiscal 2023
-     10-K holds December's balances, not June 30, 2023's); not when a later year is named too (the day is then
-     a comparative column of that year's report).
+     10-K holds December's balances, not June 30, 2023's), and so are the reports the slack alone lets in
+     when another filing of the company is dated that day itself (``scoring.farther_from_day``); not when a
+     later year is named too (the day is then a comparative column of that year's report).
 A date alone is otherwise a year (a balance "as of December 31, 2022"); only an event's wording points at an
 8-K.
 """

@@ -143,15 +143,31 @@ def document_tiers(docs: Iterable[DocInfo], plan: QueryPlan) -> dict[str, Choice
     events = plan.target_year is not None and any(d.form == CURRENT and d.fiscal_year is None for d in docs)
     calendars = fiscal_ends(docs) if events else {}  # read only where an 8-K's event may be of a fiscal year
     spoken = {d.doc_id: speaks_for(d, plan, releases, calendars) for d in docs}
-    has_target = {d.entity for d in docs if document_tier(plan, *spoken[d.doc_id], True, d.period_end)[0] == 0}
+    far = farther_from_day(docs, plan)
+    ends = {d.doc_id: None if d.doc_id in far else d.period_end for d in docs}
+    has_target = {d.entity for d in docs if document_tier(plan, *spoken[d.doc_id], True, ends[d.doc_id])[0] == 0}
     has_quarter = {d.entity for d in docs if plan.analysis.quarters and spoken[d.doc_id][0] == plan.target_year and
                    quarter_document(d.form, d.fiscal_period)}
-    has_day = {d.entity for d in docs if on_day(plan, d.form, d.period_end)}
+    has_day = {d.entity for d in docs if on_day(plan, d.form, ends[d.doc_id])}
     has_annual = {d.entity for d in docs if spoken[d.doc_id][:2] == (plan.target_year, ANNUAL)}
     latest_ids = {d.doc_id for d in newest_reports(docs, newest_forms(plan))}
     return {d.doc_id: document_choice(plan, *spoken[d.doc_id], d.entity in has_target, d.doc_id in latest_ids,
-                                      d.period_end, d.entity in has_day, d.entity in has_quarter,
+                                      ends[d.doc_id], d.entity in has_day, d.entity in has_quarter,
                                       d.entity in has_annual) for d in docs}
+
+
+def farther_from_day(docs: list[DocInfo], plan: QueryPlan) -> set[str]:
+    """D's documents (:func:`~query.plan.on_day`) farther from the day asked than another of their company's:
+    the 52/53-week slack lets a report ending near the day stand for it, not when a filing is dated that day
+    itself (Amcor's 8-K of July 1, 2022 against its fiscal 2022 10-K ending June 30). They are the company's
+    other reports (tier 1, no points)."""
+    day = plan.analysis.day
+    near = {d.doc_id: (d.entity, abs((as_date(d.period_end) - day).days)) for d in docs
+            if day is not None and on_day(plan, d.form, d.period_end)}
+    nearest: dict[str | None, int] = {}
+    for entity, gap in near.values():
+        nearest[entity] = min(gap, nearest.get(entity, gap))
+    return {doc_id for doc_id, (entity, gap) in near.items() if gap > nearest[entity]}
 
 
 def voters(allowed: list[DocInfo], tiers: dict[str, Choice], doc_rank: list[str], most: int) -> list[str]:

@@ -143,6 +143,20 @@ def test_a_day_named_alone_is_the_balance_sheet_of_the_reports_ending_that_day()
     assert "D " not in document_tiers([q1], ended)["ADBE_2023Q1_EARNINGS"].why
 
 
+def test_a_filing_dated_the_day_asked_comes_before_a_report_ending_a_day_off():
+    """D's slack lets a report ending near the day stand for it (a 52/53-week quarter), not when another of the
+    company's filings is dated that day itself: Amcor's 8-K of July 1, 2022 before its fiscal 2022 10-K ending
+    June 30, which falls to the company's other reports (tier 1, no points)."""
+    fy = DocInfo(doc_id="AMCR_2022_10K", form="10-K", fiscal_year=2022, fiscal_period="FY",
+                 period_end=dt.date(2022, 6, 30), entity="amcor")
+    event = DocInfo(doc_id="AMCR_2022-07-01_8K", form="8-K", fiscal_year=2022, period_end=dt.date(2022, 7, 1),
+                    entity="amcor")
+    plan = make_plan(QueryAnalysis("What did Amcor announce on July 1, 2022?", [KO], [2022], day=dt.date(2022, 7, 1)))
+    tiers = document_tiers([fy, event], plan)
+    assert tiers["AMCR_2022-07-01_8K"].tier == 0 and tiers["AMCR_2022_10K"] == (1, ())
+    assert document_tiers([fy], plan)["AMCR_2022_10K"].tier == 0  # alone, the slack still lets it stand
+
+
 def test_document_score_is_half_rank_half_votes_plus_the_tier_bonus():
     plan = plan_for("revenue in fiscal 2023", years=[2023])
     doc_hits = [Hit("KO_2022_10K", 9.0), Hit("KO_2023_10K", 8.0)]  # rank scores 1.0 and 0.5
