@@ -407,7 +407,8 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
     :func:`document_tier`."""
     tier, rule = document_tier(plan, fiscal_year, form, fiscal_period, company_has_target, period_end,
                                company_has_day, company_has_quarter, company_has_annual)
-    points = [(rule, 0.0 if rule.startswith(PREVIEW_RULE[:2]) else TIER_POINTS[tier])] if rule else []
+    weight = 0.0 if rule == PREVIEW_RULE.format(year=plan.target_year) else TIER_POINTS[tier]  # P: none
+    points = [(rule, weight)] if rule else []
     dated_that_day = tier == 0 and balance_day(plan, period_end)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
             not plan.analysis.quarters and (dated_that_day or not plan.analysis.dated):  # the year's annual report

@@ -162,8 +162,10 @@ def farther_from_day(docs: list[DocInfo], plan: QueryPlan) -> set[str]:
     itself (Amcor's 8-K of July 1, 2022 against its fiscal 2022 10-K ending June 30). They are the company's
     other reports (tier 1, no points)."""
     day = plan.analysis.day
+    if day is None:
+        return set()
     near = {d.doc_id: (d.entity, abs((as_date(d.period_end) - day).days)) for d in docs
-            if day is not None and on_day(plan, d.form, d.period_end)}
+            if on_day(plan, d.form, d.period_end)}
     nearest: dict[str | None, int] = {}
     for entity, gap in near.values():
         nearest[entity] = min(gap, nearest.get(entity, gap))

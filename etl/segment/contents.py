@@ -25,8 +25,12 @@ def contents_pages(contents: str) -> dict[int, int]:
 
 def mdna_first(contents: str) -> bool:
     """Whether the contents give Item 2 (MD&A) an earlier page than Item 1 (the statements)."""
-    at = contents_pages(contents)
-    return len(at) == 2 and at[2] < at[1]
+    return _mdna_listed_first(contents_pages(contents))
+
+
+def _mdna_listed_first(listed: dict[int, int]) -> bool:
+    """Whether the pages a contents lists (:func:`contents_pages`) give Item 2 the earlier one."""
+    return len(listed) == 2 and listed[2] < listed[1]
 
 
 def mdna_first_starts(pages: list[str], toc: set[int], printed: dict[int, int], before: int) -> dict[int, int]:
@@ -34,9 +38,10 @@ def mdna_first_starts(pages: list[str], toc: set[int], printed: dict[int, int], 
     first: both pages found through ``printed`` (printed number -> page), after the contents and before
     ``before`` (the first Item the headings found), MD&A's first; else nothing."""
     for page in sorted(toc):
-        if not mdna_first(pages[page]):
+        listed = contents_pages(pages[page])
+        if not _mdna_listed_first(listed):
             continue
-        at = {n: printed.get(p) for n, p in contents_pages(pages[page]).items()}
+        at = {n: printed.get(p) for n, p in listed.items()}
         if at[1] is not None and at[2] is not None and page < at[2] < at[1] < before:
             return {1: at[1], 2: at[2]}
     return {}

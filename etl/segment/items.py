@@ -232,11 +232,10 @@ def _printed_page_numbers(pages: list[str]) -> dict[int, int]:
     return out
 
 
-def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], pages: list[str],
+def _cross_reference(cands: list[_Candidate], defs: list[ItemDef], printed: dict[int, int],
                      base: list[int]) -> list[tuple[Position, ItemDef, str]]:
-    """Items of a cross-reference-index filing: the index lines name printed pages; map them to our pages
-    (an item's first page reference marks its start)."""
-    printed = _printed_page_numbers(pages)
+    """Items of a cross-reference-index filing: the index lines name printed pages (``printed``: printed
+    number -> page); map them to our pages (an item's first page reference marks its start)."""
     index = [c for c in cands if c.toc_like]
     hits = []
     for c, d in _chain(index, defs, base):
@@ -322,13 +321,15 @@ def _by_index(pages: list[str], form: str, defs: list[ItemDef], ranges: dict[str
     return Segmentation(spans, missing, warnings, "cross-reference", chunked)
 
 
-def _contents_starts(pages: list[str], toc: set[int], chain: list, defs: list[ItemDef]) -> list:
+def _contents_starts(pages: list[str], toc: set[int], printed: dict[int, int], chain: list,
+                     defs: list[ItemDef]) -> list:
     """A 10-Q whose contents put MD&A before the statements and whose body names neither (JPMorgan's): Part I's
-    Items 1 and 2 where the contents' page numbers say they start (``etl.segment.contents``)."""
-    keys = {d.key: d for d in defs}
+    Items 1 and 2 where the contents' page numbers say they start (``etl.segment.contents``; ``printed``:
+    printed number -> page)."""
     if {"part1item1", "part1item2"} & {d.key for _, d, _, _ in chain}:
         return chain
-    starts = mdna_first_starts(pages, toc, _printed_page_numbers(pages), chain[0][0].page)
+    keys = {d.key: d for d in defs}
+    starts = mdna_first_starts(pages, toc, printed, chain[0][0].page)
     added = [(Position(page, 0), keys[f"part1item{n}"], "(the contents' page number)", None) for n, page in starts.items()]
     return sorted([*chain, *added], key=lambda c: (c[0].page, c[0].offset)) if added else chain
 
@@ -363,7 +364,8 @@ def segment(pages: list[str], form: str) -> Segmentation:
         return Segmentation([ItemSpan(UNKNOWN, title_of(form, UNKNOWN), start, end, status=UNKNOWN)],
                             warnings=[f"no item vocabulary for form {form!r}"] if not defs else ["empty document"],
                             method="none")
-    ranges = page_ranges(pages, defs, _printed_page_numbers(pages))
+    printed = _printed_page_numbers(pages)
+    ranges = page_ranges(pages, defs, printed)
     if len(ranges) >= MIN_INDEX_ITEMS:
         return _by_index(pages, form, defs, ranges)
     lines = _lines(pages)
@@ -377,13 +379,13 @@ def segment(pages: list[str], form: str) -> Segmentation:
     method = "headings"
     expected = expected_items(form)
     if expected and len(chain) < len(expected) // 3:
-        xref = _cross_reference(cands, defs, pages, base)
+        xref = _cross_reference(cands, defs, printed, base)
         if len(xref) > len(chain):
             chain = [(pos, d, heading, None) for pos, d, heading in xref]
             method = "cross-reference"
     if form.upper().startswith("10-Q") and chain:
         chain = _title_headings(lines, toc, chain, defs)
-        chain = _contents_starts(pages, toc, chain, defs)
+        chain = _contents_starts(pages, toc, printed, chain, defs)
     if form.upper().startswith("10-Q") and chain and chain[0][1].key != "part1item1":
         # Part I of a 10-Q opens with Item 1 even where no "Item 1" heading is printed: at its "PART I"
         # heading, else right after the contents
