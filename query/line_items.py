@@ -17,23 +17,26 @@ from query.statements import COST_WORDS, FIGURE, ROW_FIGURES, page_position, row
 # A question's words before the item that say it is spent ("spend on", "spent on") ...
 _SPENDING = frozenset(words("spend spent spending on"))
 # ... and after it that say it is a cost (``query.statements.COST_WORDS``): a statement labels the row by the
-# item alone, or with them. Words a row's label may add to the item's: a cost's, a sign's ("(loss)",
-# "(expense)"), a net's.
-_LABEL_EXTRAS = COST_WORDS | frozenset(words("loss losses net"))
+# item alone, or with them. A sum's word, said or not by either: "total loans" is the balance sheet's "Loans"
+# row, "Card Member loans" its "Total Card Member loans" row. Words a row's label may add to the item's: a
+# cost's, a sum's, a sign's ("(loss)", "(expense)"), a net's.
+_TOTAL = frozenset(words("total"))
+_LABEL_EXTRAS = COST_WORDS | _TOTAL | frozenset(words("loss losses net"))
 LABEL_SLACK = 3  # words (joining ones included) a row's label may say beyond the item's
 
 
 def line_item(lexical: str) -> tuple[str, ...]:
     """The item's stems a figure question names (``lexical``: the question without its companies' names;
     ``query.stated.measure_words``), its leading spending words and trailing cost words dropped, and its
-    joining words (a label's "and" is the question's "and"); empty when more than ``MEASURE_WORDS`` remain."""
+    joining and sum words (a label's "and" is the question's "and"; a sum's row may say "Total" or not);
+    empty when more than ``MEASURE_WORDS`` remain."""
     named = measure_words(lexical)
     start, end = 0, len(named)
     while start < end and named[start] in _SPENDING:
         start += 1
     while end > start + 1 and named[end - 1] in COST_WORDS:
         end -= 1
-    item = tuple(w for w in named[start:end] if w not in FUNCTION_WORDS)
+    item = tuple(w for w in named[start:end] if w not in FUNCTION_WORDS and w not in _TOTAL)
     return item if len(item) <= MEASURE_WORDS else ()
 
 

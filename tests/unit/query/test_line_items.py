@@ -27,6 +27,15 @@ def test_a_label_names_the_item_with_a_sign_or_a_net_beside_it():
     assert labels_item("Medical costs", _item("How much did report in medical costs?"))
 
 
+def test_a_sum_s_word_is_neither_the_item_s_nor_another_item_s():
+    loans = _item("What were total loans at September 30, 2021?")
+    assert loans == ("loan",)
+    assert labels_item("Loans", loans) and labels_item("Total loans", loans)
+    card = _item("How large were total Card Member loans at the end of 2022?")
+    assert labels_item("Card Member loans", card) and labels_item("Total Card Member loans", card)
+    assert not labels_item("Total deposits", loans) and not labels_item("Loans held-for-sale", loans)
+
+
 def test_a_label_of_another_item_or_a_sentence_does_not():
     interest = _item("What was interest expense in 2023?")
     assert labels_item("Interest expense, net", interest)
