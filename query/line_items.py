@@ -14,22 +14,24 @@ from domain.text import FUNCTION_WORDS, words
 from query.stated import MEASURE_WORDS, measure_words
 from query.statements import COST_WORDS, FIGURE, ROW_FIGURES, page_position, row_cells
 
-# A question's words before the item that say it is spent ("spend on", "spent on") ...
-_SPENDING = frozenset(words("spend spent spending on"))
+# A question's words before the item that say it is spent ("spend on", "spent on") or, of a liability, owed
+# ("owe in trade payables") ...
+_SPENDING = frozenset(words("spend spent spending on owe owed owes owing"))
 # ... and after it that say it is a cost (``query.statements.COST_WORDS``): a statement labels the row by the
-# item alone, or with them. A sum's word, said or not by either: "total loans" is the balance sheet's "Loans"
-# row, "Card Member loans" its "Total Card Member loans" row. Words a row's label may add to the item's: a
-# cost's, a sum's, a sign's ("(loss)", "(expense)"), a net's.
-_TOTAL = frozenset(words("total"))
+# item alone, or with them. A sum's or a balance's word, said or not by either: "total loans" is the balance
+# sheet's "Loans" row, "Card Member loans" its "Total Card Member loans" row, "trade payables outstanding" and
+# "the accrued liabilities balance" the "Trade payables" and "Accrued liabilities" rows. Words a row's label
+# may add to the item's: a cost's, a sum's or a balance's, a sign's ("(loss)", "(expense)"), a net's.
+_TOTAL = frozenset(words("total balance balances outstanding"))
 _LABEL_EXTRAS = COST_WORDS | _TOTAL | frozenset(words("loss losses net"))
 LABEL_SLACK = 3  # words (joining ones included) a row's label may say beyond the item's
 
 
 def line_item(lexical: str) -> tuple[str, ...]:
     """The item's stems a figure question names (``lexical``: the question without its companies' names;
-    ``query.stated.measure_words``), its leading spending words and trailing cost words dropped, and its
-    joining and sum words (a label's "and" is the question's "and"; a sum's row may say "Total" or not);
-    empty when more than ``MEASURE_WORDS`` remain."""
+    ``query.stated.measure_words``), its leading spending and owing words and trailing cost words dropped,
+    and its joining, sum and balance words (a label's "and" is the question's "and"; a sum's row may say
+    "Total" or not); empty when more than ``MEASURE_WORDS`` remain."""
     named = measure_words(lexical)
     start, end = 0, len(named)
     while start < end and named[start] in _SPENDING:

@@ -17,6 +17,7 @@ def test_the_item_is_the_measure_less_its_spending_and_trailing_cost_words():
     assert _item("What was cost of sales in 2023?") == ("cost", "sale")  # a cost word that is the item's own
     assert _item("What were expenses in 2023?") == ("expens",)  # nothing but the cost word: kept
     assert _item("How much did spend on card member rewards in 2023?") == ("card", "member", "reward")
+    assert _item("How much did owe in trade payables at year-end 2023?") == ("trade", "payabl")  # a liability owed
     assert _item("What did the 10-Q say about the labor contract talks with the union?") == ()  # a sentence
 
 
@@ -34,6 +35,9 @@ def test_a_sum_s_word_is_neither_the_item_s_nor_another_item_s():
     card = _item("How large were total Card Member loans at the end of 2022?")
     assert labels_item("Card Member loans", card) and labels_item("Total Card Member loans", card)
     assert not labels_item("Total deposits", loans) and not labels_item("Loans held-for-sale", loans)
+    payables = _item("What were trade payables outstanding at December 30, 2023?")
+    assert payables == _item("What was the trade payables balance at the end of 2023?") == ("trade", "payabl")
+    assert labels_item("Trade payables", payables) and labels_item("Loans outstanding", loans)
 
 
 def test_a_label_of_another_item_or_a_sentence_does_not():
