@@ -13,7 +13,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE, weeks_months, weeks_quarters
@@ -276,11 +276,18 @@ def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
 # anticipate for 2024?", "How many aircraft does it plan to produce in 2023?"): a verb of expectation, with its
 # auxiliary or its "to", not an adjective of an assumption ("expected return on plan assets", "projected
 # benefit obligation", "estimated useful lives") nor a noun ("the pension plan", "the project", "critical
-# accounting estimates for 2025"); "plan" and "project" only with their "to" ("did it project" is not read).
+# accounting estimates for 2025"); "plan" and "project" with their "to" (or after the company: _PLANNED).
 _FORECAST = re.compile(r"\b(?:do|does|did|will|would)\b[^?.;]{0,60}?\b(?:expect|anticipate|estimate|forecast|predict)\b"
                        r"|\b(?:expect|anticipate|plan|project|forecast|estimate|intend|predict)(?:s|ed)?\s+to\b"
                        r"|\b(?:expect|anticipate|forecast)(?:s|ed)?\s+(?:for|in|during)\b"
                        r"|\b(?:expects|anticipates|forecasts|predicts)\b|\boutlook\b", re.I)
+
+
+# "plan" and "project" as the verb of the company named just before them, with no "to" ("How much capital
+# expenditure does American Water Works plan for 2022?", "What pension income did Lockheed Martin project for
+# 2021?"): with the company's name cut out the auxiliary stands right before the verb, where a noun never does
+# ("did it contribute to its pension plan in 2023", "the rate plan in 2019")
+_PLANNED = re.compile(r"\b(?:do|does|did|will|would)\s+(?:it\s+|they\s+)?(?:plan|project)\s+(?:for|in|on)\b")
 
 
 # "as of" shortly before a period ("as of mid-2023", "as of FY2021"): a stand, as vantage_year's _AS_OF, here
@@ -288,16 +295,25 @@ _FORECAST = re.compile(r"\b(?:do|does|did|will|would)\b[^?.;]{0,60}?\b(?:expect|
 _STAND = re.compile(r"\bas\s+of\b[^,;?]{0,25}$")
 
 
-def forecast_year(text: str, found: list[Period] | None = None) -> int | None:
+def forecast_year(text: str, found: list[Period] | None = None, subjects: Sequence[str] = ()) -> int | None:
     """The fiscal year a question asks a forecast of: the latest year it names (a whole year's, no quarter nor
     half), when it asks with a verb of expectation and names no stand. The report of the year before makes
     that forecast (a 10-K says what it expects for the next year); None when no forecast is asked. ``found``:
-    the text's :func:`periods`."""
+    the text's :func:`periods`; ``subjects``: the companies' names as the text writes them (a verb of planning
+    follows one)."""
     masked = (text or "").lower().replace("’", "'")
     found = periods(text) if found is None else found
-    if not _FORECAST.search(masked) or any(_STAND.search(masked[:p.start]) for p in found):
+    if not (_FORECAST.search(masked) or _PLANNED.search(_cut(masked, subjects))) or \
+            any(_STAND.search(masked[:p.start]) for p in found):
         return None  # a stand named ("as of mid-2023"): what was expected then, the stand's report answers
     return max((p.year for p in found if p.year and p.quarter is None and not p.half), default=None)
+
+
+def _cut(masked: str, names: Sequence[str]) -> str:
+    """The lowered text with each name cut out and its spaces closed up."""
+    for name in names:
+        masked = masked.replace(name.lower(), " ")
+    return " ".join(masked.split())
 
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")

@@ -62,11 +62,11 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     quarters = [p.quarter for p in mentioned if p.quarter]
     forms = [form for pattern, form in _FORMS if pattern.search(question)]
     ended = period_ended(question)
+    written = entities.written(question) if entities else []
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), ended,
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
-                         entities.written(question) if entities else [], forecast=forecast_year(question, mentioned),
-                         spans=_spans(mentioned, ended))
+                         written, forecast=forecast_year(question, mentioned, written), spans=_spans(mentioned, ended))
 
 
 def _spans(mentioned: list[Period], ended: tuple[int, dt.date] | None) -> list[str]:

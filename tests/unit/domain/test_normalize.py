@@ -135,6 +135,10 @@ def test_the_year_a_question_asks_a_forecast_of():
     assert forecast_year("Does Acme expect its capital expenditures to increase in fiscal 2026?") == 2026
     assert forecast_year("What was Acme's outlook for 2024, compared with 2023's results?") == 2024
     assert forecast_year("How many aircraft does Acme plan to produce in 2023?") == 2023
+    assert forecast_year("How much capital expenditure does Acme Water plan for 2022?", None, ["Acme Water"]) == 2022
+    assert forecast_year("What pension income did Acme project for 2021?", None, ["Acme"]) == 2021
+    assert forecast_year("How much did Acme contribute to its pension plan in 2023?", None, ["Acme"]) is None
+    assert forecast_year("What did the PSC decide on Acme's rate plan in 2019?", None, ["Acme"]) is None
     assert forecast_year("What were Acme's capital expenditures in 2024?") is None
     assert forecast_year("What was the expected return on plan assets in 2022?") is None
     assert forecast_year("What was the projected benefit obligation at the end of 2022?") is None
