@@ -310,9 +310,11 @@ def forecast_year(text: str, found: list[Period] | None = None, subjects: Sequen
 
 
 def _cut(masked: str, names: Sequence[str]) -> str:
-    """The lowered text with each name cut out and its spaces closed up."""
+    """The lowered text with each name cut out, its words however joined ("Colgate Palmolive" as
+    "Colgate-Palmolive"), and its spaces closed up."""
     for name in names:
-        masked = masked.replace(name.lower(), " ")
+        if said := name.lower().split():
+            masked = re.sub(r"[\W_]+".join(map(re.escape, said)), " ", masked)
     return " ".join(masked.split())
 
 
@@ -327,8 +329,9 @@ FORECAST_TERMS = "expect expects expected anticipate anticipates anticipated est
 def forecast_sentences(text: str, year: int) -> list[str]:
     """The text's sentences of expectation naming ``year`` ("We expect to contribute approximately $47 million
     in 2024", "We anticipate making capital expenditures of ... in 2024"): where a forecast of that year is
-    read, which the year's own figures (reported a year later) are not."""
-    named = re.compile(rf"\b{year}\b")
+    read, which the year's own figures (reported a year later) are not. A day's year ("February 2, 2024", a
+    balance's date over an "Estimated useful lives" column) names no year forecast."""
+    named = re.compile(rf"(?<!\d, )(?<!\d,)\b{year}\b")
     return [s for s in _SENTENCE.split(text or "") if _FORECAST_WORD.search(s) and named.search(s)]
 
 

@@ -137,6 +137,7 @@ def test_the_year_a_question_asks_a_forecast_of():
     assert forecast_year("How many aircraft does Acme plan to produce in 2023?") == 2023
     assert forecast_year("How much capital expenditure does Acme Water plan for 2022?", None, ["Acme Water"]) == 2022
     assert forecast_year("What pension income did Acme project for 2021?", None, ["Acme"]) == 2021
+    assert forecast_year("What capital expenditures does Acme-Widget plan for 2024?", None, ["Acme Widget"]) == 2024
     assert forecast_year("How much did Acme contribute to its pension plan in 2023?", None, ["Acme"]) is None
     assert forecast_year("What did the PSC decide on Acme's rate plan in 2019?", None, ["Acme"]) is None
     assert forecast_year("What were Acme's capital expenditures in 2024?") is None
@@ -152,6 +153,8 @@ def test_the_sentences_that_state_an_expectation_of_a_year():
     text = ("Capital expenditures totaled $1.5 billion in 2023. We expect capital expenditures to grow in 2024 "
             "compared with 2023.\nThe 2024 Incentive Plan was approved.\nWe anticipate a rate of 24% for 2025.")
     assert forecast_sentences(text, 2024) == ["We expect capital expenditures to grow in 2024 compared with 2023."]
+    dated = "Estimated Depreciable Lives, In Years February 2, 2024 February 3, 2023\nWe expect to spend $2 billion in 2024."
+    assert forecast_sentences(dated, 2024) == ["We expect to spend $2 billion in 2024."]
     assert forecast_sentences(text, 2025) == ["We anticipate a rate of 24% for 2025."]
     assert forecast_sentences(text, 2022) == []
 
