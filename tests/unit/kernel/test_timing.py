@@ -14,8 +14,9 @@ def test_nested_stages_are_their_own_time_and_the_rest_is_other():
         with timing.stage("passages"):
             time.sleep(0.01)
             with timing.stage("statements"):
-                time.sleep(0.03)
+                time.sleep(0.05)
         time.sleep(0.01)  # outside any stage
-    assert 25 <= timings["statements"] <= 60 and 5 <= timings["passages"] <= 25  # not 40 (its pins' time)
+    # passages' own 10 ms, not 60 with its pins' time: below the pins' own, however long a loaded machine sleeps
+    assert timings["statements"] >= 45 and 5 <= timings["passages"] < timings["statements"]
     stages = sum(v for k, v in timings.items() if "." not in k and k != "total")
     assert abs(stages - timings["total"]) <= 0.5 and timings["other"] >= 5
