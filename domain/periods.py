@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from domain.rules import ANNUAL, EARNINGS, QUARTERLY, YEAR_TO_DATE, weeks_months, weeks_quarters
 from domain.sec_items import STATEMENT_ITEMS
-from domain.text import words
+from domain.text import without_names, words
 
 
 @dataclass(frozen=True)
@@ -217,9 +217,14 @@ def named_day(text: str) -> dt.date | None:
     return dt.date(int(mid.group(1)), 6, 30) if mid else None
 
 
+def _masked(text: str | None) -> str:
+    """The text lowered, its curly apostrophes straight: what the period patterns read."""
+    return (text or "").lower().replace("’", "'")
+
+
 def periods(text: str) -> list[Period]:
     """Every period the text mentions, in order (see the module docstring)."""
-    masked = (text or "").lower().replace("’", "'")
+    masked = _masked(text)
     found: list[Period] = []
     def take(m: re.Match, kind: str) -> str:
         period = _period(kind, m)
@@ -264,7 +269,7 @@ _REPORT_NAMED = re.compile(r"^\s*(?:form\s+)?(?:10-?k|10-?q|(?:annual|quarterly|
 def vantage_year(text: str, found: list[Period] | None = None) -> int | None:
     """The fiscal year a question takes its stand in ("as of FY2021", "in its Q4 2022 earnings release"), or
     None. ``found``: the text's :func:`periods`, when the caller has them already."""
-    masked = (text or "").lower().replace("’", "'")
+    masked = _masked(text)
     for p in periods(text) if found is None else found:
         as_of = p.quarter is None and _AS_OF.search(masked[:p.start])  # a year's, not a quarter's
         if p.year and (as_of or _REPORT_NAMED.search(masked[p.end:])):
@@ -301,21 +306,13 @@ def forecast_year(text: str, found: list[Period] | None = None, subjects: Sequen
     that forecast (a 10-K says what it expects for the next year); None when no forecast is asked. ``found``:
     the text's :func:`periods`; ``subjects``: the companies' names as the text writes them (a verb of planning
     follows one)."""
-    masked = (text or "").lower().replace("’", "'")
+    masked = _masked(text)
     found = periods(text) if found is None else found
-    if not (_FORECAST.search(masked) or _PLANNED.search(_cut(masked, subjects))) or \
+    beside_names = " ".join(_masked(without_names(text or "", subjects, possessive=False)).split())
+    if not (_FORECAST.search(masked) or _PLANNED.search(beside_names)) or \
             any(_STAND.search(masked[:p.start]) for p in found):
         return None  # a stand named ("as of mid-2023"): what was expected then, the stand's report answers
     return max((p.year for p in found if p.year and p.quarter is None and not p.half), default=None)
-
-
-def _cut(masked: str, names: Sequence[str]) -> str:
-    """The lowered text with each name cut out, its words however joined ("Colgate Palmolive" as
-    "Colgate-Palmolive"), and its spaces closed up."""
-    for name in names:
-        if said := name.lower().split():
-            masked = re.sub(r"[\W_]+".join(map(re.escape, said)), " ", masked)
-    return " ".join(masked.split())
 
 
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterable
 
 MAX_TOKEN = 40  # bytes: longer tokens are dropped by the BM25 analyzer
 WORD = re.compile(r"[^\W_]+")
@@ -139,6 +140,17 @@ def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
 _SENTENCE_END = re.compile(r"(?:^|[.?!:;\n])[\s\"'“‘(]*$")
 # a dot that closes an initial ("U.S.", "J. Erik") or a company's abbreviation ("Inc.", "Co."), not a sentence
 _ABBREVIATED = re.compile(r"(?:\b[A-Za-z]|\b(?:Inc|Co|Corp|Cos|Ltd|Bros|Intl|No|vs|Mr|Mrs|Ms|Dr|St|Jr|Sr))\.[\s\"'“‘(]*$")
+
+
+def without_names(text: str, names: Iterable[str], possessive: bool = True) -> str:
+    """The text with each of ``names`` cut out as written, whatever joins its words ("Bristol-Myers Squibb's"
+    for "Bristol Myers Squibb"), and with ``possessive`` its "'s" too: what a question says beside the
+    companies it names (kept, the "'s" still tells "Boeing's plan", a noun, from "does Boeing plan")."""
+    tail = "(?:['’]s?)?" if possessive else ""
+    for name in names:
+        joined = r"[\W_]*".join(re.escape(w) for w in re.findall(r"\w+", name))
+        text = re.sub(rf"(?<!\w){joined}{tail}(?!\w)", " ", text) if joined else text
+    return text
 
 
 def opens_sentence(text: str, at: int) -> bool:

@@ -16,14 +16,14 @@ from query.statements import COST_WORDS, FIGURE, ROW_FIGURES, page_position, row
 
 # A question's words before the item that say it is spent ("spend on", "spent on") or, of a liability, owed
 # ("owe in trade payables") ...
-_SPENDING = frozenset(words("spend spent spending on owe owed owes owing"))
+_SPENT_OR_OWED = frozenset(words("spend spent spending on owe owed owes owing"))
 # ... and after it that say it is a cost (``query.statements.COST_WORDS``): a statement labels the row by the
 # item alone, or with them. A sum's or a balance's word, said or not by either: "total loans" is the balance
 # sheet's "Loans" row, "Card Member loans" its "Total Card Member loans" row, "trade payables outstanding" and
 # "the accrued liabilities balance" the "Trade payables" and "Accrued liabilities" rows. Words a row's label
 # may add to the item's: a cost's, a sum's or a balance's, a sign's ("(loss)", "(expense)"), a net's.
-_TOTAL = frozenset(words("total balance balances outstanding"))
-_LABEL_EXTRAS = COST_WORDS | _TOTAL | frozenset(words("loss losses net"))
+_SUM_OR_BALANCE = frozenset(words("total balance balances outstanding"))
+_LABEL_EXTRAS = COST_WORDS | _SUM_OR_BALANCE | frozenset(words("loss losses net"))
 LABEL_SLACK = 3  # words (joining ones included) a row's label may say beyond the item's
 
 
@@ -34,11 +34,11 @@ def line_item(lexical: str) -> tuple[str, ...]:
     "Total" or not); empty when more than ``MEASURE_WORDS`` remain."""
     named = measure_words(lexical)
     start, end = 0, len(named)
-    while start < end and named[start] in _SPENDING:
+    while start < end and named[start] in _SPENT_OR_OWED:
         start += 1
     while end > start + 1 and named[end - 1] in COST_WORDS:
         end -= 1
-    item = tuple(w for w in named[start:end] if w not in FUNCTION_WORDS and w not in _TOTAL)
+    item = tuple(w for w in named[start:end] if w not in FUNCTION_WORDS and w not in _SUM_OR_BALANCE)
     return item if len(item) <= MEASURE_WORDS else ()
 
 

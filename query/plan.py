@@ -65,7 +65,7 @@ from domain import vocabulary
 from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, releases_quarter
 from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY, QUARTERS
 from domain.sec_items import ANNUAL_ONLY_ITEMS
-from domain.text import lower_words
+from domain.text import lower_words, without_names
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.defined import term
@@ -105,10 +105,7 @@ def lexical_query(core: str, names: list[str] | tuple[str, ...] = ()) -> str:
     the form's name, the cover, the controls report, the exhibit list, not the answer), nor the named
     companies' own ``names`` (the search is within their documents already: the name finds the pages that
     print it most, the signatures and the exhibit list)."""
-    text = printed_periods(core)
-    for name in names:  # as written, whatever joins its words ("Bristol-Myers Squibb's", "Bristol Myers Squibb")
-        joined = r"[\W_]*".join(re.escape(w) for w in re.findall(r"\w+", name))
-        text = re.sub(rf"(?<!\w){joined}(?:['’]s?)?(?!\w)", " ", text) if joined else text
+    text = without_names(printed_periods(core), names)
     return " ".join(FORM_NAMED.sub(" ", _UNIT_WORDS.sub(" ", text)).split()) or core
 
 

@@ -138,6 +138,8 @@ def test_the_year_a_question_asks_a_forecast_of():
     assert forecast_year("How much capital expenditure does Acme Water plan for 2022?", None, ["Acme Water"]) == 2022
     assert forecast_year("What pension income did Acme project for 2021?", None, ["Acme"]) == 2021
     assert forecast_year("What capital expenditures does Acme-Widget plan for 2024?", None, ["Acme Widget"]) == 2024
+    assert forecast_year("What capital expenditures does Acme’s plan for 2024?", None, ["Acme’s"]) == 2024  # curly
+    assert forecast_year("What does Acme's plan for 2024 include?", None, ["Acme"]) is None  # a noun, possessed
     assert forecast_year("How much did Acme contribute to its pension plan in 2023?", None, ["Acme"]) is None
     assert forecast_year("What did the PSC decide on Acme's rate plan in 2019?", None, ["Acme"]) is None
     assert forecast_year("What were Acme's capital expenditures in 2024?") is None
