@@ -16,6 +16,7 @@ from kernel.search import Filters, Hit, SearchReader
 from query import scoring
 from query.catalog import DocInfo
 from query.concepts import concept_map
+from query.counts import Counted, count_row_page, count_sentence_page
 from query.defined import definition_at
 from query.fact_pins import FactPins
 from query.line_items import line_item, line_item_page
@@ -48,6 +49,7 @@ PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds ab
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
 DEFINITION_PINS = 2  # pages pinned that define the term a question asks about
+COUNT_SEARCH = 50  # passages of a document searched for the row or sentence counting what is asked
 FORECAST_PINS = 2  # pages pinned that state an expectation of the year a forecast is asked of
 
 
@@ -135,6 +137,8 @@ class Pins(PinReader):
                 self._cover_pin(q, scope, pin)
             if item:
                 self._line_item_pin(q, scope, item, pin)
+            if plan.counted:
+                self._count_pins(q, scope, plan.counted, pin)
             if summed_up:
                 self._stated_pin(q, d.doc_id, summed_up, pin)
         return pinned
@@ -274,6 +278,19 @@ class Pins(PinReader):
                 page, h = min(rows, key=lambda t: t[0])
                 pin(h.source, h.id, page, "statement", f"the {statement}'s row of the item asked")
                 return
+
+    def _count_pins(self, q: Question, scope: Filters, c: Counted, pin: Callable) -> None:
+        """A count asked (``query.counts``): among the document's passages matching the thing counted (as said,
+        and as the verb's nouns alone: "Deliveries" heads a table the airplanes counted are not named in), the
+        first page in the document's order printing its row, and the first stating it in a sentence."""
+        hits = [h for said in c.searched() for h in self._bm25(q, said, scope, COUNT_SEARCH)]
+        pinned: set[int] = set()
+        for read, reason in ((count_row_page, "the row counting what is asked"),
+                             (count_sentence_page, "states the count asked")):
+            found = {p: h for h in hits if (p := read(h.source, c)) is not None}
+            if found and (page := min(found)) not in pinned:
+                pin(found[page].source, found[page].id, page, "section", reason)
+                pinned.add(page)
 
     def _stated_pin(self, q: Question, doc_id: str, named: tuple[str, ...], pin: Callable) -> None:
         """A figure no statement, note or section is named for (:func:`unplaced_figure`; ``named``: its

@@ -68,6 +68,7 @@ from domain.sec_items import ANNUAL_ONLY_ITEMS
 from domain.text import lower_words, without_names
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
+from query.counts import Counted, counted
 from query.defined import term
 from query.statements import TITLES
 
@@ -188,6 +189,7 @@ class QueryPlan:
     described: list[str] = field(default_factory=list)  # concepts said only as what another is about: no figure
     forecast: int | None = None  # the year a forecast is asked of: read in the report of the year before
     defines: tuple[str, ...] = ()  # the stems of a term whose definition is asked (query.defined): no figure
+    counted: Counted | None = None  # what a "how many" question counts (query.counts): its row or sentence
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -263,6 +265,10 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence
     plan.figure = not (plan.narrative or plan.defines) and plan.forecast is None and any(c.figure for c in matched)
+    if not (plan.narrative or plan.defines or plan.cover) and plan.forecast is None:
+        plan.counted = counted(without_names(core, analysis.names), nouns)
+        if plan.counted:
+            plan.rules.append(f"a count asked ({' '.join(plan.counted.what)}): the row or sentence counting it")
     return plan
 
 
