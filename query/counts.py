@@ -5,10 +5,13 @@ reconciliation by segment, the airplane programs' discussion) above the one line
 ("Total units 11,718", "Deliveries 396 (9) 1 32 ...", "RSUs granted 91,674") or a sentence ("operated 2,335
 stores", "Of the 41,822 McDonald's restaurants"). Pure: plain text in, pages out; :meth:`query.pins.Pins.
 _count_pins` pins the first page of each kind in the document's order (the business's overview, the five-year
-summary before the segments' detail)."""
+summary before the segments' detail). Asked as an action ("did it open"), the sentence is the one stating the
+count after the verb ("opened 2,067 restaurants"): a count said with none ("Of the 41,822 restaurants", "1,040
+retail stores worldwide") may be another one than the one asked."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import NamedTuple
 
@@ -16,9 +19,12 @@ from domain.text import FUNCTION_WORDS, words
 from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
 
 # "how many <what is counted> <auxiliary> <company> <verb> ...": the company's names are cut from the text
-# read (``QueryPlan.lexical``), so the verb follows the auxiliary
-_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<what>.+?)\s+(?:did|does|do|were|was|are|is|has|have|had|will|would)"
+# read (``query.plan.make_plan``), so the verb follows the auxiliary
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<what>.+?)\s+(?P<aux>did|does|do|were|was|are|is|has|have|had|will|would)"
                        r"\b(?P<rest>.*)", re.I | re.S)
+_DOING = frozenset({"did", "does", "do"})  # an action asked ("did it open"), not a state ("were open") ...
+_EACH = frozenset(words("each both all"))  # "did Home Depot and Lowe's each have": the verb follows
+_HAVING = frozenset(words("have has had hold holds held own owns owned"))  # ... nor what it has ("does it have")
 # "how many years do options vest": a span of time asked, not a count of things
 _DURATIONS = frozenset(words("years year months month weeks week days day hours hour"))
 INITIALS_WORDS = 3  # a shorter phrase's initials are no name ("CA" for "commercial airplanes")
@@ -32,17 +38,19 @@ _PERIOD_WORDS = frozenset(words("end year years fiscal period during first secon
 TITLE_REACH = 8  # lines after a table's title line (a count's name alone) that its first figure row may be on
 ROW_LABEL_WORDS = 3  # words a row under a count's title may be labelled by ("Domestic", "Total")
 LABEL_SLACK = 6  # words a count's row label may say beyond the thing counted
-# a count in a sentence: an integer of two digits or more, not an amount, a share or a year
+# a count in a sentence: an integer of two digits or more, not an amount, a share, a year (``_YEAR``) or a day
 _COUNT = re.compile(r"(?<![$\d.,])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?![\d,.]*\d)(?!\s*(?:%|percent|million|billion))")
 _YEAR = re.compile(r"(?:19|20)\d\d$")
+_MONTH_BEFORE = re.compile(r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+$")  # a day's number
+_VERB_REACH = 3  # words before a count its verb may stand ("we operated approximately 2,335 stores")
 _NOUN_REACH = 3  # words a sentence may put between the count and the thing counted ("41,822 McDonald's restaurants")
 
 
 class Counted(NamedTuple):
     """What a count question counts: its words' stems (the head noun last), the stems of the nouns filings print
     for its verb ("deliveries" for "deliver": ``query.plan.printed_nouns``), the verb's own stem, the initials
-    of a phrase of three words or more ("rsu" for "restricted stock units", printed "RSUs"), and the phrase and
-    the nouns as said."""
+    of a phrase of three words or more ("rsu" for "restricted stock units", printed "RSUs"), the phrase and
+    the nouns as said, and whether the verb is an action asked with "do"."""
 
     what: tuple[str, ...]
     nouns: tuple[str, ...] = ()
@@ -50,6 +58,7 @@ class Counted(NamedTuple):
     initials: str = ""
     said: str = ""
     printed: tuple[str, ...] = ()
+    acted: bool = False  # asked with "do": the verb is an action its sentence states ("opened 2,067 restaurants")
 
     def searched(self) -> list[str]:
         """What the document is searched for: the thing as said with its initials ("restricted stock units
@@ -72,11 +81,11 @@ def counted(question: str, nouns: list[str]) -> Counted | None:
     what = tuple(w for w in words(m.group("what")) if w not in FUNCTION_WORDS)
     if not what or len(what) > COUNTED_WORDS or what[-1] in _DURATIONS:
         return None
-    rest = [w for w in words(m.group("rest")) if w not in FUNCTION_WORDS]
+    verb = next((w for w in words(m.group("rest")) if w not in FUNCTION_WORDS and w not in _EACH), "")
     surface = re.findall(r"[A-Za-z]+", m.group("what"))
     initials = "".join(w[0] for w in surface).lower() if len(surface) >= INITIALS_WORDS else ""
-    return Counted(what, tuple(w for n in nouns for w in words(n)), rest[0] if rest else "", initials,
-                   m.group("what"), tuple(nouns))
+    return Counted(what, tuple(w for n in nouns for w in words(n)), verb, initials, m.group("what"), tuple(nouns),
+                   m.group("aux").lower() in _DOING and verb not in _HAVING)
 
 
 def _names(label_words: tuple[str, ...], c: Counted) -> bool:
@@ -128,15 +137,21 @@ def _titled_cells(lines: list[str]) -> list[str]:
     return cells
 
 
-def count_sentence_page(chunk: dict, c: Counted) -> int | None:
-    """The page on which a chunk states the count in words: an integer (not an amount, a share or a year)
-    followed within ``_NOUN_REACH`` words by the head noun or a noun of the verb ("operated 2,335 stores")."""
+def count_sentence_page(chunk: dict, c: Counted, acted: bool = False) -> int | None:
+    """The page on which a chunk states the count in words: an integer (not an amount, a share, a year or a
+    day's number) followed within ``_NOUN_REACH`` words, none a joining word, by the head noun or a noun of the
+    verb ("2,335 stores", "41,822 McDonald's restaurants"; not "31 for the United States"); with ``acted``,
+    after the question's verb ("opened 2,067 restaurants", not "Of the 41,822 restaurants")."""
     text = chunk.get("text") or ""
     naming = c.naming()
     for m in _COUNT.finditer(text):
-        if _YEAR.match(m.group()):
+        if _YEAR.match(m.group()) or _MONTH_BEFORE.search(text, max(0, m.start() - 12), m.start()):
             continue
-        after = words(" ".join(re.split(r"[.,;:()\n]", text[m.end():m.end() + 80], maxsplit=1)[0].split()[:_NOUN_REACH + 1]))
-        if naming & set(after[:_NOUN_REACH + 1]):
-            return page_position(chunk, m.start())[0]
+        said = re.split(r"[.,;:()\n]", text[m.end():m.end() + 80], maxsplit=1)[0]
+        after = list(itertools.takewhile(lambda w: w not in FUNCTION_WORDS, words(said)))[:_NOUN_REACH + 1]
+        if not naming & set(after):
+            continue
+        if acted and c.verb not in words(text[max(0, m.start() - 40):m.start()])[-_VERB_REACH:]:
+            continue
+        return page_position(chunk, m.start())[0]
     return None

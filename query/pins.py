@@ -282,15 +282,16 @@ class Pins(PinReader):
     def _count_pins(self, q: Question, scope: Filters, c: Counted, pin: Callable) -> None:
         """A count asked (``query.counts``): among the document's passages matching the thing counted (as said,
         and as the verb's nouns alone: "Deliveries" heads a table the airplanes counted are not named in), the
-        first page in the document's order printing its row, and the first stating it in a sentence."""
+        first page in the document's order printing its row, and the first stating it in a sentence (asked as an
+        action, "did it open", after the verb, "opened 2,067 restaurants": a count said with no verb, "its 1,040
+        retail stores worldwide", may be another one than the one asked)."""
         hits = [h for said in c.searched() for h in self._bm25(q, said, scope, COUNT_SEARCH)]
-        pinned: set[int] = set()
-        for read, reason in ((count_row_page, "the row counting what is asked"),
-                             (count_sentence_page, "states the count asked")):
-            found = {p: h for h in hits if (p := read(h.source, c)) is not None}
-            if found and (page := min(found)) not in pinned:
-                pin(found[page].source, found[page].id, page, "section", reason)
-                pinned.add(page)
+        row = _first_page(hits, lambda chunk: count_row_page(chunk, c))
+        if row:
+            pin(row[1].source, row[1].id, row[0], "section", "the row counting what is asked")
+        said = _first_page(hits, lambda chunk: count_sentence_page(chunk, c, c.acted))
+        if said and (not row or said[0] != row[0]):
+            pin(said[1].source, said[1].id, said[0], "section", "states the count asked")
 
     def _stated_pin(self, q: Question, doc_id: str, named: tuple[str, ...], pin: Callable) -> None:
         """A figure no statement, note or section is named for (:func:`unplaced_figure`; ``named``: its
@@ -383,6 +384,12 @@ def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
     region's figure: ``parts``): the statement prints the whole, not the figure asked, so the part's own
     pages (the segment note, MD&A's section) stand in its place."""
     return pin.source["doc_id"] in parts and pin.source["_basis"] in ("statement", "continuation")
+
+
+def _first_page(hits: list[Hit], read: Callable[[dict], int | None]) -> tuple[int, Hit] | None:
+    """The first page in the document's order that ``read`` finds in a hit's passage, with that hit."""
+    found = {p: h for h in hits if (p := read(h.source)) is not None}
+    return (min(found), found[min(found)]) if found else None
 
 
 def _best_per_company(docs: list[ScoredDoc]) -> list[DocInfo]:

@@ -12,7 +12,10 @@ def _chunk(text: str, page: int = 7) -> dict:
 
 def test_the_thing_counted_is_the_words_after_how_many_and_the_verb_follows_the_auxiliary():
     stores = counted("How many stores did operate at the end of fiscal 2019?", [])
-    assert stores == Counted(("store",), (), "oper", "", "stores", ())
+    assert stores == Counted(("store",), (), "oper", "", "stores", (), True)
+    assert not counted("How many restaurants were open worldwide?", []).acted  # a state, not an action
+    assert not counted("How many stores did and each have at the end of fiscal 2023?", []).acted  # a possession
+    assert counted("How many vehicles did produce in 2024?", []).verb == "produc"
     airplanes = counted("How many commercial airplanes did deliver in 2023?", ["deliveries"])
     assert airplanes.what == ("commerci", "airplan") and airplanes.nouns == ("deliveri",)
     assert airplanes.searched() == ["commercial airplanes", "deliveries"]
@@ -56,3 +59,18 @@ def test_a_sentence_states_the_count_before_the_thing_counted():
                                       "billion."), airplanes) is None  # a day, then a year
     assert count_sentence_page(_chunk("revenues of $25 airplanes"), airplanes) is None  # an amount
     assert count_sentence_page(_chunk("12% of airplanes"), airplanes) is None  # a share
+
+
+def test_no_count_through_a_joining_word_or_of_a_day():
+    units = counted("How many retail units did operate at July 31, 2023?", [])
+    assert count_sentence_page(_chunk("a fiscal year ending January 31 for the United States (U.S.)"), units) is None
+    assert count_sentence_page(_chunk("ended July 31 retail units"), units) is None  # a day's number
+    assert count_sentence_page(_chunk("operated 10,482 retail units"), units) == 7
+
+
+def test_an_action_asked_is_the_count_stated_after_its_verb():
+    opened = counted("How many restaurants did open in 2023?", [])
+    overview = _chunk("Of the 41,822 McDonald's restaurants at year-end 2023, 95% were franchised.")
+    development = _chunk("In 2023, the Company opened 2,067 restaurants and closed 520 restaurants.")
+    assert count_sentence_page(overview, opened) == 7 and count_sentence_page(overview, opened, acted=True) is None
+    assert count_sentence_page(development, opened, acted=True) == 7
