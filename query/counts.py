@@ -2,7 +2,7 @@
 airplanes did Boeing deliver in 2023?", "How many restricted stock units did Apple grant?"): no concept names
 it and no statement prints it, so the search ranks the pages saying the thing counted most (the stores'
 reconciliation by segment, the airplane programs' discussion) above the one line that counts it: a table's row
-("Total units 11,718", "Deliveries 396 (9) 1 32 ...", "RSUs granted 91,674") or a sentence ("operated 2,335
+("Number of stores ... Total 1,238", "Deliveries 396 (9) 1 32 ...", "RSUs granted 91,674") or a sentence ("operated 2,335
 stores", "Of the 41,822 McDonald's restaurants"). Pure: plain text in, pages out; :meth:`query.pins.Pins.
 _count_pins` pins the first page of each kind in the document's order (the business's overview, the five-year
 summary before the segments' detail). Asked as an action ("did it open"), the sentence is the one stating the
@@ -90,12 +90,13 @@ def counted(question: str, nouns: list[str]) -> Counted | None:
 
 def _names(label_words: tuple[str, ...], c: Counted) -> bool:
     """Whether a row's label names the count: a noun of the verb ("Deliveries"), the initials ("RSUs granted")
-    or the head noun with a sum's or a number's word ("Total units"), and nothing beyond the thing counted, the
-    verb, those words and the period's (and years)."""
+    or the thing counted, every word of it, with a sum's or a number's word ("Number of stores"; "Total
+    memberships" counts more than the "paid streaming memberships" asked), and nothing beyond the thing
+    counted, the verb, those words and the period's (and years)."""
     own = [w for w in label_words if w not in FUNCTION_WORDS and not w.isdigit()]
     initialism = {w for w in own if c.initials and w.rstrip("s") == c.initials}
     said = set(own) - initialism
-    named = initialism or said & set(c.nouns) or (c.what[-1] in said and said & _SUM_WORDS)
+    named = initialism or said & set(c.nouns) or (set(c.what) <= said and said & _SUM_WORDS)
     return bool(named) and len(label_words) <= len(c.what) + LABEL_SLACK and \
         said <= set(c.what) | set(c.nouns) | {c.verb} | _SUM_WORDS | _PERIOD_WORDS
 

@@ -45,6 +45,9 @@ def test_a_segment_s_row_of_amounts_or_a_sentence_s_line_is_no_count_s_row():
     stores = counted("How many stores did operate?", [])
     assert count_row_page(_chunk("Total stores | $ 1,200 | $ 1,100"), stores) is None  # amounts
     assert count_row_page(_chunk("Total Domestic segment stores | 1,298 | 1,026"), stores) is None  # a part's
+    paid = counted("How many paid streaming memberships did have at the end of 2016?", [])
+    assert count_row_page(_chunk("Total memberships at end of period (1) | 49,431 | 44,738"), paid) is None  # wider
+    assert count_row_page(_chunk("Total paid streaming memberships | 93,796 | 74,762"), paid) == 7
 
 
 def test_a_sentence_states_the_count_before_the_thing_counted():
