@@ -16,7 +16,7 @@ import re
 from typing import NamedTuple
 
 from domain.text import FUNCTION_WORDS, words
-from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
+from query.statements import FIGURE, ROW_FIGURES, label_cells, labelled_lines, page_position
 
 # "how many <what is counted> <auxiliary> <company> <verb> ...": the company's names are cut from the text
 # read (``query.plan.make_plan``), so the verb follows the auxiliary
@@ -112,15 +112,10 @@ def count_row_page(chunk: dict, c: Counted) -> int | None:
     lines after it up to the next line with words, or, a table's title naming it alone ("Number of stores"),
     the figures of the short rows under it ("Domestic 1,026 ... Total 1,238": :func:`_titled_cells`)."""
     lines = (chunk.get("text") or "").split("\n")
-    at = 0
-    for i, line in enumerate(lines):
-        cell = FIGURE.search(line)
-        label = (line[:cell.start()] if cell else line).replace("|", " ")
-        if not label.rstrip().endswith((",", ".")) and _names(words(label), c):
-            cells = FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:]) or _titled_cells(lines[i + 1:])
-            if _counts(cells):
-                return page_position(chunk, at)[0]
-        at += len(line) + 1
+    for i, label, at in labelled_lines(lines):
+        if not label.rstrip().endswith((",", ".")) and _names(words(label), c) and \
+                _counts(label_cells(lines, i, label) or _titled_cells(lines[i + 1:])):
+            return page_position(chunk, at)[0]
     return None
 
 

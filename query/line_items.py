@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from domain.text import FUNCTION_WORDS, words
 from query.stated import MEASURE_WORDS, measure_words
-from query.statements import COST_WORDS, FIGURE, ROW_FIGURES, page_position, row_cells
+from query.statements import COST_WORDS, ROW_FIGURES, label_cells, labelled_lines, page_position
 
 # A question's words before the item that say it is spent ("spend on", "spent on") or, of a liability, owed
 # ("owe in trade payables") ...
@@ -55,15 +55,8 @@ def line_item_page(item: tuple[str, ...], chunk: dict) -> int | None:
     """The page on which a chunk prints the item's row: a line whose text before its first figure labels the
     item (:func:`labels_item`), with at least ``ROW_FIGURES`` figures on it or on the lines after it up to
     the next line with words (a page's text puts a row's cells beside its label or below it)."""
-    text = chunk.get("text") or ""
-    lines = text.split("\n")
-    at = 0
-    for i, line in enumerate(lines):
-        cell = FIGURE.search(line)
-        label = (line[:cell.start()] if cell else line).replace("|", " ")
-        if labels_item(label, item):
-            cells = FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:])
-            if len(cells) >= ROW_FIGURES:
-                return page_position(chunk, at)[0]
-        at += len(line) + 1
+    lines = (chunk.get("text") or "").split("\n")
+    for i, label, at in labelled_lines(lines):
+        if labels_item(label, item) and len(label_cells(lines, i, label)) >= ROW_FIGURES:
+            return page_position(chunk, at)[0]
     return None

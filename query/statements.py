@@ -11,6 +11,7 @@ index of financial statements (which lists every title).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from domain.sec_items import STATEMENT_ITEMS
 from domain.statements import (
@@ -208,6 +209,22 @@ def _may_label(line: str, metric: tuple[str, ...]) -> bool:
 def _without_label(line: str, metric: tuple[str, ...]) -> str:
     """A row's line after its label's words."""
     return re.sub(r"^\W*" + r"\W+".join(r"[A-Za-z&]+" for _ in metric), "", line.strip())
+
+
+def labelled_lines(lines: list[str]) -> Iterator[tuple[int, str, int]]:
+    """Each line of a page's text read as a table's row: (its index, its label: the text before its first
+    figure, a cell's bar read as a space, where it starts in the text joined by newlines)."""
+    at = 0
+    for i, line in enumerate(lines):
+        cell = FIGURE.search(line)
+        yield i, (line[:cell.start()] if cell else line).replace("|", " "), at
+        at += len(line) + 1
+
+
+def label_cells(lines: list[str], i: int, label: str) -> list[str]:
+    """The figures of the row line ``i`` labels (``label``: :func:`labelled_lines`'): after the label on its
+    line, then on the lines after it up to the next line with words (a PDF's text puts a row's cells below)."""
+    return FIGURE.findall(lines[i][len(label):]) + row_cells(lines[i + 1:])
 
 
 def row_cells(lines: list[str]) -> list[str]:
