@@ -18,6 +18,7 @@ from query.question import Question
 from query.statements import row_page
 from schemas.chunks import next_chunk_id
 
+PART_SEARCH = 50  # a whole document's passages read for a part's row (a note's table among MD&A's prose)
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 
 
@@ -28,38 +29,48 @@ class PartPins(PinReader):
         """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
         table of parts, which neither the consolidated statements nor the search's prose outrank it with:
         the MD&A page of the document whose table row the part labels (:func:`query.parts.part_row`;
-        a document without MD&A, a release, anywhere in it), the label naming most of the part, then the
-        first page: MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales,
-        the brand's, before each geography's)."""
+        a document without MD&A, a release, anywhere in it), then the part's own MD&A section
+        (:meth:`_section`). Where MD&A prints neither, the part's row in the whole document: Pfizer's 10-Q
+        tabulates a product's revenues, "Paxlovid", in a note only, MGM's a subsidiary's, "MGM China", in its
+        segment note."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
         parts = asked_parts(q, d) if cues else frozenset()
         if not parts:
             return
-        titled = typed_lower(q.plan.core)
-        asked = frozenset(words(q.plan.core))
         hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
             self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
+        rowed = self._row(q, parts, cues, hits, pin)
+        if not self._section(q, parts, cues, hits, pin) and not rowed:
+            self._row(q, parts, cues, self._bm25(q, q.plan.lexical, scope, PART_SEARCH), pin)
+
+    def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
+        """Pins the page of the table row among ``hits`` that the part labels (:func:`query.parts.part_row`):
+        the label naming most of the part, then the first page: MD&A tabulates the parts of the whole before
+        each segment's own (NIKE Direct's sales, the brand's, before each geography's). Whether one was."""
+        titled = typed_lower(q.plan.core)
+        asked = frozenset(words(q.plan.core))
         rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled))]
         if rows:
             (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
-        self._section(q, parts, cues, hits, pin)
+        return bool(rows)
 
-    def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> None:
+    def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
         """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
         prints the part's figure in the table after its heading, on a row labelled by the metric alone
-        ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page."""
+        ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page. Whether
+        one was pinned."""
         for h in hits:
             heading = part_heading(parts, h.source)
             if heading is None:
                 continue
             if found := _table_row(cues, [(t, 0) for t in self._next_chunks(q, h.source, PART_SECTION_TABLES)]):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the section {heading!r} prints the figure asked")
-                return
+                return True
         if found := self._table_after_heading(q, parts, cues, hits):
             (chunk, page), heading = found
             pin(chunk, chunk["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
-            return
+            return True
         for h in hits:  # no section opened at a chunk's end: a part's title over its table inside one
             titled = part_title(parts, h.source)
             if titled is None:
@@ -67,7 +78,8 @@ class PartPins(PinReader):
             heading, after = titled
             if found := _table_row(cues, [(h.source, after)] + [(t, 0) for t in self._next_chunks(q, h.source, 1)]):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the table {heading!r} prints the figure asked")
-                return
+                return True
+        return False
 
     def _table_after_heading(self, q: Question, parts: frozenset[str], cues: tuple,
                              hits: list[Hit]) -> tuple[tuple[dict, int], str] | None:

@@ -44,12 +44,21 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     for i, line in enumerate(lines):
         said = words(FIGURE.sub(" ", line))
         named = frozenset(said) - FUNCTION_WORDS
-        part = named & parts
-        if part and len(said) <= PART_LABEL_WORDS and named <= asked | measured and _label_first(line) and \
+        part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
+        if part and len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
+                _label_first(line) and \
                 (not titled or _titled(line)) and len(FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
     return None
+
+
+def _names_metric(said: list[str], part: frozenset[str], named: frozenset[str], known: frozenset[str]) -> bool:
+    """Whether a row's label (``said``: its stems, ``named``: those not joining words) is of the question's
+    and the metric's words (``known``), or opens with the part (``part``: its words the label holds) and
+    closes with one of those, saying of what kind between ("Comirnaty direct sales and alliance revenues"
+    for Comirnaty's revenues)."""
+    return named <= known or (said[0] in part and said[-1] in known)
 
 
 PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section heading stands (its table is next)

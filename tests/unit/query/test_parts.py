@@ -59,6 +59,20 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     products = {"text": "Revenues\nPaxlovid\nCOVID-19 in certain high-risk patients\n143\n8,115\nEliquis\n1,762",
                 "page_start": 38, "page_end": 38}
     assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid")
+    # a label opening with the part and closing with the metric may say of what kind between; not one closing
+    # with another measure
+    comirnaty = "What were Pfizer's Comirnaty revenues in Q2 2023?"
+    kinds = {"text": "Revenues\nComirnaty direct sales and alliance revenues\n1,488\n8,848", "page_start": 38,
+             "page_end": 38}
+    spent = {**kinds, "text": "Revenues\nComirnaty direct sales and alliance payments\n1,488\n8,848"}
+    asked_c, part_c = frozenset(words(comirnaty)), frozenset(words("comirnaty"))
+    assert part_row(asked_c, part_c, cues, kinds) == (38, 1, "Comirnaty direct sales and alliance revenues")
+    assert part_row(asked_c, part_c, cues, spent) is None
+    # a metric's word the question writes with a capital is no part: the metric's own row is not a part's
+    capex = "What was 3M's Capital Expenditure in 2018?"
+    capex_cues = concept_map().metric_cues(capex, ["capital spending"])
+    segment_note = {"text": "Capital Expenditures\n1,577\n1,373", "page_start": 125, "page_end": 125}
+    assert part_row(frozenset(words(capex)), frozenset(words("expenditure")), capex_cues, segment_note) is None
     # a question typed in lower case: the row must write the part as a name, not a line item's sentence case
     typed = "free cash flow of theme parks 2023"
     named_row = {"text": "Revenue\nTheme Parks | 8,947 | 7,541", "page_start": 43, "page_end": 43}
