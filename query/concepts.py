@@ -37,6 +37,7 @@ class Concept:
     one_measure: bool = False  # its cues are names of one measure: a row printing any of them prints it
     written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
+    listed: bool = False  # long tables list the parts row by row under one header of this measure
 
     def matches(self, stems: str) -> bool:
         return _said_with(stems, self.cues, self.with_cues)
@@ -107,6 +108,16 @@ class ConceptMap:
         stems = phrase_text(words(text))
         return tuple(cue for c in self.concepts if c.name in names and c.figure and _any_cue(stems, c.cues)
                      for cue in c.cues if len(cue) > 1 or has_phrase(stems, cue))
+
+    def measure_cues(self) -> tuple[Cue, ...]:
+        """Every figure concept's cues: the words by which a table's header says what it measures (a passage
+        naming none is a table's rows without their header, or prose about no figure)."""
+        return tuple(dict.fromkeys(cue for c in self.concepts if c.figure for cue in c.cues))
+
+    def lists_parts(self, names: list[str]) -> bool:
+        """Whether a named concept's measure is one long tables list part by part (``listed``: a product's
+        sales), so a passage of such rows far below the table's header names no measure."""
+        return any(c.listed for c in self.concepts if c.name in names)
 
     def metric_words(self, text: str, names: list[str]) -> frozenset[str]:
         """Every word of the named figure concepts' cues that the text says ("net", "revenue" of "net
@@ -182,13 +193,13 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
                                 bool(entry.get("one_measure", False)), tuple(entry["cues"]),
-                                tuple(entry.get("about") or ())))
+                                tuple(entry.get("about") or ()), bool(entry.get("listed", False))))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of + c.about if n not in names]:
             raise ConceptMapError(f"{source} concept {c.name}: instead_of or about names no concept: {', '.join(unknown)}")
-        if c.one_measure and not c.figure:
-            raise ConceptMapError(f"{source} concept {c.name}: one_measure needs figure: true (a row's label)")
+        if (c.one_measure or c.listed) and not c.figure:
+            raise ConceptMapError(f"{source} concept {c.name}: one_measure and listed need figure: true (a row's label)")
     doc_types = {t: tuple(_doc_type_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())

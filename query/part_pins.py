@@ -19,6 +19,7 @@ from query.statements import row_page
 from schemas.chunks import next_chunk_id
 
 PART_SEARCH = 50  # a whole document's passages read for a part's row (a note's table among MD&A's prose)
+INITIAL = 2  # letters of a part's word said by initials, which finds no row of its own in a headless passage
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 
 
@@ -32,7 +33,10 @@ class PartPins(PinReader):
         a document without MD&A, a release, anywhere in it), then the part's own MD&A section
         (:meth:`_section`). Where MD&A prints neither, the part's row in the whole document: Pfizer's 10-Q
         tabulates a product's revenues, "Paxlovid", in a note only, MGM's a subsidiary's, "MGM China", in its
-        segment note."""
+        segment note. Where the question's words find no such row either and the measure is one long tables
+        list part by part (a product's sales), the part's name alone finds a long table's later passage printing
+        its row under no header (:func:`query.parts.part_row`'s ``measures``), unless the part is said by
+        initials."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
         parts = asked_parts(q, d) if cues else frozenset()
         if not parts:
@@ -40,16 +44,22 @@ class PartPins(PinReader):
         hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
             self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
         rowed = self._row(q, parts, cues, hits, pin)
-        if not self._section(q, parts, cues, hits, pin) and not rowed:
-            self._row(q, parts, cues, self._bm25(q, q.plan.lexical, scope, PART_SEARCH), pin)
+        if self._section(q, parts, cues, hits, pin) or rowed or \
+                self._row(q, parts, cues, self._bm25(q, q.plan.lexical, scope, PART_SEARCH), pin):
+            return
+        named = any(len(w) > INITIAL for w in parts)  # initials ("U.S.") label every geographic table's rows
+        if named and concept_map().lists_parts(q.plan.concepts):  # the part's name alone: a headless passage
+            headless = self._bm25(q, " ".join(sorted(parts)), scope, PART_SEARCH)
+            self._row(q, parts, cues, headless, pin, concept_map().measure_cues())
 
-    def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
+    def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable,
+             measures: tuple = ()) -> bool:
         """Pins the page of the table row among ``hits`` that the part labels (:func:`query.parts.part_row`):
         the label naming most of the part, then the first page: MD&A tabulates the parts of the whole before
         each segment's own (NIKE Direct's sales, the brand's, before each geography's). Whether one was."""
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
-        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled))]
+        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled, measures))]
         if rows:
             (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")

@@ -26,17 +26,23 @@ _STRUCTURE = frozenset(words("segment segments business businesses division divi
 
 
 def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
-             titled: bool = False) -> tuple[int, int, str] | None:
+             titled: bool = False, measures: tuple[tuple[str, ...], ...] = ()) -> tuple[int, int, str] | None:
     """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
     company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
     2,262"): a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
     Direct" for NIKE Direct's revenues) holding one of ``parts`` (:func:`named_parts`), with ``ROW_FIGURES``
     figures, in a chunk that names the metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
     sales); with ``titled`` (a question typed in lower case), a label written as a name. The consolidated
-    statements print no part's row, so a part's figure stands in MD&A's or a note's table of parts."""
+    statements print no part's row, so a part's figure stands in MD&A's or a note's table of parts. Given
+    ``measures`` (every measure's cues: :meth:`~query.concepts.ConceptMap.measure_cues`), only a chunk naming
+    no measure at all counts, on a row labelled by the part's name alone: a long table of products is cut
+    into passages, and the one printing "XARELTO" over its figures is far below the header naming the measure
+    ("Sales to customers"); a chunk naming another measure is that measure's table ("North America" in a
+    table of revenues for its operating income)."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
-    if not any(has_phrase(stems, cue) for cue in metric):
+    cued = not measures and any(has_phrase(stems, cue) for cue in metric)
+    if not cued and not (measures and not any(has_phrase(stems, cue) for cue in measures)):
         return None
     measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
     lines = text.split("\n")
@@ -45,12 +51,28 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         said = words(FIGURE.sub(" ", line))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
-        if part and len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
-                _label_first(line) and \
-                (not titled or _titled(line)) and len(FIGURE.findall(line) + _part_cells(lines[i + 1:])) >= ROW_FIGURES:
+        if part and (cued or named == part) and len(said) <= PART_LABEL_WORDS and \
+                _names_metric(said, part, named, asked | measured) and _label_first(line) and \
+                (not titled or _titled(line)) and _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
     return None
+
+
+def _amounts(cells: list[str], cued: bool) -> bool:
+    """Whether a row's cells are ``ROW_FIGURES`` figures or more and, in a passage that does not name the
+    metric (``cued``), hold an amount: a figure of ``AMOUNT_DIGITS`` digits or more, no percent and no year (a
+    table of patents' expiry years, "Xeljanz 2025 2028 2025", or of percent changes, "North America (1) —", is
+    no table of sales)."""
+    return len(cells) >= ROW_FIGURES and (cued or any(_amount(c) for c in cells))
+
+
+AMOUNT_DIGITS = 3
+
+
+def _amount(cell: str) -> bool:
+    digits = re.sub(r"\D", "", cell.split(".")[0])
+    return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not re.fullmatch(r"(19|20)\d\d", cell.strip())
 
 
 def _names_metric(said: list[str], part: frozenset[str], named: frozenset[str], known: frozenset[str]) -> bool:

@@ -68,6 +68,27 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     asked_c, part_c = frozenset(words(comirnaty)), frozenset(words("comirnaty"))
     assert part_row(asked_c, part_c, cues, kinds) == (38, 1, "Comirnaty direct sales and alliance revenues")
     assert part_row(asked_c, part_c, cues, spent) is None
+    # a long table's later passage, far below the header naming the measure: given every measure's cues, a row
+    # labelled by the part's name alone counts in a passage naming none, its cells amounts (not a patent table's
+    # years); not a label saying more, nor a passage naming another measure (a table of operating income)
+    xarelto = "What were Johnson & Johnson's Xarelto sales in fiscal 2022?"
+    asked_x, part_x = frozenset(words(xarelto)), frozenset(words("xarelto"))
+    later = {"text": "     Worldwide\n3,887\n4,119\n     XARELTO\n     U.S.\n2,473\n2,438\n2,345", "page_start": 83,
+             "page_end": 83}
+    years = {**later, "text": "Patent expiration\nXarelto\n2025\n2028\n2025"}
+    more = {**later, "text": "XARELTO U.S. litigation accrual\n2,473\n2,438"}
+    assert part_row(asked_x, part_x, cues, later) is None
+    measures = concept_map().measure_cues()
+    other = {**later, "text": "Operating income\n" + later["text"]}
+    changes = {**later, "text": "     XARELTO\n(1)\n—\n4 %\n(2)"}
+    assert part_row(asked_x, part_x, cues, later, measures=measures) == (83, 1, "XARELTO")
+    assert all(part_row(asked_x, part_x, cues, c, measures=measures) is None for c in (years, more, other, changes))
+    headed = {**later, "text": "Revenues\n" + later["text"]}  # the question's own words found it
+    assert part_row(asked_x, part_x, cues, headed) == (83, 1, "XARELTO")
+    assert part_row(asked_x, part_x, cues, headed, measures=measures) is None
+    # only a measure long tables list part by part (sales) is read off such rows: not a count's, a percent's
+    assert concept_map().lists_parts(["revenue and growth"])
+    assert not concept_map().lists_parts(["comparable sales"]) and not concept_map().lists_parts(["margins"])
     # a metric's word the question writes with a capital is no part: the metric's own row is not a part's
     capex = "What was 3M's Capital Expenditure in 2018?"
     capex_cues = concept_map().metric_cues(capex, ["capital spending"])

@@ -470,7 +470,7 @@ def test_a_row_of_one_measure_may_print_any_of_its_names():
     assert m.printed_names("Acme's comparable sales in 2023?", ["comps"]) == []
     assert m.printed_names("Acme's gross margin?", ["margins"]) == []
     assert plan_of("What was Acme's capex in 2023?").lexical.endswith("capital expenditure")
-    with pytest.raises(ConceptMapError, match="one_measure needs figure"):
+    with pytest.raises(ConceptMapError, match="one_measure and listed need figure"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "one_measure": True}]})
 
 
