@@ -41,9 +41,12 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     table of revenues for its operating income)."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
-    cued = not measures and any(has_phrase(stems, cue) for cue in metric)
-    if not cued and not (measures and not any(has_phrase(stems, cue) for cue in measures)):
+    if measures:  # a headless passage: one naming a measure was the question's to find
+        if any(has_phrase(stems, cue) for cue in measures):
+            return None
+    elif not any(has_phrase(stems, cue) for cue in metric):
         return None
+    cued = not measures
     measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
     lines = text.split("\n")
     at = 0
@@ -59,15 +62,15 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     return None
 
 
+AMOUNT_DIGITS = 3  # digits of a headless row's amount (a product's sales in millions), more than a percent's
+
+
 def _amounts(cells: list[str], cued: bool) -> bool:
     """Whether a row's cells are ``ROW_FIGURES`` figures or more and, in a passage that does not name the
     metric (``cued``), hold an amount: a figure of ``AMOUNT_DIGITS`` digits or more, no percent and no year (a
     table of patents' expiry years, "Xeljanz 2025 2028 2025", or of percent changes, "North America (1) —", is
     no table of sales)."""
     return len(cells) >= ROW_FIGURES and (cued or any(_amount(c) for c in cells))
-
-
-AMOUNT_DIGITS = 3
 
 
 def _amount(cell: str) -> bool:
