@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from domain.periods import PERIOD_WORDS
-from domain.sec_items import MDNA_ITEMS
+from domain.sec_items import MDNA_ITEMS, STATEMENT_ITEMS
 from domain.text import typed_lower, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
@@ -31,39 +31,48 @@ class PartPins(PinReader):
         table of parts, which neither the consolidated statements nor the search's prose outrank it with:
         the MD&A page of the document whose table row the part labels (:func:`query.parts.part_row`;
         a document without MD&A, a release, anywhere in it), then the part's own MD&A section
-        (:meth:`_section`). Where MD&A prints neither, the part's row in the whole document: Pfizer's 10-Q
-        tabulates a product's revenues, "Paxlovid", in a note only, MGM's a subsidiary's, "MGM China", in its
-        segment note. Where the question's words find no such row either and the measure is one long tables
-        list part by part (a product's sales), the part's name alone finds a long table's later passage printing
-        its row under no header (:func:`query.parts.part_row`'s ``measures``), unless the part is said by
-        initials."""
+        (:meth:`_section`). A 10-K prints the figure again outside MD&A, in the segment note or the note's table
+        of products, and some print it there only (Pfizer's 10-Q tabulates a product's revenues, "Paxlovid", in
+        a note only, MGM's a subsidiary's, "MGM China", in its segment note): the part's row is then pinned
+        from the whole document in each place not pinned yet (:meth:`_row_anywhere`)."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
         parts = asked_parts(q, d) if cues else frozenset()
         if not parts:
             return
-        hits = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30) or \
-            self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
+        mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
+        hits = mdna or self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
         rowed = self._row(q, parts, cues, hits, pin)
-        if self._section(q, parts, cues, hits, pin) or rowed or \
-                self._row(q, parts, cues, self._bm25(q, q.plan.lexical, scope, PART_SEARCH), pin):
+        if self._section(q, parts, cues, hits, pin):
+            rowed |= {MDNA}
+        if rowed and not mdna:  # a release prints the part's figure once, in its table of parts
             return
+        self._row_anywhere(q, parts, cues, scope, pin, rowed)
+
+    def _row_anywhere(self, q: Question, parts: frozenset[str], cues: tuple, scope: Filters, pin: Callable,
+                      pinned: set[str]) -> None:
+        """The part's row in each place of the whole document that prints it and none is ``pinned`` for yet
+        (MD&A, then the notes: :func:`place`): a 10-K prints a product's sales in MD&A's table and again
+        in the note's table of products. The question's search first, then, where the measure is one long
+        tables list part by part (a product's sales), the part's name alone, for a long table's later passage
+        printing its row under no header, unless the part is said by initials."""
+        hits = self._bm25(q, q.plan.lexical, scope, PART_SEARCH)
+        pinned = pinned | self._row(q, parts, cues, unpinned(hits, pinned), pin)
         named = any(len(w) > INITIAL for w in parts)  # initials ("U.S.") label every geographic table's rows
-        if named and concept_map().lists_parts(q.plan.concepts):  # the part's name alone: a headless passage
-            headless = self._bm25(q, " ".join(sorted(parts)), scope, PART_SEARCH)
-            self._row(q, parts, cues, headless, pin, concept_map().measure_cues())
+        if not pinned >= set(PLACES) and named and concept_map().lists_parts(q.plan.concepts):
+            headless = self._bm25(q, " ".join(sorted(parts)), scope, PART_SEARCH)  # the part's name alone
+            self._row(q, parts, cues, unpinned(headless, pinned), pin, concept_map().measure_cues())
 
     def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable,
-             measures: tuple = ()) -> bool:
-        """Pins the page of the table row among ``hits`` that the part labels (:func:`query.parts.part_row`):
-        the label naming most of the part, then the first page: MD&A tabulates the parts of the whole before
-        each segment's own (NIKE Direct's sales, the brand's, before each geography's). Whether one was."""
+             measures: tuple = ()) -> set[str]:
+        """Pins the page of the table row among ``hits`` that the part labels (:func:`query.parts.part_row`),
+        one in MD&A and one in the notes (:func:`rows_per_place`). The places pinned in (:func:`place`)."""
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
         rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled, measures))]
-        if rows:
-            (page, _, label), h = min(rows, key=lambda t: (-t[0][1], t[0][0]))
+        chosen = rows_per_place(rows)
+        for (page, _, label), h in chosen:
             pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
-        return bool(rows)
+        return {place(h) for _, h in chosen}
 
     def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
         """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
@@ -123,6 +132,34 @@ def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] 
         if page is not None:
             return table, page
     return None
+
+
+def rows_per_place(rows: list[tuple[tuple[int, int, str], Hit]]) -> list[tuple[tuple[int, int, str], Hit]]:
+    """Of the part's rows found ((page, words of the part, label), passage), the one to pin in each place that
+    prints a part's figure (MD&A's table, then the notes', :func:`place`), or, where neither does, the one
+    elsewhere (a release's table, a 10-K's Item 1): the label naming most of the part, then the first page:
+    MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales, the brand's, before
+    each geography's). A 10-K's business or risk factors printing a segment's sales again are no place of
+    their own (Corning's Item 1A, CVS Health's Item 1)."""
+    placed = [found for where in PLACES if (found := [r for r in rows if place(r[1]) == where])]
+    placed = placed or ([rows] if rows else [])
+    return [min(found, key=lambda r: (-r[0][1], r[0][0])) for found in placed]
+
+
+def unpinned(hits: list[Hit], pinned: set[str]) -> list[Hit]:
+    """The passages in places no row is pinned in yet; none elsewhere once one is (:func:`rows_per_place`)."""
+    return [h for h in hits if place(h) not in pinned and not (pinned and place(h) == ELSEWHERE)]
+
+
+MDNA, NOTES, ELSEWHERE = "MD&A", "notes", "elsewhere"
+PLACES = (MDNA, NOTES)  # where a part's row is pinned, one each: MD&A's table of parts, then the notes'
+
+
+def place(hit: Hit) -> str:
+    """Where a passage stands among the places that print a part's figure: MD&A, the notes (the financial
+    statements' Item), or elsewhere."""
+    item = hit.source.get("item")
+    return MDNA if item in MDNA_ITEMS else NOTES if item in STATEMENT_ITEMS else ELSEWHERE
 
 
 def asked_parts(q: Question, d: DocInfo) -> frozenset[str]:

@@ -51,12 +51,12 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     lines = text.split("\n")
     at = 0
     for i, line in enumerate(lines):
-        said = words(FIGURE.sub(" ", line))
+        said = words(_alternative(FIGURE.sub(" ", line), parts))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
         if part and (cued or named == part) and len(said) <= PART_LABEL_WORDS and \
                 _names_metric(said, part, named, asked | measured) and _label_first(line) and \
-                (not titled or _titled(line)) and _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
+                (not titled or _titled(_alternative(_label(line), parts))) and _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
             return page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
     return None
@@ -76,6 +76,19 @@ def _amounts(cells: list[str], cued: bool) -> bool:
 def _amount(cell: str) -> bool:
     digits = re.sub(r"\D", "", cell.split(".")[0])
     return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not re.fullmatch(r"(19|20)\d\d", cell.strip())
+
+
+def _alternative(label: str, parts: frozenset[str]) -> str:
+    """The name in a row's label, of the names it lists between slashes, that holds one of ``parts``: a
+    product sold under several names is one row ("ZYTIGA /abiraterone acetate", a brand and its generic name;
+    "INVEGA SUSTENNA /XEPLION /INVEGA TRINZA /TREVICTA", one medicine's names by market), and the part asked
+    is one of them. A label of one name is itself, and so is one whose slash pairs a sign's two words, the
+    second in brackets ("prior service costs/(credits)", "(Losses)/gains"): that is one line item, its
+    words no names."""
+    names = label.split("/")
+    if any(name.strip().startswith("(") for name in names):
+        return label
+    return next((name for name in names if frozenset(words(name)) & parts), label)
 
 
 def _names_metric(said: list[str], part: frozenset[str], named: frozenset[str], known: frozenset[str]) -> bool:
@@ -155,10 +168,10 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
 ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
 
 
-def _titled(line: str) -> bool:
+def _titled(label: str) -> bool:
     """Whether a row's label is written as a name: each word but the joining ones opens with a capital
     ("Theme Parks", "Sales through NIKE Direct"), not a line item's sentence case ("Free cash flow")."""
-    said = re.findall(r"[A-Za-z][A-Za-z&'’-]*", _label(line))
+    said = re.findall(r"[A-Za-z][A-Za-z&'’-]*", label)
     return bool(said) and all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in said)
 
 

@@ -86,6 +86,22 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     headed = {**later, "text": "Revenues\n" + later["text"]}  # the question's own words found it
     assert part_row(asked_x, part_x, cues, headed) == (83, 1, "XARELTO")
     assert part_row(asked_x, part_x, cues, headed, measures=measures) is None
+    # a label listing one product's names between slashes (a brand and its generic name, its names by market)
+    # is the part's row when one of the names is the part; not when no name is the part alone (headless)
+    slashed = {"text": "Revenues\n     ZYTIGA /abiraterone acetate\n2,297 \n2,470 \n(7.0)", "page_start": 29,
+               "page_end": 29}
+    assert part_row(frozenset(words("What were Zytiga sales in 2021?")), frozenset(words("zytiga")), cues, slashed) \
+        == (29, 1, "ZYTIGA /abiraterone acetate")
+    invega = frozenset(words("invega sustenna"))
+    markets = {"text": "       INVEGA SUSTENNA / XEPLION / INVEGA\nTRINZA / TREVICTA\n     U.S.\n2,550 \n2,314 \n2,107",
+               "page_start": 84, "page_end": 84}
+    assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, markets, measures=measures) == \
+        (84, 2, "INVEGA SUSTENNA / XEPLION / INVEGA")
+    combined = {**markets, "text": "INVEGA SUSTENNA and XEPLION / TREVICTA\n2,550 \n2,314"}
+    assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, combined, measures=measures) is None
+    # a slash pairing a sign's two words is one line item's label, not names ("costs/(credits)" for Ford Credit)
+    signed = {**slashed, "text": "Revenues\nAmortization of prior service costs/(credits)\n(3)\n(5)"}
+    assert part_row(frozenset(words("Ford Credit revenues")), frozenset(words("credit")), cues, signed) is None
     # only a measure long tables list part by part (sales) is read off such rows: not a count's, a percent's
     assert concept_map().lists_parts(["revenue and growth"])
     assert not concept_map().lists_parts(["comparable sales"]) and not concept_map().lists_parts(["margins"])
@@ -103,6 +119,27 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     assert part_row(frozenset(words(typed)), parts_typed, cues, line_item, titled=True) is None
     assert part_row(frozenset(words(typed)), parts_typed, cues, line_item) == (44, 1, "Free cash flow")
 
+
+
+def test_a_parts_row_is_pinned_once_in_mdna_and_once_in_the_notes():
+    """A 10-K prints a product's sales in MD&A's table and again in the note's table of products: of the rows
+    found, the one naming most of the part in each place, MD&A's first, then the first page. A row in the
+    business or risk factors Items is pinned only where neither place prints one (as a release's table)."""
+    from kernel.search import Hit
+    from query.part_pins import MDNA, rows_per_place, unpinned
+
+    def row(item: str | None, page: int, named: int = 1) -> tuple:
+        return (page, named, "ZYTIGA"), Hit(f"c{item}-{page}", 1.0, {"item": item, "page_start": page})
+
+    rows = [row("8", 84), row("7", 29), row("8", 83, 2), row("7", 31), row("1A", 12), row("8", 120)]
+    assert [found[0] for found, _ in rows_per_place(rows)] == [29, 83]
+    assert [found[0] for found, _ in rows_per_place(rows[:1] + rows[4:5])] == [84]
+    assert [found[0] for found, _ in rows_per_place([row("1A", 12), row(None, 9)])] == [9]
+    assert rows_per_place([]) == []
+    # once MD&A's row is pinned, the whole document's search reads the notes only, not Item 1A's table again
+    hits = [hit for _, hit in rows]
+    assert [h.source["page_start"] for h in unpinned(hits, {MDNA})] == [84, 83, 120]
+    assert len(unpinned(hits, set())) == len(hits)
 
 
 def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
