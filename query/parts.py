@@ -50,16 +50,18 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
     lines = text.split("\n")
     at = 0
-    for i, line in enumerate(lines):
+    best = None  # the row naming most of the part, the first of those: a division's row ("Electronics") may
+    for i, line in enumerate(lines):  # come before the segment's total ("Total Transportation and Electronics")
         said = words(_alternative(FIGURE.sub(" ", line), parts))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
-        if part and (cued or named == part) and len(said) <= PART_LABEL_WORDS and \
-                _names_metric(said, part, named, asked | measured) and _label_first(line) and \
-                (not titled or _titled(_alternative(_label(line), parts))) and _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
-            return page_position(chunk, at)[0], len(part), _label(line)
+        if part and (best is None or len(part) > best[1]) and (cued or named == part) and \
+                len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
+                _label_first(line) and (not titled or _titled(_alternative(_label(line), parts))) and \
+                _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
+            best = page_position(chunk, at)[0], len(part), _label(line)
         at += len(line) + 1
-    return None
+    return best
 
 
 AMOUNT_DIGITS = 3  # digits of a headless row's amount (a product's sales in millions), more than a percent's
@@ -95,8 +97,9 @@ def _names_metric(said: list[str], part: frozenset[str], named: frozenset[str], 
     """Whether a row's label (``said``: its stems, ``named``: those not joining words) is of the question's
     and the metric's words (``known``), or opens with the part (``part``: its words the label holds) and
     closes with one of those, saying of what kind between ("Comirnaty direct sales and alliance revenues"
-    for Comirnaty's revenues)."""
-    return named <= known or (said[0] in part and said[-1] in known)
+    for Comirnaty's revenues), or is the part's name with the words of a part's own total alone ("Total
+    Transportation and Electronics Business Segment"; not "Total Domestic segment stores", a count)."""
+    return named <= known or named - TOTAL_WORDS == part or (said[0] in part and said[-1] in known)
 
 
 PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section heading stands (its table is next)
@@ -139,6 +142,7 @@ def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
 
 # Words that say a part is one without naming which ("Financial Products Segment"): no part's name, no measure
 SECTION_WORDS = frozenset(words("segment segments business businesses division divisions"))
+TOTAL_WORDS = SECTION_WORDS | frozenset(words("total"))  # a part's total row's words: no part's name, no measure
 
 
 def _part_cells(lines: list[str]) -> list[str]:

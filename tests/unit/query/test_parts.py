@@ -102,6 +102,16 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     # a slash pairing a sign's two words is one line item's label, not names ("costs/(credits)" for Ford Credit)
     signed = {**slashed, "text": "Revenues\nAmortization of prior service costs/(credits)\n(3)\n(5)"}
     assert part_row(frozenset(words("Ford Credit revenues")), frozenset(words("credit")), cues, signed) is None
+    # of a passage's rows, the one naming most of the part: a segment note prints a division's row above the
+    # segment's total, whose label adds only a part's total words; not a count's total ("stores")
+    te = "What were 3M's Transportation and Electronics segment net sales in 2022?"
+    divisions = {"text": "Net Sales\nElectronics\n3,359\n3,673\nTotal Transportation and Electronics Business Segment"
+                         "\n8,902\n9,262", "page_start": 59, "page_end": 59}
+    assert part_row(frozenset(words(te)), frozenset(words("transportation electronics")), cues, divisions) == \
+        (59, 2, "Total Transportation and Electronics Business Segment")
+    stores = {**divisions, "text": "Revenue\nTotal Domestic segment stores\n1,000\n1,026"}
+    assert part_row(frozenset(words("Best Buy's Domestic segment revenue")), frozenset(words("domestic")), cues,
+                    stores) is None
     # only a measure long tables list part by part (sales) is read off such rows: not a count's, a percent's
     assert concept_map().lists_parts(["revenue and growth"])
     assert not concept_map().lists_parts(["comparable sales"]) and not concept_map().lists_parts(["margins"])
