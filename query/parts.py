@@ -27,9 +27,9 @@ _STRUCTURE = frozenset(words("segment segments business businesses division divi
 
 def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
              titled: bool = False, measures: tuple[tuple[str, ...], ...] = ()) -> tuple[int, int, str] | None:
-    """(page, words of the part, the row's label) of the first table row in a chunk labelled by a part of the
+    """(page, words of the part, the row's label) of the table row in a chunk labelled by a part of the
     company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
-    2,262"): a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
+    2,262"), the row naming most of the part, the first of those: a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
     Direct" for NIKE Direct's revenues) holding one of ``parts`` (:func:`named_parts`), with ``ROW_FIGURES``
     figures, in a chunk that names the metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
     sales); with ``titled`` (a question typed in lower case), a label written as a name. The consolidated
