@@ -5,7 +5,8 @@ FY2023Q1, Q1 FY2023, Q1 2023, Q1'23, 1Q23, first quarter (of fiscal 2023); half 
 first half of 2023), answered by the second quarter's report, which covers six months (the second half:
 by the fourth quarter's); year-to-date spans (six / nine months ended, the first six / nine months of 2023:
 the second / third quarter's report; the first three months: the first quarter), counted in weeks too by
-companies whose quarters end on a weekday (the 24 / 36 weeks ended, the first 36 weeks of 2023).
+companies whose quarters end on a weekday (the 24 / 36 weeks ended, the first 36 weeks of 2023). Table heads
+(:func:`head_months`): the spans a table's column titles print ("Three months ended", "Full Year").
 """
 
 from __future__ import annotations
@@ -402,3 +403,35 @@ PERIOD_WORDS = frozenset(words(
     "fiscal quarter quarters quarterly annual annually year years month months ended ending end first second "
     "third fourth three six nine twelve fy ytd ttm q1 q2 q3 q4 january february march april may june july "
     "august september october november december"))
+
+
+# --- the span a table's head prints --------------------------------------------------------------------
+
+# A table's columns are headed by the span they cover, as filings print it: "Three Months Ended", "Quarters
+# Ended", "Fourth-quarter 2018", "Q2", "QTD"; "Six Months Ended", "First half", "YTD"; "Year Ended", "Twelve
+# months ended", "Full Year"; in weeks, "36 Weeks Ended". Each group: the months its words are.
+_HEAD_SPANS = (
+    (3, r"(?:three|3)[\s-]+months?|(?:first|second|third|fourth)[\s-]+quarters?|quarters?[\s-]+ended|q[1-4]|[1-4]q"
+        r"|qtd"),
+    (6, r"(?:six|6)[\s-]+months?|first[\s-]+half|h1|1h"),
+    (9, r"(?:nine|9)[\s-]+months?|9m"),
+    (12, r"(?:twelve|12)[\s-]+months?|full[\s-]+year|(?:fiscal[\s-]+)?years?[\s-]+ended"),
+)
+_HEAD_SPAN = re.compile("|".join(rf"(?P<m{months}>\b(?:{said})\b)" for months, said in _HEAD_SPANS) +
+                        r"|\b(?P<weeks>\d{2})[\s-]+weeks?\b|(?P<ytd>\b(?:ytd|year[\s-]+to[\s-]+date)\b)", re.I)
+YEAR_TO_DATE_MONTHS = frozenset({6, 9})  # "YTD" heads the second quarter's six months or the third's nine
+
+
+def head_months(head: Iterable[str]) -> frozenset[int]:
+    """The spans, in months, a table's head (its lines above the rows) prints its columns for: a 10-K's
+    "Three months ended" table of the fourth quarter is not the year's, a 10-Q's "Quarters Ended / Six Months
+    Ended" table holds both. Empty when the head names none ("2018 | 2017": any span)."""
+    found: set[int] = set()
+    for m in _HEAD_SPAN.finditer("\n".join(head)):
+        if m.group("weeks"):
+            found |= {months} if (months := weeks_months(int(m.group("weeks")))) else set()
+        elif m.group("ytd"):
+            found |= YEAR_TO_DATE_MONTHS
+        else:
+            found.add(next(int(k[1:]) for k, v in m.groupdict().items() if v and k.startswith("m")))
+    return frozenset(found)

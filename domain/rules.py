@@ -186,6 +186,7 @@ def event_fiscal_year(day: dt.date, year_end: str, shift: int = 0) -> int:
 QUARTERS = ("Q1", "Q2", "Q3", "Q4")  # a quarter's period label; the fourth is the annual report's
 ANNUAL_PERIOD = "FY"  # the whole fiscal year's period label
 YEAR_TO_DATE = {"Q2": "H1", "Q3": "9M"}  # a 10-Q's year-to-date span beside its quarter: six, nine months
+PERIOD_MONTHS = {**{q: 3 for q in QUARTERS}, "H1": 6, "9M": 9, ANNUAL_PERIOD: 12}  # each label's span
 QUARTER_DAYS = 91.3  # a quarter's mean length
 # Companies that close their periods on a weekday count them in weeks: a quarter of 12 to 17 weeks (PepsiCo's
 # 12-week quarters and 16- or 17-week fourth; a 4-4-5 calendar's 13), year to date 24 to 28 and 36 to 40 weeks

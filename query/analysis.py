@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
 from domain.periods import Period, forecast_year, named_day, period_ended, periods, vantage_year
-from domain.rules import ANNUAL, CURRENT, QUARTERLY, asked_period, ended_periods
+from domain.rules import ANNUAL, ANNUAL_PERIOD, CURRENT, PERIOD_MONTHS, QUARTERLY, asked_period, ended_periods
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
 
@@ -38,6 +38,17 @@ class QueryAnalysis:
     @property
     def dated(self) -> bool:
         return self.day is not None
+
+    @property
+    def months(self) -> frozenset[int]:
+        """The spans, in months, the question asks figures for: its quarters' three months or the six or nine
+        to date (``spans``), or a year named with no quarter and no shorter span (twelve); none when it
+        names no period, whose figures any span may give."""
+        if self.spans:
+            return frozenset(PERIOD_MONTHS[s] for s in self.spans)
+        year = PERIOD_MONTHS[ANNUAL_PERIOD]
+        yearly = self.years and not self.quarters and (self.ended is None or self.ended[0] == year)
+        return frozenset({year}) if yearly else frozenset()
 
     @property
     def comparative(self) -> bool:

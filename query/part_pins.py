@@ -12,7 +12,7 @@ from domain.text import typed_lower, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
-from query.parts import named_parts, part_heading, part_row, part_title
+from query.parts import PartRow, named_parts, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
 from query.statements import row_page
@@ -68,10 +68,12 @@ class PartPins(PinReader):
         one in MD&A and one in the notes (:func:`rows_per_place`). The places pinned in (:func:`place`)."""
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
-        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled, measures))]
+        months = q.plan.analysis.months
+        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled, measures,
+                                                               months))]
         chosen = rows_per_place(rows)
-        for (page, _, label), h in chosen:
-            pin(h.source, h.id, page, "row", f"prints the part asked as a table's row ({label!r})")
+        for found, h in chosen:
+            pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")
         return {place(h) for _, h in chosen}
 
     def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
@@ -134,16 +136,17 @@ def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] 
     return None
 
 
-def rows_per_place(rows: list[tuple[tuple[int, int, str], Hit]]) -> list[tuple[tuple[int, int, str], Hit]]:
-    """Of the part's rows found ((page, words of the part, label), passage), the one to pin in each place that
+def rows_per_place(rows: list[tuple[PartRow, Hit]]) -> list[tuple[PartRow, Hit]]:
+    """Of the part's rows found (row, passage), the one to pin in each place that
     prints a part's figure (MD&A's table, then the notes', :func:`place`), or, where neither does, the one
-    elsewhere (a release's table, a 10-K's Item 1): the label naming most of the part, then the first page:
+    elsewhere (a release's table, a 10-K's Item 1): the label naming most of the part, then a row of amounts
+    (not a table of the parts' percent changes), then the first page:
     MD&A tabulates the parts of the whole before each segment's own (NIKE Direct's sales, the brand's, before
     each geography's). A 10-K's business or risk factors printing a segment's sales again are no place of
     their own (Corning's Item 1A, CVS Health's Item 1)."""
     placed = [found for where in PLACES if (found := [r for r in rows if place(r[1]) == where])]
     placed = placed or ([rows] if rows else [])
-    return [min(found, key=lambda r: (-r[0][1], r[0][0])) for found in placed]
+    return [min(found, key=lambda r: (-r[0].named, not r[0].amount, r[0].page)) for found in placed]
 
 
 def unpinned(hits: list[Hit], pinned: set[str]) -> list[Hit]:

@@ -6,7 +6,9 @@ figure in the notes; these are what ``query.pins`` adds for a part."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
+from domain.periods import head_months
 from domain.text import (
     FUNCTION_WORDS,
     has_phrase,
@@ -16,7 +18,7 @@ from domain.text import (
     typed_lower,
     words,
 )
-from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells
+from query.statements import FIGURE, ROW_FIGURES, amount_cell, page_position, row_cells, table_head
 
 PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
 # Words a part's label may add to the part's own: it is a segment's, a business's (none names which)
@@ -25,20 +27,35 @@ _STRUCTURE = frozenset(words("segment segments business businesses division divi
                              "usd fy ttm ytd"))
 
 
+class PartRow(NamedTuple):
+    """A part's row in a passage: its page, the words of the part its label holds, the label, and whether its
+    cells hold an amount (:func:`query.statements.amount_cell`), not only percents or ratios."""
+
+    page: int
+    named: int
+    label: str
+    amount: bool
+
+
 def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
-             titled: bool = False, measures: tuple[tuple[str, ...], ...] = ()) -> tuple[int, int, str] | None:
-    """(page, words of the part, the row's label) of the table row in a chunk labelled by a part of the
-    company the question names (a segment, a business, a product: "Theme Parks 8,947 7,541", "Diabetes 2,488
-    2,262"), the row naming most of the part, the first of those: a label of the question's own words (``asked``: its stems) or the metric's ("Sales through NIKE
-    Direct" for NIKE Direct's revenues) holding one of ``parts`` (:func:`named_parts`), with ``ROW_FIGURES``
-    figures, in a chunk that names the metric by one of its cues (``metric``: a table of parts' revenue or net sales, not of their comparable
-    sales); with ``titled`` (a question typed in lower case), a label written as a name. The consolidated
-    statements print no part's row, so a part's figure stands in MD&A's or a note's table of parts. Given
-    ``measures`` (every measure's cues: :meth:`~query.concepts.ConceptMap.measure_cues`), only a chunk naming
-    no measure at all counts, on a row labelled by the part's name alone: a long table of products is cut
-    into passages, and the one printing "XARELTO" over its figures is far below the header naming the measure
-    ("Sales to customers"); a chunk naming another measure is that measure's table ("North America" in a
-    table of revenues for its operating income)."""
+             titled: bool = False, measures: tuple[tuple[str, ...], ...] = (),
+             months: frozenset[int] = frozenset()) -> PartRow | None:
+    """The table row in a chunk labelled by a part of the company the question names (a segment, a business,
+    a product: "Theme Parks 8,947 7,541", "Diabetes 2,488 2,262"): of its rows, the one naming most of the
+    part, then printing an amount (:class:`PartRow`; MD&A's table of the segments' sales change prints
+    "Health Care 4.8 — (2.4) 2.4" too), the first of those. A label of the question's own words (``asked``:
+    its stems) or the metric's ("Sales through NIKE Direct" for NIKE Direct's revenues) holding one of
+    ``parts`` (:func:`named_parts`), with ``ROW_FIGURES`` figures, in a chunk that names the metric by one of
+    its cues (``metric``: a table of parts' revenue or net sales, not of their comparable sales); with
+    ``titled`` (a question typed in lower case), a label written as a name. The consolidated statements print
+    no part's row, so a part's figure stands in MD&A's or a note's table of parts. Given ``measures`` (every
+    measure's cues: :meth:`~query.concepts.ConceptMap.measure_cues`), only a chunk naming no measure at all
+    counts, on a row labelled by the part's name alone: a long table of products is cut into passages, and the
+    one printing "XARELTO" over its figures is far below the header naming the measure ("Sales to
+    customers"); a chunk naming another measure is that measure's table ("North America" in a table of
+    revenues for its operating income). Given ``months`` (the spans asked,
+    :attr:`~query.analysis.QueryAnalysis.months`), a row whose table's head prints only other spans is
+    another period's (:func:`of_period`)."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
     if measures:  # a headless passage: one naming a measure was the question's to find
@@ -55,29 +72,33 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         said = words(_alternative(FIGURE.sub(" ", line), parts))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
-        if part and (best is None or len(part) > best[1]) and (cued or named == part) and \
+        cells = FIGURE.findall(line) + _part_cells(lines[i + 1:]) if part else []
+        amount = any(amount_cell(c) for c in cells)
+        if part and (best is None or (len(part), amount) > (best.named, best.amount)) and (cued or named == part) and \
                 len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
                 _label_first(line) and (not titled or _titled(_alternative(_label(line), parts))) and \
-                _amounts(FIGURE.findall(line) + _part_cells(lines[i + 1:]), cued):
-            best = page_position(chunk, at)[0], len(part), _label(line)
+                _amounts(cells, cued) and of_period(lines, i, months):
+            best = PartRow(page_position(chunk, at)[0], len(part), _label(line), amount)
         at += len(line) + 1
     return best
 
 
-AMOUNT_DIGITS = 3  # digits of a headless row's amount (a product's sales in millions), more than a percent's
+def of_period(lines: list[str], i: int, months: frozenset[int]) -> bool:
+    """Whether the row line ``i`` labels prints a figure for one of the spans asked (``months``): its table's
+    head (:func:`query.statements.table_head`) names one of them or none at all. A 10-K's MD&A prints the
+    fourth quarter's table of segments before the year's ("Three months ended December 31, 2018": 3M), a
+    release its quarter's table before the six months' (Johnson & Johnson's "Q2"): neither is the year's,
+    nor the first half's, figure."""
+    printed = head_months(table_head(lines, i)) if months else frozenset()
+    return not printed or bool(printed & months)
 
 
 def _amounts(cells: list[str], cued: bool) -> bool:
     """Whether a row's cells are ``ROW_FIGURES`` figures or more and, in a passage that does not name the
-    metric (``cued``), hold an amount: a figure of ``AMOUNT_DIGITS`` digits or more, no percent and no year (a
+    metric (``cued``), hold an amount (:func:`query.statements.amount_cell`: no percent and no year; a
     table of patents' expiry years, "Xeljanz 2025 2028 2025", or of percent changes, "North America (1) —", is
     no table of sales)."""
-    return len(cells) >= ROW_FIGURES and (cued or any(_amount(c) for c in cells))
-
-
-def _amount(cell: str) -> bool:
-    digits = re.sub(r"\D", "", cell.split(".")[0])
-    return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not re.fullmatch(r"(19|20)\d\d", cell.strip())
+    return len(cells) >= ROW_FIGURES and (cued or any(amount_cell(c) for c in cells))
 
 
 def _alternative(label: str, parts: frozenset[str]) -> str:

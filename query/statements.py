@@ -237,6 +237,50 @@ def row_cells(lines: list[str]) -> list[str]:
     return cells
 
 
+HEAD_LINES = 40  # lines with text a table's head holds at most: a PDF's text puts each column title on a line of its own
+HEAD_WORDS = 8  # words a head's line holds at most: a longer one is the prose before the table
+
+
+def table_head(lines: list[str], i: int) -> list[str]:
+    """The lines heading the table whose row line ``i`` is ("Three months ended", "December 31, 2018", "Net
+    Sales"): above the table's rows (:func:`_in_body`), up to another table's row, a line of prose (more than
+    ``HEAD_WORDS`` words) or a sentence's end ("... in the fourth quarter of 2019."). Empty where the passage
+    opens inside the table, its head in the passage before."""
+    top = i
+    while top > 0 and _in_body(lines, top - 1):
+        top -= 1
+    head: list[str] = []
+    for k in range(top - 1, -1, -1):
+        line = lines[k].strip()
+        said = words(line)
+        if len(head) >= HEAD_LINES or len(said) > HEAD_WORDS or (line.endswith(".") and len(said) > 1) or \
+                any(_amount_cell(c) for c in FIGURE.findall(line) + (row_cells(lines[k + 1:]) if said else [])):
+            break
+        head += [line] if line else []
+    return head[::-1]
+
+
+def _in_body(lines: list[str], k: int) -> bool:
+    """Whether line ``k`` is among a table's rows: figures or nothing, or a label whose row prints an amount."""
+    if not re.search(r"[A-Za-z]{2}", lines[k]):
+        return True
+    return any(_amount_cell(c) for c in FIGURE.findall(lines[k]) + row_cells(lines[k + 1:]))
+
+
+def _amount_cell(cell: str) -> bool:
+    """Whether a cell is a row's figure, not a column title's (a year, a day): a percent or an amount."""
+    return "%" in cell or amount_cell(cell)
+
+
+AMOUNT_DIGITS = 3  # digits of an amount (a product's sales in millions), more than a percent's or a day's
+
+
+def amount_cell(cell: str) -> bool:
+    """Whether a cell is an amount: ``AMOUNT_DIGITS`` digits or more before its decimals, no percent, no year."""
+    digits = re.sub(r"\D", "", cell.split(".")[0])
+    return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not re.fullmatch(r"(19|20)\d\d", cell.strip())
+
+
 ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within a document ...
 LABELLED_ECHO_DIGITS = 3  # ... or of this many, on a row labelled by the question's own words ("Operating Profit")
 

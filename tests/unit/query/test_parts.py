@@ -41,10 +41,10 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     asked, parts = frozenset(words(question)), frozenset(words("theme parks"))
     table = {"text": "Year ended December 31 (in millions) | 2023 | 2022 / Revenue\nMedia | $25,355 | $26,719\n"
                      "Theme Parks | 8,947 | 7,541\nEliminations | (2,800) | (3,442)", "page_start": 43, "page_end": 43}
-    assert part_row(asked, parts, cues, table) == (43, 2, "Theme Parks")
+    assert part_row(asked, parts, cues, table) == (43, 2, "Theme Parks", True)
     sales = {"text": "Net Sales\nDiabetes\n2,488\n2,262\nTotal", "page_start": 34, "page_end": 34}
     diabetes = "What was the revenue of Medtronic's Diabetes segment in fiscal 2024?"
-    assert part_row(frozenset(words(diabetes)), frozenset(words("diabetes")), cues, sales) == (34, 1, "Diabetes")
+    assert part_row(frozenset(words(diabetes)), frozenset(words("diabetes")), cues, sales) == (34, 1, "Diabetes", True)
     other_measure = {**table, "text": table["text"].replace("Revenue", "Comparable sales")}
     prose = {"text": "Revenue at Theme Parks grew 18.6% to $8,947 million in 2023.", "page_start": 48, "page_end": 48}
     one_cell = {"text": "Revenue\nTheme Parks | 8,947", "page_start": 9, "page_end": 9}
@@ -54,11 +54,11 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     brand = {"text": "Revenues\nSales to Wholesale Customers | 25,898 | 23,156\nSales through NIKE Direct | 16,370 | 12,382",
              "page_start": 33, "page_end": 33}
     assert part_row(frozenset(words(direct)), frozenset(words("direct")), cues, brand) == \
-        (33, 1, "Sales through NIKE Direct")
+        (33, 1, "Sales through NIKE Direct", True)
     pfizer = "What were Pfizer's Paxlovid revenues in the second quarter of 2023?"  # an indication under the name
     products = {"text": "Revenues\nPaxlovid\nCOVID-19 in certain high-risk patients\n143\n8,115\nEliquis\n1,762",
                 "page_start": 38, "page_end": 38}
-    assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid")
+    assert part_row(frozenset(words(pfizer)), frozenset(words("paxlovid")), cues, products) == (38, 1, "Paxlovid", True)
     # a label opening with the part and closing with the metric may say of what kind between; not one closing
     # with another measure
     comirnaty = "What were Pfizer's Comirnaty revenues in Q2 2023?"
@@ -66,7 +66,7 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
              "page_end": 38}
     spent = {**kinds, "text": "Revenues\nComirnaty direct sales and alliance payments\n1,488\n8,848"}
     asked_c, part_c = frozenset(words(comirnaty)), frozenset(words("comirnaty"))
-    assert part_row(asked_c, part_c, cues, kinds) == (38, 1, "Comirnaty direct sales and alliance revenues")
+    assert part_row(asked_c, part_c, cues, kinds) == (38, 1, "Comirnaty direct sales and alliance revenues", True)
     assert part_row(asked_c, part_c, cues, spent) is None
     # a long table's later passage, far below the header naming the measure: given every measure's cues, a row
     # labelled by the part's name alone counts in a passage naming none, its cells amounts (not a patent table's
@@ -81,22 +81,22 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     measures = concept_map().measure_cues()
     other = {**later, "text": "Operating income\n" + later["text"]}
     changes = {**later, "text": "     XARELTO\n(1)\n—\n4 %\n(2)"}
-    assert part_row(asked_x, part_x, cues, later, measures=measures) == (83, 1, "XARELTO")
+    assert part_row(asked_x, part_x, cues, later, measures=measures) == (83, 1, "XARELTO", True)
     assert all(part_row(asked_x, part_x, cues, c, measures=measures) is None for c in (years, more, other, changes))
     headed = {**later, "text": "Revenues\n" + later["text"]}  # the question's own words found it
-    assert part_row(asked_x, part_x, cues, headed) == (83, 1, "XARELTO")
+    assert part_row(asked_x, part_x, cues, headed) == (83, 1, "XARELTO", True)
     assert part_row(asked_x, part_x, cues, headed, measures=measures) is None
     # a label listing one product's names between slashes (a brand and its generic name, its names by market)
     # is the part's row when one of the names is the part; not when no name is the part alone (headless)
     slashed = {"text": "Revenues\n     ZYTIGA /abiraterone acetate\n2,297 \n2,470 \n(7.0)", "page_start": 29,
                "page_end": 29}
     assert part_row(frozenset(words("What were Zytiga sales in 2021?")), frozenset(words("zytiga")), cues, slashed) \
-        == (29, 1, "ZYTIGA /abiraterone acetate")
+        == (29, 1, "ZYTIGA /abiraterone acetate", True)
     invega = frozenset(words("invega sustenna"))
     markets = {"text": "       INVEGA SUSTENNA / XEPLION / INVEGA\nTRINZA / TREVICTA\n     U.S.\n2,550 \n2,314 \n2,107",
                "page_start": 84, "page_end": 84}
     assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, markets, measures=measures) == \
-        (84, 2, "INVEGA SUSTENNA / XEPLION / INVEGA")
+        (84, 2, "INVEGA SUSTENNA / XEPLION / INVEGA", True)
     combined = {**markets, "text": "INVEGA SUSTENNA and XEPLION / TREVICTA\n2,550 \n2,314"}
     assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, combined, measures=measures) is None
     # a slash pairing a sign's two words is one line item's label, not names ("costs/(credits)" for Ford Credit)
@@ -108,7 +108,7 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     divisions = {"text": "Net Sales\nElectronics\n3,359\n3,673\nTotal Transportation and Electronics Business Segment"
                          "\n8,902\n9,262", "page_start": 59, "page_end": 59}
     assert part_row(frozenset(words(te)), frozenset(words("transportation electronics")), cues, divisions) == \
-        (59, 2, "Total Transportation and Electronics Business Segment")
+        (59, 2, "Total Transportation and Electronics Business Segment", True)
     stores = {**divisions, "text": "Revenue\nTotal Domestic segment stores\n1,000\n1,026"}
     assert part_row(frozenset(words("Best Buy's Domestic segment revenue")), frozenset(words("domestic")), cues,
                     stores) is None
@@ -125,9 +125,9 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     named_row = {"text": "Revenue\nTheme Parks | 8,947 | 7,541", "page_start": 43, "page_end": 43}
     line_item = {"text": "Revenue\nFree cash flow | 8,947 | 7,541", "page_start": 44, "page_end": 44}
     parts_typed = frozenset(words("free theme parks"))
-    assert part_row(frozenset(words(typed)), parts_typed, cues, named_row, titled=True) == (43, 2, "Theme Parks")
+    assert part_row(frozenset(words(typed)), parts_typed, cues, named_row, titled=True) == (43, 2, "Theme Parks", True)
     assert part_row(frozenset(words(typed)), parts_typed, cues, line_item, titled=True) is None
-    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item) == (44, 1, "Free cash flow")
+    assert part_row(frozenset(words(typed)), parts_typed, cues, line_item) == (44, 1, "Free cash flow", True)
 
 
 
@@ -137,15 +137,18 @@ def test_a_parts_row_is_pinned_once_in_mdna_and_once_in_the_notes():
     business or risk factors Items is pinned only where neither place prints one (as a release's table)."""
     from kernel.search import Hit
     from query.part_pins import MDNA, rows_per_place, unpinned
+    from query.parts import PartRow
 
-    def row(item: str | None, page: int, named: int = 1) -> tuple:
-        return (page, named, "ZYTIGA"), Hit(f"c{item}-{page}", 1.0, {"item": item, "page_start": page})
+    def row(item: str | None, page: int, named: int = 1, amount: bool = True) -> tuple:
+        return PartRow(page, named, "ZYTIGA", amount), Hit(f"c{item}-{page}", 1.0, {"item": item, "page_start": page})
 
     rows = [row("8", 84), row("7", 29), row("8", 83, 2), row("7", 31), row("1A", 12), row("8", 120)]
     assert [found[0] for found, _ in rows_per_place(rows)] == [29, 83]
     assert [found[0] for found, _ in rows_per_place(rows[:1] + rows[4:5])] == [84]
     assert [found[0] for found, _ in rows_per_place([row("1A", 12), row(None, 9)])] == [9]
     assert rows_per_place([]) == []
+    # a row of amounts before an earlier page's row of the parts' percent changes
+    assert [found.page for found, _ in rows_per_place([row("7", 20, amount=False), row("7", 21)])] == [21]
     # once MD&A's row is pinned, the whole document's search reads the notes only, not Item 1A's table again
     hits = [hit for _, hit in rows]
     assert [h.source["page_start"] for h in unpinned(hits, {MDNA})] == [84, 83, 120]
@@ -218,3 +221,33 @@ def test_a_parts_table_found_without_its_heading_is_its_section_when_the_chunk_b
     backlog = chunk(54, "table", "Contractual backlog | $18,455 | $17,900\nUnobligated backlog | $1,200 | $900")
     assert table_after_heading(parts, cues, [backlog], {heading["chunk_id"]: heading}) is None
     assert table_after_heading(parts, cues, [table], {}) is None
+
+
+def test_a_parts_row_is_of_the_period_asked_and_prints_an_amount():
+    """A 10-K's MD&A prints the fourth quarter's table of segments before the year's, a release its quarter's
+    before the six months': a row whose table's head prints only another span than the question's is not
+    read; one whose head names no span, or the span asked among others, is. Of a passage's rows, one printing
+    an amount before one printing the parts' percent changes."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.parts import part_row
+
+    question = "What were 3M's Health Care segment net sales in 2018?"
+    cues = concept_map().metric_cues(question, ["revenue and growth"])
+    asked, parts = frozenset(words(question)), frozenset(words("health care"))
+    fourth = {"text": "Fourth-quarter 2018 sales by business segment:\n \nThree months ended\n \nDecember 31, 2018\n"
+                      "Net Sales\nIndustrial\n$ 2,952\n2,961\nHealth Care\n1,520\n1,484", "page_start": 20,
+              "page_end": 20}
+    year = {**fourth, "text": fourth["text"].split("Net Sales")[1], "page_start": 21, "page_end": 21}
+    assert part_row(asked, parts, cues, fourth, months=frozenset({12})) is None
+    assert part_row(asked, parts, cues, fourth, months=frozenset({3})) == (20, 2, "Health Care", True)
+    assert part_row(asked, parts, cues, fourth) == (20, 2, "Health Care", True)  # no span asked
+    assert part_row(asked, parts, cues, {**year, "text": "Net Sales" + year["text"]}, months=frozenset({12})) == \
+        (21, 2, "Health Care", True)  # a head naming no span: any
+    both = {**fourth, "text": fourth["text"].replace("Three months ended", "Quarters Ended\nSix Months Ended")}
+    assert part_row(asked, parts, cues, both, months=frozenset({6})) == (20, 2, "Health Care", True)
+    changes = {"text": "Net Sales\nSales change analysis\nHealth Care\n4.8\n(2.4)\n2.4\nTotal Company\n$ 32,765\n"
+                       "Health Care\n6,021\n5,853", "page_start": 20, "page_end": 20}
+    assert part_row(asked, parts, cues, changes) == (20, 2, "Health Care", True)
+    assert part_row(asked, parts, cues, {**changes, "text": changes["text"].rsplit("Total", 1)[0]}) == \
+        (20, 2, "Health Care", False)

@@ -653,3 +653,17 @@ def test_deferred_revenue_is_the_liability_not_the_revenue_line():
         assert concepts(asked)[0] == "us-gaap:ContractWithCustomerLiability", asked
         assert "us-gaap:Revenues" not in concepts(asked), asked
     assert concepts("What was Acme's revenue in 2023?")[0] == "us-gaap:Revenues"
+
+
+def test_the_spans_a_question_asks_in_months():
+    """A year named with no quarter asks its twelve months; a quarter its three, the first half six, the
+    first nine months nine, a span named by its last day its length; no period named, no span."""
+    from query.analysis import analyze
+
+    assert analyze("What were 3M's Health Care net sales in 2018?").months == frozenset({12})
+    assert analyze("Revenue for the fiscal year ended January 28, 2024").months == frozenset({12})
+    assert analyze("Frito-Lay North America's net revenue in the fourth quarter of 2022").months == frozenset({3})
+    assert analyze("Pharmaceutical segment sales in the first half of 2023").months == frozenset({6})
+    assert analyze("Net sales in the first nine months of 2023").months == frozenset({9})
+    assert analyze("Revenue in the three months ended June 30, 2023").months == frozenset({3})
+    assert analyze("What were 3M's Health Care net sales?").months == frozenset()

@@ -366,3 +366,27 @@ def test_echo_page_reads_a_cost_label_by_its_items_words():
     assert echo_page({"2,648"}, asked, {"text": "Costs and expenses | 2,648", "page_start": 9, "page_end": 9}) is None
     ratio = frozenset(words("What was Acme's medical care ratio in 2023?"))
     assert echo_page({"241,894"}, ratio, {"text": "Medical costs | 241,894", "page_start": 27, "page_end": 27}) == 27
+
+
+def test_a_tables_head_is_the_lines_above_its_rows_and_names_their_span():
+    """A table's head: the column titles above its rows, a PDF's text putting each on a line of its own, up to
+    the prose before it or another table's rows; the spans it names, in months ("Three months ended" three,
+    "Quarters Ended / Six Months Ended" three and six); none where the passage opens inside the table."""
+    from domain.periods import head_months
+    from query.statements import table_head
+
+    lines = ["Sales rose 3% in 2018 on higher volumes of the segment's products in every region it serves.",
+             "Fourth-quarter sales by segment:", " ", "Three months ended", "December 31, 2018", "2018", "2017",
+             "(Dollars in millions)", "Industrial", "$ 2,952", "2,961", "Health Care", "1,520", "1,484"]
+    assert table_head(lines, 11) == lines[1:2] + lines[3:8]
+    assert head_months(table_head(lines, 11)) == frozenset({3})
+    assert table_head(lines[8:], 3) == []  # the passage opens on the table's rows
+    previous = ["Safety", "1,569", "1,565", "Net Sales", "Health Care", "6,021"]  # another table's rows above
+    assert table_head(previous, 4) == ["Net Sales"]
+    ended = ["costs rose in the", "fourth quarter of 2019.", "(In millions)", "2020", "2019", "Health Care", "6,021"]
+    assert table_head(ended, 5) == ["(In millions)"] and head_months(table_head(ended, 5)) == frozenset()
+    assert head_months(["Quarters Ended", "Six Months Ended"]) == frozenset({3, 6})
+    assert head_months(["SECOND QUARTER", "SIX MONTHS"]) == frozenset({3, 6})
+    assert head_months(["Q2", "% Change"]) == frozenset({3})
+    assert head_months(["Year Ended December 31,"]) == head_months(["Full Year"]) == frozenset({12})
+    assert head_months(["36 Weeks Ended"]) == frozenset({9}) and head_months(["YTD"]) == frozenset({6, 9})
