@@ -39,7 +39,7 @@ class PartRow(NamedTuple):
 
 def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
              titled: bool = False, measures: tuple[tuple[str, ...], ...] = (),
-             months: frozenset[int] = frozenset()) -> PartRow | None:
+             months: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
     """The table row in a chunk labelled by a part of the company the question names (a segment, a business,
     a product: "Theme Parks 8,947 7,541", "Diabetes 2,488 2,262"): of its rows, the one naming most of the
     part, then printing an amount (:class:`PartRow`; MD&A's table of the segments' sales change prints
@@ -55,7 +55,8 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     customers"); a chunk naming another measure is that measure's table ("North America" in a table of
     revenues for its operating income). Given ``months`` (the spans asked,
     :attr:`~query.analysis.QueryAnalysis.months`), a row whose table's head prints only other spans is
-    another period's (:func:`of_period`)."""
+    another period's (:func:`of_period`; ``before``: the text of the chunk before, where a passage opening
+    inside its table finds the head)."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
     if measures:  # a headless passage: one naming a measure was the question's to find
@@ -77,19 +78,23 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         if part and (best is None or (len(part), amount) > (best.named, best.amount)) and (cued or named == part) and \
                 len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
                 _label_first(line) and (not titled or _titled(_alternative(_label(line), parts))) and \
-                _amounts(cells, cued) and of_period(lines, i, months):
+                _amounts(cells, cued) and of_period(lines, i, months, before):
             best = PartRow(page_position(chunk, at)[0], len(part), _label(line), amount)
         at += len(line) + 1
     return best
 
 
-def of_period(lines: list[str], i: int, months: frozenset[int]) -> bool:
+def of_period(lines: list[str], i: int, months: frozenset[int], before: str = "") -> bool:
     """Whether the row line ``i`` labels prints a figure for one of the spans asked (``months``): its table's
-    head (:func:`query.statements.table_head`) names one of them or none at all. A 10-K's MD&A prints the
-    fourth quarter's table of segments before the year's ("Three months ended December 31, 2018": 3M), a
-    release its quarter's table before the six months' (Johnson & Johnson's "Q2"): neither is the year's,
-    nor the first half's, figure."""
-    printed = head_months(table_head(lines, i)) if months else frozenset()
+    head (:func:`query.statements.table_head`, read on into ``before``, the chunk before's text, where the
+    passage opens inside the table) names one of them or none at all. A 10-K's MD&A prints the fourth
+    quarter's table of segments before the year's ("Three months ended December 31, 2018": 3M), a release its
+    quarter's table before the six months' (Johnson & Johnson's "Q2"): neither is the year's, nor the first
+    half's, figure."""
+    if not months:
+        return True
+    above = before.split("\n") if before else []
+    printed = head_months(table_head(above + lines, len(above) + i))
     return not printed or bool(printed & months)
 
 

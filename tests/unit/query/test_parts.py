@@ -244,6 +244,11 @@ def test_a_parts_row_is_of_the_period_asked_and_prints_an_amount():
     assert part_row(asked, parts, cues, fourth) == (20, 2, "Health Care", True)  # no span asked
     assert part_row(asked, parts, cues, {**year, "text": "Net Sales" + year["text"]}, months=frozenset({12})) == \
         (21, 2, "Health Care", True)  # a head naming no span: any
+    # a passage opening inside the table: its head is the chunk before's
+    rows_on = {**fourth, "text": "Health Care\n1,520\n1,484"}
+    assert part_row(asked, parts, cues, {**rows_on, "text": "Net Sales\n" + rows_on["text"]},
+                    months=frozenset({12}), before=fourth["text"].split("Net Sales")[0]) is None
+    assert part_row(asked, parts, cues, {**rows_on, "text": "Net Sales\n" + rows_on["text"]}, months=frozenset({12}))
     both = {**fourth, "text": fourth["text"].replace("Three months ended", "Quarters Ended\nSix Months Ended")}
     assert part_row(asked, parts, cues, both, months=frozenset({6})) == (20, 2, "Health Care", True)
     changes = {"text": "Net Sales\nSales change analysis\nHealth Care\n4.8\n(2.4)\n2.4\nTotal Company\n$ 32,765\n"
