@@ -134,13 +134,16 @@ PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section headi
 def part_heading(parts: frozenset[str], chunk: dict) -> str | None:
     """The heading of a part's own section that closes a text chunk (MD&A's "AEROSPACE", "Theme Parks Segment
     Results of Operations": its table of results is the next chunk), or None: one of the last lines, opening
-    with one of ``parts``' words, of few words and no figures, not a sentence."""
+    with one of ``parts``' words, of few words and no figures, not a sentence, nor a table's row label over
+    its figures (3M's MD&A table of the segments' sales change, "Health Care 4.8 — (2.4)", cut near its
+    row)."""
     if chunk.get("kind", "text") != "text":
         return None
-    lines = [line for line in (chunk.get("text") or "").split("\n") if re.search(r"[A-Za-z]", line)]
-    for line in lines[-PART_HEADING_LINES:]:  # lines of words: a chart's stray figures after it are no line
-        if _heads_part(parts, line, words(line)):
-            return line.strip()
+    lines = (chunk.get("text") or "").split("\n")
+    worded = [i for i, line in enumerate(lines) if re.search(r"[A-Za-z]", line)]
+    for i in worded[-PART_HEADING_LINES:]:  # lines of words: a chart's stray figures after it are no line
+        if _heads_part(parts, lines[i], words(lines[i])) and len(row_cells(lines[i + 1:])) < ROW_FIGURES:
+            return lines[i].strip()  # a label over its figures is a table's row, cut at the chunk's end
     return None
 
 

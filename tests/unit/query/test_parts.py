@@ -170,6 +170,10 @@ def test_a_parts_section_is_headed_by_its_name_closing_a_text_chunk():
         == "Theme Parks Segment Results of Operations"
     assert part_heading(aerospace, {"text": "Aerospace revenue rose on higher deliveries."}) is None
     assert part_heading(aerospace, {"text": "Aerospace 1,953 1,867"}) is None
+    # a table's row label over its figures, cut near the chunk's end, heads no section; a page number after
+    # a heading is no row
+    assert part_heading(aerospace, {"text": "Marine\n3.3\n0.3\nAerospace\n \n4.8\n —\n(2.4)"}) is None
+    assert part_heading(aerospace, {"text": "results.\nAerospace\n22"}) == "Aerospace"
     assert part_heading(aerospace, {"text": "MARINE SYSTEMS"}) is None
     assert part_heading(aerospace, {"text": "AEROSPACE\nOne.\nTwo.\nThree.\nFour."}) is None
     assert part_heading(aerospace, {"text": "AEROSPACE", "kind": "table"}) is None
