@@ -5,6 +5,7 @@ it with. The part itself is read by ``query.parts``; these are the pages ``query
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 
 from domain.periods import PERIOD_WORDS
 from domain.sec_items import MDNA_ITEMS, STATEMENT_ITEMS
@@ -12,10 +13,10 @@ from domain.text import typed_lower, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
-from query.parts import PartRow, named_parts, part_heading, part_row, part_title
+from query.parts import PartRow, named_parts, of_period, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
-from query.statements import row_page
+from query.statements import page_position, row_line
 from schemas.chunks import next_chunk_id
 
 PART_SEARCH = 50  # a whole document's passages read for a part's row (a note's table among MD&A's prose)
@@ -91,14 +92,16 @@ class PartPins(PinReader):
         prints the part's figure in the table after its heading, on a row labelled by the metric alone
         ("Revenue | $1,953"): the first such section among the search's MD&A chunks, its table's page. Whether
         one was pinned."""
+        months = q.plan.analysis.months
         for h in hits:
             heading = part_heading(parts, h.source)
             if heading is None:
                 continue
-            if found := _table_row(cues, [(t, 0) for t in self._next_chunks(q, h.source, PART_SECTION_TABLES)]):
+            after = [h.source] + self._next_chunks(q, h.source, PART_SECTION_TABLES)
+            if found := _table_row(cues, [(t, 0, prior.get("text") or "") for prior, t in pairwise(after)], months):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the section {heading!r} prints the figure asked")
                 return True
-        if found := self._table_after_heading(q, parts, cues, hits):
+        if found := self._table_after_heading(q, parts, cues, hits, months):
             (chunk, page), heading = found
             pin(chunk, chunk["chunk_id"], page, "row", f"the section {heading!r} prints the figure asked")
             return True
@@ -107,42 +110,50 @@ class PartPins(PinReader):
             if titled is None:
                 continue
             heading, after = titled
-            if found := _table_row(cues, [(h.source, after)] + [(t, 0) for t in self._next_chunks(q, h.source, 1)]):
+            tables = [(h.source, after, "")] + [(t, 0, h.source.get("text") or "") for t in self._next_chunks(q, h.source, 1)]
+            if found := _table_row(cues, tables, months):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the table {heading!r} prints the figure asked")
                 return True
         return False
 
-    def _table_after_heading(self, q: Question, parts: frozenset[str], cues: tuple,
-                             hits: list[Hit]) -> tuple[tuple[dict, int], str] | None:
+    def _table_after_heading(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit],
+                             months: frozenset[int]) -> tuple[tuple[dict, int], str] | None:
         """:func:`table_after_heading` among the search's passages, the chunks before their tables read in
         one lookup."""
         ids = sorted({i for h in hits if h.source.get("kind") == "table" and (i := next_chunk_id(h.source, -1))})
         before = {c["chunk_id"]: c for c in self._get(q, ids)} if ids else {}
-        return table_after_heading(parts, cues, [h.source for h in hits], before)
+        return table_after_heading(parts, cues, [h.source for h in hits], before, months)
 
 
-def table_after_heading(parts: frozenset[str], cues: tuple, chunks: list[dict],
-                        before: Mapping[str, dict]) -> tuple[tuple[dict, int], str] | None:
+def table_after_heading(parts: frozenset[str], cues: tuple, chunks: list[dict], before: Mapping[str, dict],
+                        months: frozenset[int] = frozenset()) -> tuple[tuple[dict, int], str] | None:
     """((chunk, page), heading) of the first table among ``chunks`` that prints a row of the metric (``cues``)
-    right after a part's heading closing the chunk before it (``before``: chunks by id): the part's section
-    whose heading the search did not find, that chunk's text being about what came before (Boeing's "Global
-    Services / Results of Operations" closes a passage on another segment's programs)."""
+    for a span asked (``months``, :func:`_table_row`) right after a part's heading closing the chunk before it
+    (``before``: chunks by id): the part's section whose heading the search did not find, that chunk's text
+    being about what came before (Boeing's "Global Services / Results of Operations" closes a passage on
+    another segment's programs)."""
     for chunk in chunks:
-        if chunk.get("kind") != "table" or (found := _table_row(cues, [(chunk, 0)])) is None:
-            continue
         prior = before.get(next_chunk_id(chunk, -1) or "")
-        if prior is not None and (heading := part_heading(parts, prior)) is not None:
+        if chunk.get("kind") != "table" or prior is None or \
+                (found := _table_row(cues, [(chunk, 0, prior.get("text") or "")], months)) is None:
+            continue
+        if (heading := part_heading(parts, prior)) is not None:
             return found, heading
     return None
 
 
-def _table_row(cues: tuple, tables: list[tuple[dict, int]]) -> tuple[dict, int] | None:
-    """(chunk, page) of the first of ``tables`` (each with the character its rows may start from) printing a
-    row labelled by one of ``cues``."""
-    for table, start in tables:
-        page = next((p for cue in cues if (p := row_page(cue, table, after=start)) is not None), None)
-        if page is not None:
-            return table, page
+def _table_row(cues: tuple, tables: list[tuple[dict, int, str]],
+               months: frozenset[int] = frozenset()) -> tuple[dict, int] | None:
+    """(chunk, page) of the first of ``tables`` (each with the character its rows may start from and the
+    text before it, where its head may stand) printing a row labelled by one of ``cues`` for a span asked
+    (``months``: :func:`query.parts.of_period`; a 10-Q's MD&A gives a segment a section for the quarter and
+    another for the nine months, Disney's)."""
+    for table, start, before in tables:
+        lines = (table.get("text") or "").split("\n")
+        for cue in cues:
+            found = row_line(cue, table, after=start)
+            if found is not None and of_period(lines, found[0], months, before):
+                return table, page_position(table, found[1])[0]
     return None
 
 

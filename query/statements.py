@@ -182,6 +182,12 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
     a row's cells on its label's line or the lines after it); with ``percent``, figures that are percentages
     (a share asked for: "gross margin percentage" is MD&A's row of gross margin as a percent of revenue,
     not the income statement's row of amounts). ``after``: only rows from that character of the text on."""
+    found = row_line(metric, chunk, percent, after)
+    return page_position(chunk, found[1])[0] if found else None
+
+
+def row_line(metric: tuple[str, ...], chunk: dict, percent: bool = False, after: int = 0) -> tuple[int, int] | None:
+    """(line, character) where :func:`row_page`'s row stands in the chunk's text."""
     text = chunk.get("text") or ""
     lines = text.split("\n")
     at = 0
@@ -194,7 +200,7 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
         labelled = said[:len(metric)] == metric and len(said) <= len(metric) + _ROW_LABEL_SLACK
         cells = FIGURE.findall(_without_label(line, metric)) + row_cells(lines[i + 1:])
         if labelled and len([c for c in cells if "%" in c or not percent]) >= ROW_FIGURES:
-            return page_position(chunk, at)[0]
+            return i, at
         at += len(line) + 1
     return None
 

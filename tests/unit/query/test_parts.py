@@ -225,6 +225,11 @@ def test_a_parts_table_found_without_its_heading_is_its_section_when_the_chunk_b
     backlog = chunk(54, "table", "Contractual backlog | $18,455 | $17,900\nUnobligated backlog | $1,200 | $900")
     assert table_after_heading(parts, cues, [backlog], {heading["chunk_id"]: heading}) is None
     assert table_after_heading(parts, cues, [table], {}) is None
+    # the section's table for another span than the question asks (a 10-Q's nine months' section) is not it
+    nine = chunk(54, "table", "Nine Months Ended\n" + table["text"])
+    assert table_after_heading(parts, cues, [nine], {heading["chunk_id"]: heading}, frozenset({9}))
+    assert table_after_heading(parts, cues, [nine], {heading["chunk_id"]: heading}, frozenset({3})) is None
+    assert table_after_heading(parts, cues, [table], {heading["chunk_id"]: heading}, frozenset({3}))
 
 
 def test_a_parts_row_is_of_the_period_asked_and_prints_an_amount():
