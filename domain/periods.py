@@ -428,10 +428,10 @@ def head_months(head: Iterable[str]) -> frozenset[int]:
     Ended" table holds both. Empty when the head names none ("2018 | 2017": any span)."""
     found: set[int] = set()
     for m in _HEAD_SPAN.finditer("\n".join(head)):
-        if m.group("weeks"):
+        if m.lastgroup == "weeks":
             found |= {months} if (months := weeks_months(int(m.group("weeks")))) else set()
-        elif m.group("ytd"):
+        elif m.lastgroup == "ytd":
             found |= YEAR_TO_DATE_MONTHS
-        else:
-            found.add(next(int(k[1:]) for k, v in m.groupdict().items() if v and k.startswith("m")))
+        else:  # a group named by its months, "m3"
+            found.add(int(m.lastgroup[1:]))
     return frozenset(found)

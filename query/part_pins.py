@@ -74,8 +74,9 @@ class PartPins(PinReader):
                                                                months))]
         if months and rows:  # a passage opening inside its table: the head is the chunk before's
             before = self._before(q, [h.source for _, h in rows])
-            rows = [(found, h) for _, h in rows if (found := part_row(asked, parts, cues, h.source, titled, measures,
-                                                                      months, before.get(h.source.get("chunk_id", ""), "")))]
+            rows = [(found, h) for _, h in rows
+                    if (found := part_row(asked, parts, cues, h.source, titled, measures, months,
+                                          before.get(h.source.get("chunk_id", ""), "")))]
         chosen = rows_per_place(rows)
         for found, h in chosen:
             pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")
@@ -97,8 +98,8 @@ class PartPins(PinReader):
             heading = part_heading(parts, h.source)
             if heading is None:
                 continue
-            after = [h.source] + self._next_chunks(q, h.source, PART_SECTION_TABLES)
-            if found := _table_row(cues, [(t, 0, prior.get("text") or "") for prior, t in pairwise(after)], months):
+            chain = [h.source] + self._next_chunks(q, h.source, PART_SECTION_TABLES)  # each table after its prior
+            if found := _table_row(cues, [(t, 0, prior.get("text") or "") for prior, t in pairwise(chain)], months):
                 pin(found[0], found[0]["chunk_id"], found[1], "row", f"the section {heading!r} prints the figure asked")
                 return True
         if found := self._table_after_heading(q, parts, cues, hits, months):
