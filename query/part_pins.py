@@ -13,6 +13,7 @@ from domain.text import typed_lower, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
+from query.part_columns import part_column
 from query.parts import PartRow, named_parts, of_period, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
@@ -70,13 +71,12 @@ class PartPins(PinReader):
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
         months = q.plan.analysis.months
-        rows = [(found, h) for h in hits if (found := part_row(asked, parts, cues, h.source, titled, measures,
-                                                               months))]
+        rows = [(found, h) for h in hits if (found := _part_row(asked, parts, cues, h.source, titled, measures, months))]
         if months and rows:  # a passage opening inside its table: the head is the chunk before's
             before = self._before(q, [h.source for _, h in rows])
             rows = [(found, h) for _, h in rows
-                    if (found := part_row(asked, parts, cues, h.source, titled, measures, months,
-                                          before.get(h.source.get("chunk_id", ""), "")))]
+                    if (found := _part_row(asked, parts, cues, h.source, titled, measures, months,
+                                           before.get(h.source.get("chunk_id", ""), "")))]
         chosen = rows_per_place(rows)
         for found, h in chosen:
             pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")
@@ -156,6 +156,15 @@ def _table_row(cues: tuple, tables: list[tuple[dict, int, str]],
             if found is not None and of_period(lines, found[0], months, before):
                 return table, page_position(table, found[1])[0]
     return None
+
+
+def _part_row(asked: frozenset[str], parts: frozenset[str], cues: tuple, chunk: dict, titled: bool, measures: tuple,
+              months: frozenset[int], before: str = "") -> PartRow | None:
+    """The part's row in a chunk (:func:`query.parts.part_row`) or, with no header's ``measures`` to do without,
+    the metric's row under the part's column title (:func:`query.part_columns.part_column`: a segment note
+    printing the segments as columns)."""
+    return part_row(asked, parts, cues, chunk, titled, measures, months, before) or \
+        (None if measures else part_column(asked, parts, cues, chunk, months, before))
 
 
 def rows_per_place(rows: list[tuple[PartRow, Hit]]) -> list[tuple[PartRow, Hit]]:

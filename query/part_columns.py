@@ -1,0 +1,89 @@
+"""A part's figure in a table whose columns the parts title: a segment note's "Aeronautics | MFC | RMS | Space |
+Total" over "Total net sales", a disaggregation of revenue by segment (Lockheed Martin, Corning, Amcor, Walmart,
+Adobe print their segments so). No row names the part (:func:`query.parts.part_row` finds none); its column's
+title does, above the metric's row."""
+
+from __future__ import annotations
+
+import re
+
+from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
+from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, of_period
+from query.statements import FIGURE, HEAD_WORDS, amount_cell, page_position, row_cells, row_line
+
+_SEGMENT = tuple(words("segment"))
+_PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and the levels of a cell's title
+
+
+def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
+                months: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
+    """The metric's row (one of ``metric``'s cues) under column titles that name every word of ``parts``
+    (:func:`_titled_ends`), in the same table (no prose between), printing an amount for a span asked (``months``,
+    ``before``: :func:`query.parts.of_period`); its page, as a :class:`~query.parts.PartRow` labelled by the
+    metric's row. A table whose columns are the parts prints one figure per part on one row, so the page is
+    the part's as much as a row of its own would be."""
+    text = chunk.get("text") or ""
+    if not any(has_phrase(phrase_text(words(text)), cue) for cue in metric):
+        return None
+    lines = text.split("\n")
+    for end in _titled_ends(asked, parts, lines):
+        found = _metric_row(metric, chunk, lines, end)
+        if found is not None and of_period(lines, found[0], months, before):
+            i, at = found
+            return PartRow(page_position(chunk, at)[0], len(parts), lines[i].split("|")[0].strip(), True)
+    return None
+
+
+def _titled_ends(asked: frozenset[str], parts: frozenset[str], lines: list[str]) -> list[int]:
+    """The line after each run of column titles (:func:`_title_pieces`, blank lines between allowed) whose
+    pieces name every word of ``parts`` (:func:`_names_part`): a PDF's text prints each title on a line
+    of its own, wrapping a long one ("Digital" / "Marketing"), an HTML table all on its header line."""
+    ends, named, run = [], frozenset(), 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        pieces = _title_pieces(line, lines[i + 1:])
+        if pieces is not None:
+            run += len(pieces)
+            named |= frozenset(w for p in pieces for w in _names_part(asked, parts, p))
+            continue
+        if run >= 2 and named >= parts:
+            ends.append(i)
+        named, run = frozenset(), 0
+    return ends
+
+
+def _title_pieces(line: str, rest: list[str]) -> list[str] | None:
+    """A line's column titles, or None when it is no line of titles: a line of words with no amount, a few
+    words each (a PDF's title; an HTML header's cells, split at bars and slashes), not a row's label over
+    figures (:func:`query.statements.row_cells`)."""
+    if not re.search(r"[A-Za-z]{2}", line) or any(amount_cell(c) or "%" in c for c in FIGURE.findall(line)):
+        return None
+    pieces = [p for p in _PIECES.split(line.strip()) if p]
+    if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(rest)):
+        return None
+    return pieces
+
+
+def _names_part(asked: frozenset[str], parts: frozenset[str], piece: str) -> frozenset[str]:
+    """The words of ``parts`` a column title names: the title of the part alone, of the question's words
+    ("Canadian Operations" for "its Canadian operations"), or of the part with a total's words."""
+    named = frozenset(words(piece)) - FUNCTION_WORDS
+    part = named & parts
+    return part if part and (named <= asked | parts or named - TOTAL_WORDS == part) else frozenset()
+
+
+def _metric_row(metric: tuple[tuple[str, ...], ...], chunk: dict, lines: list[str], end: int
+                ) -> tuple[int, int] | None:
+    """(line, character) of the first row labelled by one of ``metric``'s cues (or by the cue after "Segment")
+    from line ``end`` on, printing an amount, before any line of prose (more than ``HEAD_WORDS`` words and no
+    figure: the table ended)."""
+    after = sum(len(line) + 1 for line in lines[:end])
+    labels = metric + tuple(_SEGMENT + cue for cue in metric)  # a segment note's "Segment net sales" (Corning's)
+    found = [r for cue in labels if (r := row_line(cue, chunk, after=after)) is not None]
+    if not found:
+        return None
+    i, at = min(found)
+    prose = any(len(words(line)) > HEAD_WORDS and not FIGURE.search(line) for line in lines[end:i])
+    cells = FIGURE.findall(lines[i]) + row_cells(lines[i + 1:])
+    return None if prose or not any(amount_cell(c) for c in cells) else (i, at)
