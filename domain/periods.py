@@ -435,3 +435,12 @@ def head_months(head: Iterable[str]) -> frozenset[int]:
         else:  # a group named by its months, "m3"
             found.add(int(m.lastgroup[1:]))
     return frozenset(found)
+
+
+_HEAD_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def head_years(head: Iterable[str]) -> frozenset[int]:
+    """The years a table's head prints ("YEAR ENDED MAY 31, 2022", "Fiscal 2017"): a segment note printing the
+    segments as columns gives each year a table of its own, one under the other. Empty when it prints none."""
+    return frozenset(int(y) for y in _HEAD_YEAR.findall("\n".join(head)))

@@ -139,7 +139,14 @@ def has_phrase(text_stems: str, phrase: tuple[str, ...]) -> bool:
 
 _SENTENCE_END = re.compile(r"(?:^|[.?!:;\n])[\s\"'“‘(]*$")
 # a dot that closes an initial ("U.S.", "J. Erik") or a company's abbreviation ("Inc.", "Co."), not a sentence
-_ABBREVIATED = re.compile(r"(?:\b[A-Za-z]|\b(?:Inc|Co|Corp|Cos|Ltd|Bros|Intl|No|vs|Mr|Mrs|Ms|Dr|St|Jr|Sr))\.[\s\"'“‘(]*$")
+_ABBREVIATED = re.compile(r"(?:\b[A-Za-z]|\b(?:Inc|Co|Corp|Cos|Ltd|Bros|Intl|No|vs|Mr|Mrs|Ms|Dr|St|Jr|Sr))\.[\s\"'“‘(]*$",
+                          re.I)
+
+
+def ends_sentence(line: str) -> bool:
+    """Whether a line closes a sentence with its dot: not an initial's or a company's abbreviation ("NIKE,
+    INC." titling a table's column)."""
+    return line.rstrip().endswith(".") and not _ABBREVIATED.search(line)
 
 
 def without_names(text: str, names: Iterable[str], possessive: bool = True) -> str:

@@ -16,10 +16,12 @@ _PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and t
 
 
 def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
-                months: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
+                months: frozenset[int] = frozenset(), before: str = "", years: frozenset[int] = frozenset()
+                ) -> PartRow | None:
     """The metric's row (one of ``metric``'s cues) under column titles that name every word of ``parts``
-    (:func:`_titled_ends`), in the same table (no prose between), printing an amount for a span asked (``months``,
-    ``before``: :func:`query.parts.of_period`); its page, as a :class:`~query.parts.PartRow` labelled by the
+    (:func:`_titled_ends`), in the same table (no prose between), printing an amount for a span and a year asked
+    (``months``, ``years``, ``before``: :func:`query.parts.of_period`; such a note prints a table of columns
+    for each year, NIKE's "YEAR ENDED MAY 31, 2022" under 2023's); its page, as a :class:`~query.parts.PartRow` labelled by the
     metric's row. A table whose columns are the parts prints one figure per part on one row, so the page is
     the part's as much as a row of its own would be."""
     text = chunk.get("text") or ""
@@ -28,10 +30,22 @@ def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tupl
     lines = text.split("\n")
     for end in _titled_ends(asked, parts, lines):
         found = _metric_row(metric, chunk, lines, end)
-        if found is not None and of_period(lines, found[0], months, before):
-            i, at = found
+        if found is None:
+            continue
+        i, at = found
+        top = _page_top(chunk, lines, at)  # the row's table's head stands on its page
+        if of_period(lines[top:], i - top, months, "" if top else before, years):
             return PartRow(page_position(chunk, at)[0], len(parts), lines[i].split("|")[0].strip(), True)
     return None
+
+
+def _page_top(chunk: dict, lines: list[str], at: int) -> int:
+    """The first line of the page character ``at`` stands on (0 when that is the chunk's first page): the
+    page before ends in its footer ("2023 FORM 10-K 83", NIKE's), whose year heads no table on this page."""
+    page, offset = page_position(chunk, at)
+    if page == int(chunk.get("page_start") or 0):
+        return 0
+    return "\n".join(lines).count("\n", 0, at - offset)
 
 
 def _titled_ends(asked: frozenset[str], parts: frozenset[str], lines: list[str]) -> list[int]:

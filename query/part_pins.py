@@ -70,12 +70,13 @@ class PartPins(PinReader):
         one in MD&A and one in the notes (:func:`rows_per_place`). The places pinned in (:func:`place`)."""
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
-        months = q.plan.analysis.months
-        rows = [(found, h) for h in hits if (found := _part_row(asked, parts, cues, h.source, titled, measures, months))]
-        if months and rows:  # a passage opening inside its table: the head is the chunk before's
+        months, years = q.plan.analysis.months, frozenset(q.plan.analysis.years)
+        rows = [(found, h) for h in hits
+                if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years=years))]
+        if (months or years) and rows:  # a passage opening inside its table: the head is the chunk before's
             before = self._before(q, [h.source for _, h in rows])
             rows = [(found, h) for _, h in rows
-                    if (found := _part_row(asked, parts, cues, h.source, titled, measures, months,
+                    if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years,
                                            before.get(h.source.get("chunk_id", ""), "")))]
         chosen = rows_per_place(rows)
         for found, h in chosen:
@@ -159,12 +160,12 @@ def _table_row(cues: tuple, tables: list[tuple[dict, int, str]],
 
 
 def _part_row(asked: frozenset[str], parts: frozenset[str], cues: tuple, chunk: dict, titled: bool, measures: tuple,
-              months: frozenset[int], before: str = "") -> PartRow | None:
+              months: frozenset[int], years: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
     """The part's row in a chunk (:func:`query.parts.part_row`) or, with no header's ``measures`` to do without,
-    the metric's row under the part's column title (:func:`query.part_columns.part_column`: a segment note
-    printing the segments as columns)."""
+    the metric's row under the part's column title, of a year asked (:func:`query.part_columns.part_column`:
+    a segment note printing the segments as columns, a table for each year)."""
     return part_row(asked, parts, cues, chunk, titled, measures, months, before) or \
-        (None if measures else part_column(asked, parts, cues, chunk, months, before))
+        (None if measures else part_column(asked, parts, cues, chunk, months, before, years))
 
 
 def rows_per_place(rows: list[tuple[PartRow, Hit]]) -> list[tuple[PartRow, Hit]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from domain.periods import head_months
+from domain.periods import head_months, head_years
 from domain.text import (
     FUNCTION_WORDS,
     has_phrase,
@@ -84,18 +84,21 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     return best
 
 
-def of_period(lines: list[str], i: int, months: frozenset[int], before: str = "") -> bool:
+def of_period(lines: list[str], i: int, months: frozenset[int], before: str = "",
+              years: frozenset[int] = frozenset()) -> bool:
     """Whether the row line ``i`` labels prints a figure for one of the spans asked (``months``): its table's
     head (:func:`query.statements.table_head`, read on into ``before``, the chunk before's text, where the
     passage opens inside the table) names one of them or none at all. A 10-K's MD&A prints the fourth
     quarter's table of segments before the year's ("Three months ended December 31, 2018": 3M), a release its
     quarter's table before the six months' (Johnson & Johnson's "Q2"): neither is the year's, nor the first
-    half's, figure."""
-    if not months:
+    half's, figure. Given ``years`` (the years asked), the head names one of them or no year either: a table
+    of one year's columns is not another year's (:func:`query.part_columns.part_column`)."""
+    if not months and not years:
         return True
     above = before.split("\n") if before else []
-    printed = head_months(table_head(above + lines, len(above) + i))
-    return not printed or bool(printed & months)
+    head = table_head(above + lines, len(above) + i)
+    spans, printed = head_months(head), head_years(head)
+    return (not spans or not months or bool(spans & months)) and (not printed or not years or bool(printed & years))
 
 
 def _amounts(cells: list[str], cued: bool) -> bool:

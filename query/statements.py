@@ -27,7 +27,7 @@ from domain.statements import (
     statement_heads,
     statements,
 )
-from domain.text import FUNCTION_WORDS, has_phrase, lower_words, phrase_text, words
+from domain.text import FUNCTION_WORDS, ends_sentence, has_phrase, lower_words, phrase_text, words
 
 # statement -> its title, as printed at the head of the statement (and as a question may name it), from the
 # domain's definitions. Which statements a question needs is the query plan's business (query/plan.py).
@@ -259,7 +259,7 @@ def table_head(lines: list[str], i: int) -> list[str]:
     for k in range(top - 1, -1, -1):
         line = lines[k].strip()
         said = words(line)
-        if len(head) >= HEAD_LINES or len(said) > HEAD_WORDS or (line.endswith(".") and len(said) > 1) or \
+        if len(head) >= HEAD_LINES or len(said) > HEAD_WORDS or (ends_sentence(line) and len(said) > 1) or \
                 any(_amount_cell(c) for c in FIGURE.findall(line) + (row_cells(lines[k + 1:]) if said else [])):
             break
         head += [line] if line else []

@@ -118,3 +118,14 @@ def test_a_sentence_opens_at_the_start_and_after_its_end_not_after_an_initial_or
     assert not opens_sentence(text, text.index("Domestic"))
     assert not opens_sentence(text, text.index("Google"))
     assert not opens_sentence(text, text.index("line"))
+    assert not opens_sentence("ALPHABET INC. Google", len("ALPHABET INC. "))  # capitals abbreviate too
+
+
+def test_a_line_ends_a_sentence_with_a_dot_that_abbreviates_nothing():
+    """"... fourth quarter of 2019." ends its sentence; a company's name titling a column ("NIKE, INC.", "Walt
+    Disney Co.") or an initial ("U.S.") does not."""
+    from domain.text import ends_sentence
+
+    assert ends_sentence("fourth quarter of 2019.") and ends_sentence("as follows. ")
+    assert not ends_sentence("NIKE, INC.") and not ends_sentence("Walt Disney Co.") and not ends_sentence("U.S.")
+    assert not ends_sentence("Total revenues")

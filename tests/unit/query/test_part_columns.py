@@ -72,3 +72,39 @@ def test_the_part_pins_read_a_column_where_no_row_names_the_part():
     assert _part_row(asked, parts, cues, columns, False, (), frozenset()) == (11, 1, "Total net sales", True)
     assert _part_row(asked, parts, cues, columns, False, cues, frozenset()) is None
 
+
+def test_a_note_of_a_table_for_each_year_gives_the_year_asked():
+    """A note printing the segments as columns gives each year a table of its own, one under the other
+    ("YEAR ENDED MAY 31, 2023" over 2022's): the metric's row under the year asked, or the first where the
+    question names no year; a head naming no year passes any; the head is read on the row's page (the page
+    before's footer, "2023 FORM 10-K 83", heads none of its tables)."""
+    from query.part_columns import part_column
+
+    question = "What were Converse's revenues in Nike's fiscal 2022?"
+    asked, parts, cues = frozenset(words(question)), frozenset(words("converse")), _cues(question)
+    block = "YEAR ENDED MAY 31, {}\n(Dollars in millions)\nNORTH\nAMERICA\nCONVERSE\nTOTAL\nRevenues by:\n" \
+            "Footwear\n$ 14,897 $ 2,155 $ 35,290\nTOTAL REVENUES\n$ 21,608 $ 2,427 $ 51,217\n"
+    notes = block.format(2023) + "(1) Refer to Note 18 for the transition of the CASA territory.\n" + block.format(2022)
+    second = notes.index("YEAR ENDED MAY 31, 2022")  # page 87 opens there: the chunk ends that far into it
+    chunk = {"text": notes, "page_start": 86, "page_end": 87, "char_end": len(notes) - second}
+    assert part_column(asked, parts, cues, chunk, years=frozenset({2022})) == (87, 1, "TOTAL REVENUES", True)
+    assert part_column(asked, parts, cues, chunk, years=frozenset({2023})) == (86, 1, "TOTAL REVENUES", True)
+    assert part_column(asked, parts, cues, chunk) == (86, 1, "TOTAL REVENUES", True)
+    assert part_column(asked, parts, cues, chunk, years=frozenset({2019})) is None
+    # the page before's footer names the filing's year, above a table of another year: no head of this page
+    footed = "$ 44,436 $ 2,346 $ 46,710\n2023 FORM 10-K 83\n" + block.format(2021)
+    footed = {"text": footed, "page_start": 86, "page_end": 87, "char_end": len(block.format(2021))}
+    assert part_column(asked, parts, cues, footed, years=frozenset({2023})) is None
+    assert part_column(asked, parts, cues, footed, years=frozenset({2021})) == (87, 1, "TOTAL REVENUES", True)
+    undated = {"text": block.split("\n", 1)[1], "page_start": 86, "page_end": 86}
+    assert part_column(asked, parts, cues, undated, years=frozenset({2019})) == (86, 1, "TOTAL REVENUES", True)
+
+
+def test_the_years_a_tables_head_prints():
+    """A head's four-digit years, none where it prints none."""
+    from domain.periods import head_years
+
+    assert head_years(["YEAR ENDED MAY 31, 2022", "(Dollars in millions)"]) == frozenset({2022})
+    assert head_years(["Fiscal 2017", "Digital Media"]) == frozenset({2017})
+    assert head_years(["June 26,", "2022", "June 27,", "2021"]) == frozenset({2021, 2022})
+    assert head_years(["Three months ended", "(in millions)", "Net sales 12,345"]) == frozenset()

@@ -385,6 +385,8 @@ def test_a_tables_head_is_the_lines_above_its_rows_and_names_their_span():
     assert table_head(previous, 4) == ["Net Sales"]
     ended = ["costs rose in the", "fourth quarter of 2019.", "(In millions)", "2020", "2019", "Health Care", "6,021"]
     assert table_head(ended, 5) == ["(In millions)"] and head_months(table_head(ended, 5)) == frozenset()
+    titled = ["YEAR ENDED MAY 31, 2023", "CONVERSE", "TOTAL", "NIKE, INC.", "Revenues by:", "Footwear", "$ 2,155"]
+    assert table_head(titled, 5) == titled[:5]  # a column's company name ends no sentence
     assert head_months(["Quarters Ended", "Six Months Ended"]) == frozenset({3, 6})
     assert head_months(["SECOND QUARTER", "SIX MONTHS"]) == frozenset({3, 6})
     assert head_months(["Q2", "% Change"]) == frozenset({3})
