@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 
 from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
-from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, of_period
-from query.statements import FIGURE, HEAD_WORDS, amount_cell, page_position, row_cells, row_line
+from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, of_period, printed_label
+from query.statements import FIGURE, HEAD_WORDS, amount_cell, figure_cell, page_position, row_cells, row_line
 
 _SEGMENT = tuple(words("segment"))
 _PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and the levels of a cell's title
@@ -35,7 +35,7 @@ def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tupl
         i, at = found
         top = _page_top(chunk, lines, at)  # the row's table's head stands on its page
         if of_period(lines[top:], i - top, months, "" if top else before, years):
-            return PartRow(page_position(chunk, at)[0], len(parts), lines[i].split("|")[0].strip(), True)
+            return PartRow(page_position(chunk, at)[0], len(parts), printed_label(lines[i]), True)
     return None
 
 
@@ -71,7 +71,7 @@ def _title_pieces(line: str, rest: list[str]) -> list[str] | None:
     """A line's column titles, or None when it is no line of titles: a line of words with no amount, a few
     words each (a PDF's title; an HTML header's cells, split at bars and slashes), not a row's label over
     figures (:func:`query.statements.row_cells`)."""
-    if not re.search(r"[A-Za-z]{2}", line) or any(amount_cell(c) or "%" in c for c in FIGURE.findall(line)):
+    if not re.search(r"[A-Za-z]{2}", line) or any(figure_cell(c) for c in FIGURE.findall(line)):
         return None
     pieces = [p for p in _PIECES.split(line.strip()) if p]
     if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(rest)):

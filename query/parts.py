@@ -77,9 +77,9 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         amount = any(amount_cell(c) for c in cells)
         if part and (best is None or (len(part), amount) > (best.named, best.amount)) and (cued or named == part) and \
                 len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
-                _label_first(line) and (not titled or _titled(_alternative(_label(line), parts))) and \
+                _label_first(line) and (not titled or _titled(_alternative(printed_label(line), parts))) and \
                 _amounts(cells, cued) and of_period(lines, i, months, before):
-            best = PartRow(page_position(chunk, at)[0], len(part), _label(line), amount)
+            best = PartRow(page_position(chunk, at)[0], len(part), printed_label(line), amount)
         at += len(line) + 1
     return best
 
@@ -211,7 +211,7 @@ def _titled(label: str) -> bool:
     return bool(said) and all(w[0].isupper() or w.lower() in FUNCTION_WORDS for w in said)
 
 
-def _label(line: str) -> str:
+def printed_label(line: str) -> str:
     """A row's label as printed: its line up to the first cell."""
     return re.split(r"\s*\|\s*|\s+[(\-–—$]?\s*\d", line.strip(), maxsplit=1)[0]
 

@@ -260,7 +260,7 @@ def table_head(lines: list[str], i: int) -> list[str]:
         line = lines[k].strip()
         said = words(line)
         if len(head) >= HEAD_LINES or len(said) > HEAD_WORDS or (ends_sentence(line) and len(said) > 1) or \
-                any(_amount_cell(c) for c in FIGURE.findall(line) + (row_cells(lines[k + 1:]) if said else [])):
+                any(figure_cell(c) for c in FIGURE.findall(line) + (row_cells(lines[k + 1:]) if said else [])):
             break
         head += [line] if line else []
     return head[::-1]
@@ -270,10 +270,10 @@ def _in_body(lines: list[str], k: int) -> bool:
     """Whether line ``k`` is among a table's rows: figures or nothing, or a label whose row prints an amount."""
     if not re.search(r"[A-Za-z]{2}", lines[k]):
         return True
-    return any(_amount_cell(c) for c in FIGURE.findall(lines[k]) + row_cells(lines[k + 1:]))
+    return any(figure_cell(c) for c in FIGURE.findall(lines[k]) + row_cells(lines[k + 1:]))
 
 
-def _amount_cell(cell: str) -> bool:
+def figure_cell(cell: str) -> bool:
     """Whether a cell is a row's figure, not a column title's (a year, a day): a percent or an amount."""
     return "%" in cell or amount_cell(cell)
 
