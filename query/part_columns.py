@@ -19,11 +19,11 @@ def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tupl
                 months: frozenset[int] = frozenset(), before: str = "", years: frozenset[int] = frozenset()
                 ) -> PartRow | None:
     """The metric's row (one of ``metric``'s cues) under column titles that name every word of ``parts``
-    (:func:`_titled_ends`), in the same table (no prose between), printing an amount for a span and a year asked
-    (``months``, ``years``, ``before``: :func:`query.parts.of_period`; such a note prints a table of columns
-    for each year, NIKE's "YEAR ENDED MAY 31, 2022" under 2023's); its page, as a :class:`~query.parts.PartRow` labelled by the
-    metric's row. A table whose columns are the parts prints one figure per part on one row, so the page is
-    the part's as much as a row of its own would be."""
+    (:func:`_titled_ends`), in the same table (no prose between), printing an amount for a span and a year
+    asked (``months``, ``years``, ``before``: :func:`query.parts.of_period`; such a note prints a table of
+    columns for each year, NIKE's "YEAR ENDED MAY 31, 2022" under 2023's); its page, as a
+    :class:`~query.parts.PartRow` labelled by the metric's row. A table whose columns are the parts prints one
+    figure per part on one row, so the page is the part's as much as a row of its own would be."""
     text = chunk.get("text") or ""
     if not any(has_phrase(phrase_text(words(text)), cue) for cue in metric):
         return None
@@ -33,19 +33,19 @@ def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tupl
         if found is None:
             continue
         i, at = found
-        top = _page_top(chunk, lines, at)  # the row's table's head stands on its page
+        top = _page_top(chunk, text, at)  # the row's table's head stands on its page
         if of_period(lines[top:], i - top, months, "" if top else before, years):
             return PartRow(page_position(chunk, at)[0], len(parts), printed_label(lines[i]), True)
     return None
 
 
-def _page_top(chunk: dict, lines: list[str], at: int) -> int:
+def _page_top(chunk: dict, text: str, at: int) -> int:
     """The first line of the page character ``at`` stands on (0 when that is the chunk's first page): the
     page before ends in its footer ("2023 FORM 10-K 83", NIKE's), whose year heads no table on this page."""
     page, offset = page_position(chunk, at)
     if page == int(chunk.get("page_start") or 0):
         return 0
-    return "\n".join(lines).count("\n", 0, at - offset)
+    return text.count("\n", 0, at - offset)
 
 
 def _titled_ends(asked: frozenset[str], parts: frozenset[str], lines: list[str]) -> list[int]:
@@ -56,7 +56,7 @@ def _titled_ends(asked: frozenset[str], parts: frozenset[str], lines: list[str])
     for i, line in enumerate(lines):
         if not line.strip():
             continue
-        pieces = _title_pieces(line, lines[i + 1:])
+        pieces = _title_pieces(lines, i)
         if pieces is not None:
             run += len(pieces)
             named |= frozenset(w for p in pieces for w in _names_part(asked, parts, p))
@@ -67,14 +67,15 @@ def _titled_ends(asked: frozenset[str], parts: frozenset[str], lines: list[str])
     return ends
 
 
-def _title_pieces(line: str, rest: list[str]) -> list[str] | None:
-    """A line's column titles, or None when it is no line of titles: a line of words with no amount, a few
+def _title_pieces(lines: list[str], i: int) -> list[str] | None:
+    """Line ``i``'s column titles, or None when it is no line of titles: a line of words with no amount, a few
     words each (a PDF's title; an HTML header's cells, split at bars and slashes), not a row's label over
     figures (:func:`query.statements.row_cells`)."""
+    line = lines[i]
     if not re.search(r"[A-Za-z]{2}", line) or any(figure_cell(c) for c in FIGURE.findall(line)):
         return None
     pieces = [p for p in _PIECES.split(line.strip()) if p]
-    if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(rest)):
+    if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(lines[i + 1:])):
         return None
     return pieces
 
