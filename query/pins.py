@@ -36,8 +36,10 @@ from query.statements import (
     in_narrative,
     non_gaap,
     page_position,
+    ratio_rows,
     row_page,
     titled_last,
+    unstated_margin,
 )
 from schemas.chunks import chunk_id, next_chunk_id
 from schemas.index import INDEXES
@@ -255,12 +257,27 @@ class Pins(PinReader):
     def _narrative_pins(self, q: Question, scope: Filters, pin: Callable) -> None:
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
         on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question, each
-        page read whole (:meth:`_page_texts`)."""
+        page read whole (:meth:`_page_texts`), a ratio's row of percents counting (``ratio_rows``). A margin
+        those pages never name, nor its profit, is one the company does not report: the income statement
+        first (:meth:`_unstated_pin`)."""
         mdna = {**scope, "item": sorted(MDNA_ITEMS)}
         pages, _ = self._searched_pages(q, mdna, 20)
-        for page in scoring.explaining_first(self._page_texts(q, mdna, list(pages)), q.plan.core)[:NARRATIVE_PINS]:
+        texts = self._page_texts(q, mdna, list(pages))
+        ratios = ratio_rows(concept_map().row_labels(q.plan.core, q.plan.concepts), q.plan.core)
+        if unstated_margin(ratios, texts.values()):
+            self._unstated_pin(q, scope, pin)
+        for page in scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS]:
             h = pages[page]
             pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def _unstated_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
+        """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit) is answered
+        from the income statement, whose lines show what the company's results are made of: its page, pinned
+        before MD&A's discussion, as the statement pins find it."""
+        found = self._statement_pages(q, "income statement", scope)
+        if found:
+            page, source = found[-1]
+            pin(source, source["chunk_id"], page, "statement", "the income statement (MD&A states no such margin)")
 
     def _line_item_pin(self, q: Question, scope: Filters, item: tuple[str, ...], pin: Callable) -> None:
         """A figure no statement, note or section is named for may be a primary statement's line item asked by its

@@ -40,6 +40,7 @@ from query.plan import (
     on_day,
     quarter_document,
 )
+from query.statements import row_line
 
 
 class ScoredDoc(NamedTuple):
@@ -385,12 +386,16 @@ def page_texts(pages: list[int], passages: list[dict]) -> dict[int, str]:
     return {page: "\n".join(parts) for page, parts in texts.items()}
 
 
-def explaining_first(texts: dict[int, str], question: str) -> list[int]:
+def explaining_first(texts: dict[int, str], question: str, rows: tuple[tuple[str, ...], ...] = ()) -> list[int]:
     """Pages (page -> its text, :func:`page_texts`, in the search's order) whose prose explains a change of a metric
     the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``), the page
     whose metric is most wholly the question's ahead ("worldwide net sales" before "net sales in Latin
-    America" for a question on net sales: a part the question does not name is another page's answer), then
-    the others; ties in the search's order."""
+    America" for a question on net sales: a part the question does not name is another page's answer). A ratio
+    asked (``rows``: :func:`query.statements.ratio_rows`) is explained where its row of percents is printed
+    above the sentences on its lines (3M's "Operating income margin 19.1 % 20.8 %" over why cost of sales
+    rose): such a page comes after one explaining the ratio by name, before those explaining another metric
+    or a part of it ("business segment operating income margins"). Then the others; ties in the search's
+    order."""
     asked = set(words(question))
 
     def fit(page: int) -> tuple[float, int]:
@@ -402,7 +407,9 @@ def explaining_first(texts: dict[int, str], question: str) -> list[int]:
                 best = max(best, (hits / len(named), hits))
         return best
     fits = {page: fit(page) for page in texts}
-    return sorted(texts, key=lambda page: (-fits[page][0], -fits[page][1]))
+    printed = {page for page in texts if any(row_line(label, {"text": texts[page]}, percent=True) for label in rows)}
+    tier = {page: 2 if fits[page][0] == 1 else int(page in printed) for page in texts}
+    return sorted(texts, key=lambda page: (-tier[page], -fits[page][0], -fits[page][1]))
 
 
 def forecasting_first(texts: dict[int, str], question: str, year: int, least: int = 0) -> list[int]:

@@ -11,7 +11,7 @@ index of financial statements (which lists every title).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from domain.sec_items import STATEMENT_ITEMS
 from domain.statements import (
@@ -184,6 +184,42 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
     not the income statement's row of amounts). ``after``: only rows from that character of the text on."""
     found = row_line(metric, chunk, percent, after)
     return page_position(chunk, found[1])[0] if found else None
+
+
+RATIO_WORDS = frozenset(words("margin rate"))  # a metric's last word saying it is a ratio, as words() stems it
+_MARGIN = words("margin")[0]
+_PROFIT_WORDS = tuple(words("income profit"))  # a margin's row may name the profit it is the margin of
+
+
+def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str, ...], ...]:
+    """The rows that print the ratio a question asks (a margin, a rate: stems; ``labels``: its metric's,
+    :meth:`~query.concepts.ConceptMap.row_labels`), as filings label them: a margin with or without its
+    profit's word ("Operating margin", "Operating income margin", "Operating profit margin"), whichever the
+    question says ("operating income margin": the metric's cue is "operating income"). None for a metric of
+    amounts: its row of percents is its growth, not the metric."""
+    said = phrase_text(words(question))
+    out: list[tuple[str, ...]] = []
+    for label in labels:
+        if label[-1] not in RATIO_WORDS and has_phrase(said, (*label, _MARGIN)):
+            label = (*label, _MARGIN)
+        if label[-1] in RATIO_WORDS:
+            out.append(label)
+        if label[-1] == _MARGIN and (len(label) == 2 or (len(label) == 3 and label[1] in _PROFIT_WORDS)):
+            out += [(label[0], _MARGIN)] + [(label[0], w, _MARGIN) for w in _PROFIT_WORDS]
+    return tuple(dict.fromkeys(out))
+
+
+def unstated_margin(ratios: tuple[tuple[str, ...], ...], texts: Iterable[str]) -> bool:
+    """Whether a margin is asked (``ratios``: :func:`ratio_rows`) that none of these MD&A pages' texts names,
+    nor the profit it is the margin of ("gross profit" for a gross margin): the filing does not measure itself
+    by it (a card issuer prints no gross profit). A filing that explains its gross profit and never says
+    "gross margin" does measure it."""
+    margins = [label for label in ratios if label[-1] == _MARGIN]
+    named = margins + [label[:-1] for label in margins if len(label) > 2]  # "gross profit margin": "gross profit"
+    if not margins:
+        return False
+    said = [phrase_text(words(text)) for text in texts]
+    return not any(has_phrase(stems, label) for stems in said for label in named)
 
 
 def row_line(metric: tuple[str, ...], chunk: dict, percent: bool = False, after: int = 0) -> tuple[int, int] | None:

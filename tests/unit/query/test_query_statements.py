@@ -8,7 +8,7 @@ from query.analysis import QueryAnalysis
 from query.pins import looks_further
 from query.plan import make_plan
 from query.scoring import evidence_page
-from query.statements import best_statement_page, continuation, statement_page
+from query.statements import best_statement_page, continuation, ratio_rows, statement_page, unstated_margin
 
 
 def statements_for(question: str) -> list[str]:
@@ -392,3 +392,29 @@ def test_a_tables_head_is_the_lines_above_its_rows_and_names_their_span():
     assert head_months(["Q2", "% Change"]) == frozenset({3})
     assert head_months(["Year Ended December 31,"]) == head_months(["Full Year"]) == frozenset({12})
     assert head_months(["36 Weeks Ended"]) == frozenset({9}) and head_months(["YTD"]) == frozenset({6, 9})
+
+
+def test_a_ratio_asked_is_read_off_its_rows_as_filings_label_them():
+    """A margin's row is printed with or without its profit's word ("Operating income margin", "Gross profit
+    margin"), whichever the question says (its metric's cue may be the profit: "operating income"); a rate's as
+    said; a metric of amounts has no ratio row (its row of percents is its growth)."""
+    operating = (("oper", "margin"), ("oper", "incom", "margin"), ("oper", "profit", "margin"))
+    assert ratio_rows([("oper", "margin")], "What drove operating margin change?") == operating
+    assert ratio_rows([("oper", "incom")], "Why did the operating income margin fall?") == (
+        ("oper", "incom", "margin"), *operating[:1], *operating[2:])
+    assert ratio_rows([("oper", "incom")], "Why did operating income fall?") == ()
+    assert ratio_rows([("effect", "tax", "rate")], "Why did the effective tax rate fall?") == (("effect", "tax", "rate"),)
+    assert ratio_rows([("net", "sale")], "Why did net sales grow?") == ()
+
+
+def test_a_margin_mdna_never_states_is_not_one_the_company_measures():
+    """A card issuer's MD&A says neither "gross margin" nor "gross profit"; a chip maker's explains its gross
+    profit without the word margin; every MD&A says operating income."""
+    gross = ratio_rows([("gross", "margin")], "gross margin")
+    card_issuer = ["Total revenues net of interest expense increased 25 percent.", "Card Member rewards grew."]
+    assert unstated_margin(gross, card_issuer)
+    assert not unstated_margin(gross, ["Gross profit decreased due to lower revenue."])
+    assert not unstated_margin(gross, ["Gross profit margin was 62.9% of revenue."])
+    assert not unstated_margin(ratio_rows([("oper", "margin")], "operating margin"), ["Operating income fell."])
+    assert not unstated_margin(ratio_rows([("effect", "tax", "rate")], ""), card_issuer)  # not a margin
+    assert not unstated_margin((), card_issuer)

@@ -39,6 +39,7 @@ from query.scoring import (
     short_filing,
     with_previous,
 )
+from query.statements import ratio_rows
 
 KO = Entity("cocacola", "Coca-Cola")
 PEP = Entity("pepsico", "PepsiCo")
@@ -547,3 +548,22 @@ def test_an_8k_speaks_for_the_release_it_furnishes_and_for_the_fiscal_year_of_it
     assert named["ADBE_2023-03-15_8K"].tier == 0 and named["ADBE_2023Q1_EARNINGS"].tier == 2  # its form named
     assert document_tiers([cover], plan_for("first quarter of fiscal 2023", years=[2023], quarters=[1])
                           )["ADBE_2023-03-15_8K"].tier == 2  # no release of its filing: no quarter of its own
+
+
+def test_a_margin_asked_takes_the_page_printing_its_row_before_a_segments_margin():
+    """3M's 2022 10-K: the page printing the company's "Operating income margin" as a row of percents, whose
+    prose explains its lines, comes before the segments' pages whose sentences explain "business segment
+    operating income margins" (a part the question does not name), and after a page explaining the margin
+    itself; a margin's row of amounts (the income statement's) is not its row of percents."""
+    texts = {30: "Business segment operating income margins decreased in 2022 when compared to the prior year "
+                 "primarily due to litigation costs.",
+             18: "Overview. 3M is a diversified global manufacturer.",
+             26: "Operating Expenses:\nOperating income margin\n19.1 %\n20.8 %\n(1.7)%\nCost of sales, measured "
+                 "as a percent of sales, increased in 2022. Increases were primarily due to litigation costs.",
+             59: "Operating income margin\n6,539\n7,369"}
+    question = "What drove operating margin change as of FY2022 for 3M?"
+    rows = ratio_rows([("oper", "margin")], question)
+    assert explaining_first(texts, question) == [30, 18, 26, 59]
+    assert explaining_first(texts, question, rows) == [26, 30, 18, 59]
+    texts[20] = "Operating margin decreased 1.7 points in 2022 primarily due to litigation costs."
+    assert explaining_first(texts, question, rows)[:2] == [20, 26]
