@@ -272,8 +272,8 @@ class Pins(PinReader):
 
     def _unstated_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
         """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit) is answered
-        from the income statement, whose lines show what the company's results are made of: its page, pinned
-        before MD&A's discussion, as the statement pins find it."""
+        from the income statement, whose lines show what the company's results are made of: the statement's own
+        page (:meth:`_statement_pages`' last, not a summary of its lines), pinned before MD&A's discussion."""
         found = self._statement_pages(q, "income statement", scope)
         if found:
             page, source = found[-1]
