@@ -89,6 +89,8 @@ _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|thr
 # A share asked for ("gross margin percentage", "as a percent of sales", "EBITDA % margin"); in the core question,
 # so "answer in percents" (an instruction) is not one.
 _PERCENT = re.compile(r"\bpercent(?:age)?s?\b|%")
+_WHICH = re.compile(r"\bwhich\b", re.I)  # "which of its segments had the highest ...": the parts compared
+_PARTS_NOTE = "segments"  # the note (concepts.yaml's notes) listing a filing's parts: segments, regions
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
 
 
@@ -261,6 +263,9 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     elif not plan.narrative and plan.forecast is None and not plan.defines:  # prose: no statement reports it
         plan.statements = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("statement: "))
     plan.notes = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("note: "))
+    if plan.statements and not named and _PARTS_NOTE in plan.notes and _WHICH.search(core):
+        plan.statements = []  # the parts compared: their own tables answer, the whole's statement does not
+        plan.rules.append("which of its parts: the parts' tables, not the consolidated statement")
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence

@@ -667,3 +667,18 @@ def test_the_spans_a_question_asks_in_months():
     assert analyze("Net sales in the first nine months of 2023").months == frozenset({9})
     assert analyze("Revenue in the three months ended June 30, 2023").months == frozenset({3})
     assert analyze("What were 3M's Health Care net sales?").months == frozenset()
+
+
+def test_the_parts_compared_are_read_off_their_tables_not_the_whole_statement():
+    """"Which of its segments had the highest net income": the segments' tables answer (the note, MD&A's
+    segment results), the consolidated income statement prints only the whole; a figure of the whole keeps
+    its statement, and a "which" naming no part (a security) is no comparison of parts."""
+    compared = plan_of("In 2022 Q2, which of Acme's business segments had the highest net income?")
+    assert compared.figure and compared.statements == [] and "segments" in compared.notes
+    assert any("which of its parts" in rule for rule in compared.rules)
+    region = plan_of("Which region had the highest revenue for Acme during FY2022?")
+    assert region.statements == [] and "segments" in region.notes
+    whole = plan_of("What was Acme's net income in 2022?")
+    assert whole.statements == ["income statement"]
+    assert plan_of("Which of Acme's segments is the largest? Use the income statement.").statements == [
+        "income statement"]  # a statement named outright still decides
