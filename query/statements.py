@@ -186,7 +186,7 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
     return page_position(chunk, found[1])[0] if found else None
 
 
-RATIO_WORDS = frozenset(words("margin rate"))  # a metric's last word saying it is a ratio, as words() stems it
+_RATIO_WORDS = frozenset(words("margin rate"))  # a metric's last word saying it is a ratio, as words() stems it
 _MARGIN = words("margin")[0]
 _PROFIT_WORDS = tuple(words("income profit"))  # a margin's row may name the profit it is the margin of
 
@@ -200,9 +200,9 @@ def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str,
     said = phrase_text(words(question))
     out: list[tuple[str, ...]] = []
     for label in labels:
-        if label[-1] not in RATIO_WORDS and has_phrase(said, (*label, _MARGIN)):
+        if label[-1] not in _RATIO_WORDS and has_phrase(said, (*label, _MARGIN)):
             label = (*label, _MARGIN)
-        if label[-1] in RATIO_WORDS:
+        if label[-1] in _RATIO_WORDS:
             out.append(label)
         if label[-1] == _MARGIN and (len(label) == 2 or (len(label) == 3 and label[1] in _PROFIT_WORDS)):
             out += [(label[0], _MARGIN)] + [(label[0], w, _MARGIN) for w in _PROFIT_WORDS]
@@ -215,9 +215,9 @@ def unstated_margin(ratios: tuple[tuple[str, ...], ...], texts: Iterable[str]) -
     by it (a card issuer prints no gross profit). A filing that explains its gross profit and never says
     "gross margin" does measure it."""
     margins = [label for label in ratios if label[-1] == _MARGIN]
-    named = margins + [label[:-1] for label in margins if len(label) > 2]  # "gross profit margin": "gross profit"
     if not margins:
         return False
+    named = margins + [label[:-1] for label in margins if len(label) > 2]  # "gross profit margin": "gross profit"
     said = [phrase_text(words(text)) for text in texts]
     return not any(has_phrase(stems, label) for stems in said for label in named)
 
