@@ -39,7 +39,7 @@ from query.statements import (
     ratio_rows,
     row_page,
     titled_last,
-    unstated_margin,
+    unstated_rank,
 )
 from schemas.chunks import chunk_id, next_chunk_id
 from schemas.index import INDEXES
@@ -258,26 +258,33 @@ class Pins(PinReader):
         """What drove a change is told in MD&A's discussion of results, which statement and note pages outrank
         on the figures' words: the best ``NARRATIVE_PINS`` MD&A pages of the document for the question, each
         page read whole (:meth:`_page_texts`), a ratio's row of percents counting (``ratio_rows``). A margin
-        those pages never name, nor its profit, is one the company does not report: the income statement
-        first (:meth:`_unstated_pin`)."""
+        those pages never state is read off the income statement (:meth:`_unstated_pin`), ranked by
+        ``unstated_rank``: first when they do not name its profit either, second when they explain it."""
         mdna = {**scope, "item": sorted(MDNA_ITEMS)}
         pages, _ = self._searched_pages(q, mdna, 20)
         texts = self._page_texts(q, mdna, list(pages))
         ratios = ratio_rows(concept_map().row_labels(q.plan.core, q.plan.concepts), q.plan.core)
-        if unstated_margin(ratios, texts.values()):
-            self._unstated_pin(q, scope, pin)
-        for page in scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS]:
-            h = pages[page]
-            pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+        order = scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS]
+        pins: list[Callable[[], None]] = [
+            lambda h=pages[page], page=page: pin(h.source, h.id, page, "section",
+                                                 "MD&A's discussion of results (the question asks what drove them)")
+            for page in order]
+        rank = unstated_rank(ratios, texts.values())
+        if rank is not None:
+            pins.insert(rank, lambda: self._unstated_pin(q, scope, pin, rank))
+        for pinned in pins:
+            pinned()
 
-    def _unstated_pin(self, q: Question, scope: Filters, pin: Callable) -> None:
-        """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit) is answered
-        from the income statement, whose lines show what the company's results are made of: the statement's own
-        page (:meth:`_statement_pages`' last, not a summary of its lines), pinned before MD&A's discussion."""
+    def _unstated_pin(self, q: Question, scope: Filters, pin: Callable, rank: int) -> None:
+        """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit; Amazon's
+        operating margin: it explains operating income) is answered from the income statement, whose lines show
+        what the company's results are made of: the statement's own page (:meth:`_statement_pages`' last, not a
+        summary of its lines); ``rank``: :func:`~query.statements.unstated_rank`."""
         found = self._statement_pages(q, "income statement", scope)
         if found:
             page, source = found[-1]
-            pin(source, source["chunk_id"], page, "statement", "the income statement (MD&A states no such margin)")
+            why = "MD&A explains its profit, not the margin" if rank else "MD&A states no such margin"
+            pin(source, source["chunk_id"], page, "statement", f"the income statement ({why})")
 
     def _line_item_pin(self, q: Question, scope: Filters, item: tuple[str, ...], pin: Callable) -> None:
         """A figure no statement, note or section is named for may be a primary statement's line item asked by its

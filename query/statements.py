@@ -189,14 +189,18 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
 _RATIO_WORDS = frozenset(words("margin rate"))  # a metric's last word saying it is a ratio, as words() stems it
 _MARGIN = words("margin")[0]
 _PROFIT_WORDS = tuple(words("income profit"))  # a margin's row may name the profit it is the margin of
+# what follows the profit's words in a margin's row: "Operating income margin", "Gross profit rate", "Operating
+# income as a percentage of net sales" (the margin printed as the profit's share of sales)
+_MARGIN_TAILS = ((_MARGIN,), tuple(words("rate")), words("as a percentage of"), words("as a percent of"))
 
 
 def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str, ...], ...]:
     """The rows that print the ratio a question asks (a margin, a rate: stems; ``labels``: its metric's,
     :meth:`~query.concepts.ConceptMap.row_labels`), as filings label them: a margin with or without its
     profit's word ("Operating margin", "Operating income margin", "Operating profit margin"), whichever the
-    question says ("operating income margin": the metric's cue is "operating income"). None for a metric of
-    amounts: its row of percents is its growth, not the metric."""
+    question says ("operating income margin": the metric's cue is "operating income"), or as its profit's rate
+    or share of sales ("Gross profit rate", "Operating income as a percentage of net sales"). None for a metric
+    of amounts: its row of percents is its growth, not the metric."""
     said = phrase_text(words(question))
     out: list[tuple[str, ...]] = []
     for label in labels:
@@ -205,21 +209,24 @@ def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str,
         if label[-1] in _RATIO_WORDS:
             out.append(label)
         if label[-1] == _MARGIN and (len(label) == 2 or (len(label) == 3 and label[1] in _PROFIT_WORDS)):
-            out += [(label[0], _MARGIN)] + [(label[0], w, _MARGIN) for w in _PROFIT_WORDS]
+            out += [(label[0], _MARGIN)] + [(label[0], w, *tail) for w in _PROFIT_WORDS for tail in _MARGIN_TAILS]
     return tuple(dict.fromkeys(out))
 
 
-def unstated_margin(ratios: tuple[tuple[str, ...], ...], texts: Iterable[str]) -> bool:
-    """Whether a margin is asked (``ratios``: :func:`ratio_rows`) that none of these MD&A pages' texts names,
-    nor the profit it is the margin of ("gross profit" for a gross margin): the filing does not measure itself
-    by it (a card issuer prints no gross profit). A filing that explains its gross profit and never says
-    "gross margin" does measure it."""
-    margins = [label for label in ratios if label[-1] == _MARGIN]
-    if not margins:
-        return False
-    named = margins + [label[:-1] for label in margins if len(label) > 2]  # "gross profit margin": "gross profit"
+def unstated_rank(ratios: tuple[tuple[str, ...], ...], texts: Iterable[str]) -> int | None:
+    """Where the income statement ranks among MD&A's pages (``texts``) for a margin asked (``ratios``:
+    :func:`ratio_rows`) that they never state, in any of its printed forms. First when they do not name its
+    profit either ("gross profit" for a gross margin): the company does not measure itself by it (a card issuer
+    prints no gross profit). Second when they explain the profit (Amazon's "operating income", a chip maker's
+    "gross profit"): that page tells what drove it, the statement's lines give the margin. None when the margin
+    is stated, or no margin is asked."""
+    if not any(label[-1] == _MARGIN for label in ratios):
+        return None
+    profits = [label[:2] for label in ratios if len(label) > 2 and label[1] in _PROFIT_WORDS]
     said = [phrase_text(words(text)) for text in texts]
-    return not any(has_phrase(stems, label) for stems in said for label in named)
+    if any(has_phrase(stems, label) for stems in said for label in ratios):
+        return None
+    return int(any(has_phrase(stems, label) for stems in said for label in profits))
 
 
 def row_line(metric: tuple[str, ...], chunk: dict, percent: bool = False, after: int = 0) -> tuple[int, int] | None:

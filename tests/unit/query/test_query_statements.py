@@ -8,7 +8,7 @@ from query.analysis import QueryAnalysis
 from query.pins import looks_further
 from query.plan import make_plan
 from query.scoring import evidence_page
-from query.statements import best_statement_page, continuation, ratio_rows, statement_page, unstated_margin
+from query.statements import best_statement_page, continuation, ratio_rows, statement_page, unstated_rank
 
 
 def statements_for(question: str) -> list[str]:
@@ -396,25 +396,32 @@ def test_a_tables_head_is_the_lines_above_its_rows_and_names_their_span():
 
 def test_a_ratio_asked_is_read_off_its_rows_as_filings_label_them():
     """A margin's row is printed with or without its profit's word ("Operating income margin", "Gross profit
-    margin"), whichever the question says (its metric's cue may be the profit: "operating income"); a rate's as
-    said; a metric of amounts has no ratio row (its row of percents is its growth)."""
-    operating = (("oper", "margin"), ("oper", "incom", "margin"), ("oper", "profit", "margin"))
-    assert ratio_rows([("oper", "margin")], "What drove operating margin change?") == operating
-    assert ratio_rows([("oper", "incom")], "Why did the operating income margin fall?") == (
-        ("oper", "incom", "margin"), *operating[:1], *operating[2:])
+    margin"), whichever the question says (its metric's cue may be the profit: "operating income"), or as its
+    profit's rate or share of sales ("Gross profit rate", "Operating income as a percentage of net sales"); a
+    rate's as said; a metric of amounts has no ratio row (its row of percents is its growth)."""
+    operating = ratio_rows([("oper", "margin")], "What drove operating margin change?")
+    assert operating[:2] == (("oper", "margin"), ("oper", "incom", "margin"))
+    assert {("oper", "profit", "margin"), ("oper", "incom", "as", "a", "percentag", "of"),
+            ("oper", "incom", "as", "a", "percent", "of"), ("oper", "profit", "rate")} <= set(operating)
+    assert ("gross", "profit", "rate") in ratio_rows([("gross", "margin")], "Why did gross margin fall?")
+    assert set(ratio_rows([("oper", "incom")], "Why did the operating income margin fall?")) == set(operating)
     assert ratio_rows([("oper", "incom")], "Why did operating income fall?") == ()
     assert ratio_rows([("effect", "tax", "rate")], "Why did the effective tax rate fall?") == (("effect", "tax", "rate"),)
     assert ratio_rows([("net", "sale")], "Why did net sales grow?") == ()
 
 
-def test_a_margin_mdna_never_states_is_not_one_the_company_measures():
-    """A card issuer's MD&A says neither "gross margin" nor "gross profit"; a chip maker's explains its gross
-    profit without the word margin; every MD&A says operating income."""
+def test_a_margin_mdna_never_states_is_read_off_the_income_statement():
+    """A card issuer's MD&A says neither "gross margin" nor "gross profit": the statement first. A chip maker's
+    explains its gross profit, an online retailer's its operating income, without the margin: the statement
+    after the page explaining the profit. A margin stated in any of its forms takes none."""
     gross = ratio_rows([("gross", "margin")], "gross margin")
+    operating = ratio_rows([("oper", "margin")], "operating margin")
     card_issuer = ["Total revenues net of interest expense increased 25 percent.", "Card Member rewards grew."]
-    assert unstated_margin(gross, card_issuer)
-    assert not unstated_margin(gross, ["Gross profit decreased due to lower revenue."])
-    assert not unstated_margin(gross, ["Gross profit margin was 62.9% of revenue."])
-    assert not unstated_margin(ratio_rows([("oper", "margin")], "operating margin"), ["Operating income fell."])
-    assert not unstated_margin(ratio_rows([("effect", "tax", "rate")], ""), card_issuer)  # not a margin
-    assert not unstated_margin((), card_issuer)
+    assert unstated_rank(gross, card_issuer) == 0
+    assert unstated_rank(gross, ["Gross profit decreased due to lower revenue."]) == 1
+    assert unstated_rank(operating, ["Operating income (loss) by segment is as follows.", "AWS grew."]) == 1
+    assert unstated_rank(gross, ["Gross profit margin was 62.9% of revenue."]) is None
+    assert unstated_rank(gross, ["Our gross profit rate decreased 40 basis points."]) is None
+    assert unstated_rank(operating, ["Operating income as a percentage of net sales 4.0 % 4.3 %"]) is None
+    assert unstated_rank(ratio_rows([("effect", "tax", "rate")], ""), card_issuer) is None  # not a margin
+    assert unstated_rank((), card_issuer) is None

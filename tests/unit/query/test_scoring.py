@@ -567,3 +567,15 @@ def test_a_margin_asked_takes_the_page_printing_its_row_before_a_segments_margin
     assert explaining_first(texts, question, rows) == [26, 30, 18, 59]
     texts[20] = "Operating margin decreased 1.7 points in 2022 primarily due to litigation costs."
     assert explaining_first(texts, question, rows)[:2] == [20, 26]
+
+
+def test_a_margin_printed_as_its_profits_share_of_sales_is_its_row():
+    """Walmart prints its operating margin as "Operating income as a percentage of net sales", a row of percents
+    over the sentences on its gross profit rate: that page comes before one explaining its expenses' share."""
+    texts = {32: "Operating expenses as a percentage of net sales decreased 8 basis points due to expense "
+                 "management.",
+             35: "Gross profit rate\n24.1%\n24.5%\nOperating income as a percentage of net sales\n4.0%\n4.3%\n"
+                 "Our gross profit rate decreased 40 basis points due to price investment."}
+    question = "What drove operating margin change as of FY2020 for Walmart?"
+    assert explaining_first(texts, question) == [32, 35]
+    assert explaining_first(texts, question, ratio_rows([("oper", "margin")], question)) == [35, 32]
