@@ -254,6 +254,11 @@ def test_narrative_words_are_the_concept_maps():
         assert plan_of(q).narrative, q
     # "reason" alone is no cue: its stem is also "reasonably"'s
     assert not plan_of("Does Acme have a reasonably healthy quick ratio for FY 2022?").narrative
+    # a cause asked with "affect" or "impact", in any of the verbs' forms; "what impact" asks an effect's figure
+    for q in ("Which factors impacted Acme's gross margin in Q2 2025?", "What affected Acme's sales in 2023?",
+              "What factors affected Acme's operating margin?", "Factors impacting Acme's 2023 revenue?"):
+        assert plan_of(q).narrative, q
+    assert not plan_of("What impact did currency have on Acme's 2023 revenue?").narrative
     m = parse({"narrative": ["why"], "concepts": []})
     assert m.asks_why("why did it fall", []) and not m.asks_why("what fell", [])
 
