@@ -85,7 +85,7 @@ _SENTENCES = re.compile(r"(?<=[.?!])\s+|(?<=;)\s+(?=if\b)", re.I)  # and a cavea
 # Words asking about several fiscal years without naming one: the newest annual report answers.
 _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|three|four|five|several|few|\d+)\s+)?"
                          r"(?:fiscal\s+)?years\b|\bover (?:the|recent) years\b|\bmulti-?year\b|\bannual(?:ly)?\b|"
-                         r"\beach year\b|\byear[- ]over[- ]year\b", re.I)
+                         r"\beach year\b|\byear[- ]over[- ]year\b|\btrend(?:s|ed|ing)?\b", re.I)
 # A share asked for ("gross margin percentage", "as a percent of sales", "EBITDA % margin"); in the core question,
 # so "answer in percents" (an instruction) is not one.
 _PERCENT = re.compile(r"\bpercent(?:age)?s?\b|%")

@@ -364,6 +364,10 @@ def test_over_years_with_no_year_named_the_newest_annual_report_answers():
     now = document_tiers([ko24, q1], plan_for("How much cash does it hold?"))  # no years asked: the newest report
     assert now["KO_2025Q1_10Q"].bonus == LATEST_POINTS and now["KO_2024_10K"].bonus == 0
     assert [d.doc_id for d in newest_reports([ko24, q1])] == ["KO_2025Q1_10Q"]
+    # a trend asked with no period named is one over years, as the verb's forms say it too
+    for q in ("Does it maintain a stable trend of dividend distribution?", "How have its net revenues trended?",
+              "What is the trend in its Services net sales?"):
+        assert document_tiers([ko24, q1], plan_for(q))["KO_2024_10K"].bonus == LATEST_POINTS, q
 
 
 def test_with_no_year_named_an_item_only_10ks_hold_is_the_newest_annual_reports():
