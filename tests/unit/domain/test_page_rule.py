@@ -162,6 +162,8 @@ def test_an_mdna_section_opens_where_its_heading_fills_a_line_anywhere_on_the_pa
     ("subsequent events", "Note 23 – Subsequent Events", True), ("subsequent events", "19. Subsequent Events:", True),
     ("subsequent events", "SUBSEQUENT EVENT", True), ("subsequent events", "NOTE 15 SUBSEQUENT EVENT", True),
     ("subsequent events", "Subsequent events or circumstances may change these statements", False),
+    ("dividends", "Dividends", True), ("dividends", "DIVIDEND POLICY", True), ("dividends", "Cash Dividends", True),
+    ("dividends", "Dividends paid to shareholders increased in 2022", False),
 ])
 def test_a_section_heading_as_filers_word_it(name, line, heads):
     from domain.statements import section_heads, sections

@@ -316,6 +316,13 @@ def test_what_a_company_owns_or_leases_is_item_2_and_its_holders_item_5():
     for q in ("How many shareholders of record did Acme have?", "Acme number of stockholders 2023"):
         assert plan_of(q).sections == ["holders of record"] and "5" in plan_of(q).items, q
     assert "holders of record" not in plan_of("What dividend did Acme pay per share in 2023?").concepts
+    # the dividend's history is told under a "Dividends" heading (Item 5, MD&A); an amount is the cash flow's
+    for q in ("Does Acme maintain a stable trend of dividend distribution?", "Has Acme raised its dividend every year?",
+              "What is Acme's dividend history?"):
+        p = plan_of(q)
+        assert p.sections == ["dividends"] and {"5", "7"} <= set(p.items) and p.statements == [], q
+    for q in ("How much did Acme pay in dividends in 2022?", "What was Acme's dividend per share in 2023?"):
+        assert plan_of(q).statements == ["cash flow statement"] and plan_of(q).sections == [], q
 
 
 def test_item_1s_competition_and_seasonality_and_the_accounting_standards_note():
