@@ -264,16 +264,16 @@ class Pins(PinReader):
         pages, _ = self._searched_pages(q, mdna, 20)
         texts = self._page_texts(q, mdna, list(pages))
         ratios = ratio_rows(concept_map().row_labels(q.plan.core, q.plan.concepts), q.plan.core)
-        order = scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS]
-        pins: list[Callable[[], None]] = [
-            lambda h=pages[page], page=page: pin(h.source, h.id, page, "section",
-                                                 "MD&A's discussion of results (the question asks what drove them)")
-            for page in order]
+        order: list[int | None] = list(scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS])
         rank = unstated_rank(ratios, texts.values())
         if rank is not None:
-            pins.insert(rank, lambda: self._unstated_pin(q, scope, pin, rank))
-        for pinned in pins:
-            pinned()
+            order.insert(rank, None)  # the income statement's place among MD&A's pages
+        for page in order:
+            if page is None:
+                self._unstated_pin(q, scope, pin, rank)
+            else:
+                h = pages[page]
+                pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
 
     def _unstated_pin(self, q: Question, scope: Filters, pin: Callable, rank: int) -> None:
         """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit; Amazon's

@@ -222,10 +222,10 @@ def unstated_rank(ratios: tuple[tuple[str, ...], ...], texts: Iterable[str]) -> 
     is stated, or no margin is asked."""
     if not any(label[-1] == _MARGIN for label in ratios):
         return None
-    profits = [label[:2] for label in ratios if len(label) > 2 and label[1] in _PROFIT_WORDS]
     said = [phrase_text(words(text)) for text in texts]
     if any(has_phrase(stems, label) for stems in said for label in ratios):
         return None
+    profits = dict.fromkeys(label[:2] for label in ratios if len(label) > 2 and label[1] in _PROFIT_WORDS)
     return int(any(has_phrase(stems, label) for stems in said for label in profits))
 
 
