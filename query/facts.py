@@ -380,11 +380,14 @@ PRODUCT_AXIS = "ProductOrServiceAxis"  # a product line's members: the split "by
 
 # A figure asked split one way ("revenues by segment", "sales by region", "which segment earned the most"): the
 # XBRL axes whose members make that split (US GAAP and SEC reporting taxonomies' own names)
-_ANY = r"\b(?:by|each|per|across|every|which|what)(?: of (?:its|the|their))?(?: (?:business|operating|reportable|reporting))? "
+# ("which of its segments", "which of Apple's regions", "which of the operating regions")
+_ANY = (r"\b(?:by|each|per|across|every|which|what)(?: of(?: (?:its|the|their|[\w.&-]+['’]s))?)?"
+        r"(?: (?:business|operating|reportable|reporting))? ")
+GEOGRAPHIC_AXIS = "StatementGeographicalAxis"
 BREAKDOWNS = (
     (re.compile(_ANY + r"segments?\b|\bsegment (?:breakdown|split|mix)\b"), ("StatementBusinessSegmentsAxis",)),
-    (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic (?:areas?|regions?|markets?))|countr(?:y|ies))\b"
-                r"|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), ("StatementGeographicalAxis",)),
+    (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic(?:al)? (?:areas?|regions?|markets?|segments?))"
+                r"|countr(?:y|ies))\b|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), (GEOGRAPHIC_AXIS,)),
     (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies))\b"),
      (PRODUCT_AXIS,)),
 )

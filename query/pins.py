@@ -24,6 +24,7 @@ from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
 from query.plan import QueryPlan
 from query.question import Question
+from query.region_pins import RegionPins
 from query.scoring import ScoredDoc
 from query.stated import measure, stated_page
 from query.statements import (
@@ -70,6 +71,7 @@ class Pins(PinReader):
     def __init__(self, backend: SearchReader):
         super().__init__(backend)
         self.parts = PartPins(backend)
+        self.regions = RegionPins(backend)
         self.facts = FactPins(backend)
 
     def __call__(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
@@ -107,6 +109,8 @@ class Pins(PinReader):
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             if plan.defines:  # first: the question asks the sentence, not a figure
                 self._definition_pin(q, scope, plan.defines, pin)
+            if plan.regions:
+                self.regions(q, d, scope, pin)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)
             for statement in plan.statements:

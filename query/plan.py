@@ -70,6 +70,7 @@ from query.analysis import FORM_NAMED, Entity, QueryAnalysis
 from query.concepts import ConceptMap, concept_map
 from query.counts import Counted, counted
 from query.defined import term
+from query.facts import GEOGRAPHIC_AXIS, breakdown_axes
 from query.statements import TITLES
 
 # Instructions and caveats around the question proper: sentences that tell how to answer, not what.
@@ -192,6 +193,7 @@ class QueryPlan:
     forecast: int | None = None  # the year a forecast is asked of: read in the report of the year before
     defines: tuple[str, ...] = ()  # the stems of a term whose definition is asked (query.defined): no figure
     counted: Counted | None = None  # what a "how many" question counts (query.counts): its row or sentence
+    regions: bool = False  # asks a figure by region ("which region grew most"): the table of the regions' figures
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -266,6 +268,10 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     if plan.statements and not named and _PARTS_NOTE in plan.notes and _WHICH.search(core):
         plan.statements = []  # the parts compared: their own tables answer, the whole's statement does not
         plan.rules.append("which of its parts: the parts' tables, not the consolidated statement")
+    # a measure asked by region ("which region's sales grew most"); not where it operates ("which countries")
+    plan.regions = GEOGRAPHIC_AXIS in breakdown_axes(plan.lexical) and any(c.figure for c in matched)
+    if plan.regions:
+        plan.rules.append("by region: the table setting the regions' figures side by side")
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence

@@ -14,18 +14,20 @@ from indexing.lexicon_job import curated_terms
 from query.concepts import concept_map
 from query.facts import synonyms
 from query.plan import printed_nouns
+from query.region_pins import region_names
 
 
 def test_every_list_loads_through_the_one_loader():
     assert {p.stem for p in vocabulary.DIR.glob("*.yaml")} == {"concepts", "fact_synonyms", "financial_lexicon",
                                                                "company_names", "former_tickers", "word_forms",
-                                                               "short_forms"}
+                                                               "short_forms", "regions"}
     assert company_vocabulary().names["META"][0] == "Facebook" and "on" in company_vocabulary().common
     assert len(curated_terms()) >= 140 and curated_terms()["gross margin"] == "profitability"
     assert synonyms()["capex"][0] == "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
     assert concept_map().concepts
     assert reviewed_filers()["FB"][0].cik == 1326801
     assert printed_nouns("how many did it deliver") == ["deliveries"]
+    assert ("north", "america") in region_names()
 
 
 def test_a_list_that_does_not_read_is_one_line_naming_it(tmp_path, monkeypatch):

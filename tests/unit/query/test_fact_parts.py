@@ -132,6 +132,11 @@ def test_a_figure_asked_split_one_way_takes_that_splits_rows():
               "Which segment earned the most?", "How did each of its segments do?"):
         assert breakdown_axes(q) == ("StatementBusinessSegmentsAxis",), q
     assert breakdown_axes("Acme sales by region 2023") == ("StatementGeographicalAxis",)
+    # the parts named as the company's ("which of Acme's regions"), or as its geographic segments
+    for q in ("Which of Acme's regions grew most?", "Which of its geographic segments had the highest sales?",
+              "Which of the operating regions grew fastest?", "In which geography did sales fall?"):
+        assert breakdown_axes(q) == ("StatementGeographicalAxis",), q
+    assert breakdown_axes("Which of Acme's segments earned the most?") == ("StatementBusinessSegmentsAxis",)
     assert breakdown_axes("revenue by product category") == ("ProductOrServiceAxis",)
     # a total, or one part named, is no split
     for q in ("What was Acme's segment revenue?", "What was Acme's Mobility segment revenue?", "Acme revenue 2023"):

@@ -273,6 +273,20 @@ def test_where_a_company_operates_is_item_1s_geographic_account():
         assert plan_of(q).sections == [], q
 
 
+def test_a_measure_asked_by_region_asks_the_regions_table():
+    """A region's figure compared or split ("which region", "by region", "which of its geographic segments") is
+    the table of the regions' figures (``plan.regions``: ``query.region_pins``); where a company operates is
+    Item 1's account, no figure's table; "topline" is the trade's one word for revenue."""
+    for q in ("Which region had the worst topline performance for Acme during FY2022?", "Acme revenue by region 2022",
+              "Which of Acme's geographic segments grew net sales the most in 2023?",
+              "Which geographic area drove Acme's sales growth in 2023?"):
+        assert plan_of(spelled_out(q)).regions, q
+    for q in ("Which countries does Acme operate in?", "What was Acme's revenue in 2022?",
+              "Which of Acme's segments grew net sales fastest in 2022?"):
+        assert not plan_of(spelled_out(q)).regions, q
+    assert plan_of(spelled_out("Acme topline FY2022")).concepts == ["revenue and growth"]
+
+
 def test_the_workforce_is_item_1s_human_capital_section():
     for q in ("Acme headcount?", "How many employees does Acme have?", "How many people did Acme employ in 2024?",
               "How many people work at Acme?", "the number of people Acme employs"):
