@@ -13,17 +13,18 @@ from collections.abc import Callable
 
 from domain import vocabulary
 from domain.sec_items import MDNA_ITEMS
-from domain.text import has_phrase, phrase_text, words
+from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.parts import PART_LABEL_WORDS, of_period, printed_label
 from query.pin_policy import PinReader
 from query.question import Question
-from query.statements import FIGURE, ROW_FIGURES, page_position, row_cells, table_head
+from query.statements import FIGURE, HEAD_WORDS, ROW_FIGURES, page_position, row_cells, table_head
 
 REGION_SEARCH = 50  # passages of the document read for the regions' table
-REGIONS_LISTED = 2  # regions a table or a passage's sentences name, each with its figures, at the least
+REGIONS_LISTED = 2  # regions a table names, each with its figures, at the least
+REGIONS_STATED = 3  # regions a passage's sentences state a figure of, at the least (two are a comparison in prose)
 _STATED = re.compile(r"%|\bpercent\b|\$\s?\d", re.I)  # a sentence stating a region's change or amount
 _SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
 
@@ -32,48 +33,107 @@ _SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
 def region_names() -> tuple[tuple[str, ...], ...]:
     """The regions' names as stems, longest first (so "north america" is read before "america")."""
     names = {tuple(words(n)) for group in vocabulary.load("regions").values() for n in group}
-    return tuple(sorted((n for n in names if n), key=len, reverse=True))
+    return tuple(sorted((n for n in names if n), key=lambda n: (-len(n), n)))
 
 
 def _opening_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
     return next((n for n in region_names() if stems[:len(n)] == n), None)
 
 
-def _said_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
-    text = phrase_text(stems)
-    return next((n for n in region_names() if has_phrase(text, n)), None)
+def named_regions(stems: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The regions a text names, in its order, the longest name at each place ("Asia Pacific", not "Asia")."""
+    found, i = [], 0
+    while i < len(stems):
+        name = _opening_region(stems[i:])
+        found += [name] if name else []
+        i += len(name) if name else 1
+    return found
 
 
-def listed_regions(text: str, months: frozenset[int] = frozenset(), years: frozenset[int] = frozenset()
-                   ) -> tuple[frozenset[tuple[str, ...]], int]:
+def listed_regions(text: str, months: frozenset[int] = frozenset(), years: frozenset[int] = frozenset(),
+                   measures: tuple[tuple[str, ...], ...] = ()) -> tuple[frozenset[tuple[str, ...]], int]:
     """The regions a passage sets side by side, and where the first of them stands (its character offset):
-    those of its one table listing most (rows under one head, :func:`query.statements.table_head`: a note's
-    table of regions and its table of countries are two lists, not one of five), or of its sentences stating
-    a region's change or amount, when they list more ("Sales by companies in Europe experienced a decline of
-    1.2%": one region each, the first it names, so a sentence listing the shares of sales by region counts
-    once). A table's rows are those a region's name opens, of ``ROW_FIGURES`` figures or more, in a table of
-    a span and a year asked (``months``, ``years``: :func:`query.parts.of_period`; a note prints each year's
-    table of regions). ``(frozenset(), -1)`` when none."""
-    lists: dict[tuple[str, ...], tuple[set[tuple[str, ...]], int]] = {}
-    lines = text.split("\n")
-    at = 0
+    those of its one table listing most (its rows between two lines of prose: a note's table of regions and
+    its table of countries are two lists, not one of five), or of its sentences stating a region's change or
+    amount, when they list more ("Sales by companies in Europe experienced a decline of 1.2%": one region
+    each, the first it names, so a sentence listing the shares of sales by region counts once;
+    ``REGIONS_STATED`` of them at the least). A table lists the regions its rows open with (of
+    ``ROW_FIGURES`` figures or more) and those its head names (the columns of 3M's "sales results by geographic area", "United States | Asia Pacific |
+    ..."), in a table of a span and a year asked (``months``, ``years``: :func:`query.parts.of_period`; a
+    note prints each year's table of regions). Given ``measures`` (cues, as stems), only a list saying one of
+    them counts: a table whose caption, head or rows do ("The breakdown of Revenues", "Percentage of total
+    revenue"; not the breakdown of EBIT by the same regions below it), the sentences that do.
+    ``(frozenset(), -1)`` when none."""
+    lists = _table_lists(text.split("\n"), months, years, measures)
+    stated = _stated_list(text, measures)
+    lists += [stated] if len(stated[0]) >= REGIONS_STATED else []
+    found, first = max(lists, key=lambda t: (len(t[0]), -t[1]), default=(set(), -1))
+    return (frozenset(found), first) if found else (frozenset(), -1)
+
+
+def _table_lists(lines: list[str], months: frozenset[int], years: frozenset[int],
+                 measures: tuple[tuple[str, ...], ...]) -> list[tuple[set, int]]:
+    """(regions, offset of the first region's row, else of the first row) of each table of a passage saying
+    one of ``measures`` (:func:`listed_regions`): a table is a block of rows between two lines of prose."""
+    tables: list[list] = []  # [regions, first row's offset, top line, last line, first region's offset]
+    at, block = 0, None
     for i, line in enumerate(lines):
         label = printed_label(line)
-        region = _opening_region(words(label)) if len(words(label)) <= PART_LABEL_WORDS else None
-        if region and len(FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:])) >= ROW_FIGURES and \
+        said = words(label)
+        if len(words(line)) > HEAD_WORDS:  # prose: the table above, if any, has ended
+            block = None
+        elif said and _figures(FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:])) >= ROW_FIGURES and \
                 of_period(lines, i, months, years=years):
-            lists.setdefault(tuple(table_head(lines, i)), (set(), at))[0].add(region)
+            if block is None:  # the table's first row: the regions its head names are its columns
+                head = table_head(lines, i)
+                block = [set(named_regions(words(" ".join(head)))), at, i - len(head), i, -1]
+                tables.append(block)
+            region = _opening_region(said) if len(said) <= PART_LABEL_WORDS else None
+            if region:  # where its regions start: its first region's row (a page's footer may open the block)
+                block[0].add(region)
+                block[4] = at if block[4] < 0 else block[4]
+            block[3] = i
         at += len(line) + 1
-    flat, at = text.replace("\n", " "), 0
+    return [(found, first if first_region < 0 else first_region) for found, first, top, last, first_region in tables
+            if found and _says(lines[max(0, top - CAPTION_LINES):last + TABLE_TAIL], measures)]
+
+
+def _stated_list(text: str, measures: tuple[tuple[str, ...], ...]) -> tuple[set, int]:
+    """(regions, offset of the first sentence) of a passage's sentences stating a region's figure and saying
+    one of ``measures``: each sentence's first region (:func:`listed_regions`)."""
+    flat, at, stated = text.replace("\n", " "), 0, (set(), -1)
     for sentence in _SENTENCE.split(flat):
-        region = _said_region(words(sentence)) if _STATED.search(sentence) else None
-        if region:
-            lists.setdefault(("",), (set(), flat.find(sentence, at)))[0].add(region)
+        named = named_regions(words(sentence)) if _STATED.search(sentence) and _says([sentence], measures) else []
+        if named:
+            stated = (stated[0] | {named[0]}, flat.find(sentence, at) if stated[1] < 0 else stated[1])
         at += len(sentence)
-    if not lists:
-        return frozenset(), -1
-    found, first = max(lists.values(), key=lambda t: (len(t[0]), -t[1]))
-    return frozenset(found), first
+    return stated
+
+
+_YEAR = re.compile(r"\(?\s*(?:19|20)\d\d\s*\)?")
+
+
+def _figures(cells: list[str]) -> int:
+    """A row's figures, the years of a column head's line aside ("FISCAL 2022 FISCAL 2021" is no row)."""
+    return sum(not _YEAR.fullmatch(c.strip()) for c in cells)
+
+
+CAPTION_LINES = 3  # lines above a table's head that caption it ("The breakdown of Revenues is as follows:")
+TABLE_TAIL = 12  # lines after a table's last region row still its own (a total's row, a cell per line)
+
+
+def _says(lines: list[str], measures: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether these lines say one of ``measures`` (any, when none is asked)."""
+    stems = phrase_text(words(" ".join(lines)))
+    return not measures or any(has_phrase(stems, cue) for cue in measures)
+
+
+@functools.cache
+def region_query() -> str:
+    """The regions' names as one search's words: the passages printing most of them (tables of numbers the
+    question's words miss) come first."""
+    return " ".join(dict.fromkeys(w for group in vocabulary.load("regions").values() for n in group
+                                  for w in re.findall(r"[a-z]+", n) if len(w) > 2 and w not in FUNCTION_WORDS))
 
 
 class RegionPins(PinReader):
@@ -81,16 +141,18 @@ class RegionPins(PinReader):
 
     def __call__(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
         """The passage listing the most regions with their figures (:func:`listed_regions`, at least
-        ``REGIONS_LISTED``) among the question's matches in MD&A, else in the whole document (a filing whose
-        MD&A prints no regions' table: its segment note's geographic table), saying the measure asked where
-        the question names one; of equal ones, the first in the document (MD&A discusses its results before it
-        reconciles them to a non-GAAP measure, a 10-Q its quarter before its months to date). Pinned at its
-        first region's page."""
+        ``REGIONS_LISTED``), saying the measure asked where the question names one, in MD&A, else in the whole
+        document (a filing whose MD&A prints no regions' table: its segment note's geographic table); of equal
+        ones, the first in the document (MD&A discusses its results before it reconciles them to a non-GAAP
+        measure, a 10-Q its quarter before its months to date). Read among the question's matches and the
+        matches of the regions' names with the measure's words (a table of figures says few of the question's
+        words). Pinned at its first region's page."""
         measures = tuple(cue for c in concept_map().concepts if c.name in q.plan.concepts and c.figure
                          for cue in c.cues)
+        listing = f"{' '.join(w for cue in measures for w in cue)} {region_query()}"
         for where in ({**scope, "item": sorted(MDNA_ITEMS)}, scope):
-            hits = self._bm25(q, q.plan.lexical, where, REGION_SEARCH)
-            best = self._best(q, hits, measures)
+            hits = self._bm25(q, q.plan.lexical, where, REGION_SEARCH) + self._bm25(q, listing, where, REGION_SEARCH)
+            best = self._best(q, list({h.id: h for h in hits}.values()), measures)
             if best is not None:
                 page, h, n = best
                 pin(h.source, h.id, page, "row", f"sets {n} regions' figures side by side")
@@ -99,12 +161,9 @@ class RegionPins(PinReader):
     @staticmethod
     def _best(q: Question, hits: list[Hit], measures: tuple) -> tuple[int, Hit, int] | None:
         best = None
+        a = q.plan.analysis
         for h in hits:
-            text = h.source.get("text") or ""
-            stems = phrase_text(words(text))
-            if measures and not any(has_phrase(stems, cue) for cue in measures):
-                continue
-            regions, at = listed_regions(text, q.plan.analysis.months, frozenset(q.plan.analysis.years))
+            regions, at = listed_regions(h.source.get("text") or "", a.months, frozenset(a.years), measures)
             page = page_position(h.source, at)[0]
             if len(regions) >= REGIONS_LISTED and (best is None or (len(regions), -page) > (best[2], -best[0])):
                 best = (page, h, len(regions))

@@ -10,7 +10,7 @@ BREAKDOWN = ("The breakdown of Revenues is as follows:\n(Dollars in millions)\nF
 
 def test_a_table_of_regions_is_read_row_by_row():
     found, at = listed_regions(BREAKDOWN)
-    assert found == {("north", "america"), ("europ",), ("greater", "china")}
+    assert found == {("north", "america"), ("europ", "middl", "east", "and", "africa"), ("greater", "china")}
     assert BREAKDOWN[at:].startswith("North America")
 
 
@@ -30,7 +30,9 @@ def test_sentences_stating_each_regions_change_list_them():
     assert len(found) == 3 and at == 0
     # a sentence listing the shares of sales by region is one statement, not a list of regions' figures
     shares = "Approximately 25% of sales were in Europe, 6% in the Western Hemisphere and 18% in Asia-Pacific."
-    assert len(listed_regions(shares)[0]) == 1
+    assert listed_regions(shares) == (frozenset(), -1)
+    # two regions compared in prose are no list: a table's two rows are
+    assert listed_regions(said.rsplit(" Sales by companies in the Asia", 1)[0]) == (frozenset(), -1)
 
 
 def test_a_quarters_table_is_not_the_years():
@@ -56,3 +58,30 @@ def test_region_names_read_longest_first():
     names = region_names()
     assert names.index(("north", "america")) < names.index(("america",))
     assert ("u", "s") in names and ("emea",) in names
+
+
+def test_a_table_of_percent_changes_by_region_is_one_list():
+    """Coca-Cola's table of the factors in each segment's change: percents, dashes, one row per region."""
+    text = ("The following table illustrates the impact of key factors on net operating revenues for each of our "
+            "operating segments:\nPercent Change 2017 vs. 2016\nVolume\nCurrency\nTotal\nConsolidated\n—%\n(1)%\n"
+            "(15)%\nEurope, Middle East & Africa\n2%\n(2)%\n1%\nLatin America\n(3)\n—\n5\nNorth America\n—\n2\n4\n"
+            "Asia Pacific\n1\n(4)\n(2)\n")
+    assert len(listed_regions(text, years=frozenset({2017}))[0]) == 4
+
+
+def test_regions_named_as_a_tables_columns_are_its_list():
+    """3M prints its business segments as rows and its geographic areas as the columns."""
+    text = ("Year 2018 sales results by geographic area/business segment:\nUnited States\nAsia Pacific\n"
+            "Europe, Middle East & Africa\nLatin America/Canada\nWorldwide\nNet sales (millions)\n$ 12,840\n"
+            "$ 10,254\n$ 7,228\nIndustrial\n3.2 %\n5.1 %\n2.0 %\n")
+    assert len(listed_regions(text, measures=(("sale",),))[0]) == 4
+
+
+def test_a_table_of_another_measure_by_region_is_not_the_one_asked():
+    """Nike's breakdown of EBIT lists the regions its breakdown of revenues does: a revenue question reads the
+    latter only."""
+    ebit = BREAKDOWN.replace("The breakdown of Revenues is as follows:", "The breakdown of earnings before interest "
+                             "and taxes is as follows, by our operating segments and Converse:")
+    revenue = (("revenu",),)
+    assert len(listed_regions(BREAKDOWN, measures=revenue)[0]) == 3
+    assert listed_regions(ebit, measures=revenue) == (frozenset(), -1)
