@@ -36,8 +36,18 @@ def region_names() -> tuple[tuple[str, ...], ...]:
     return tuple(sorted((n for n in names if n), key=lambda n: (-len(n), n)))
 
 
+@functools.cache
+def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The regions' names by their first stem, longest first: a text's every word is looked up, not compared
+    with every name."""
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for name in region_names():
+        index.setdefault(name[0], []).append(name)
+    return {first: tuple(names) for first, names in index.items()}
+
+
 def _opening_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
-    return next((n for n in region_names() if stems[:len(n)] == n), None)
+    return next((n for n in _by_first_word().get(stems[0], ()) if stems[:len(n)] == n), None) if stems else None
 
 
 def named_regions(stems: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -78,22 +88,25 @@ def _table_lists(lines: list[str], months: frozenset[int], years: frozenset[int]
     tables: list[list] = []  # [regions, first row's offset, top line, last line, first region's offset]
     at, block = 0, None
     for i, line in enumerate(lines):
-        label = printed_label(line)
-        said = words(label)
+        at, start = at + len(line) + 1, at
         if len(words(line)) > HEAD_WORDS:  # prose: the table above, if any, has ended
             block = None
-        elif said and _figures(FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:])) >= ROW_FIGURES and \
-                of_period(lines, i, months, years=years):
-            if block is None:  # the table's first row: the regions its head names are its columns
-                head = table_head(lines, i)
-                block = [set(named_regions(words(" ".join(head)))), at, i - len(head), i, -1]
-                tables.append(block)
-            region = _opening_region(said) if len(said) <= PART_LABEL_WORDS else None
-            if region:  # where its regions start: its first region's row (a page's footer may open the block)
-                block[0].add(region)
-                block[4] = at if block[4] < 0 else block[4]
-            block[3] = i
-        at += len(line) + 1
+            continue
+        label = printed_label(line)
+        said = words(label)
+        if not said or _figures(FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:i + ROW_LINES])) < ROW_FIGURES:
+            continue
+        region = _opening_region(said) if len(said) <= PART_LABEL_WORDS else None
+        if (region or block is None) and not of_period(lines, i, months, years=years):
+            continue  # the period is read off the head where it counts: a table's first row, a region's row
+        if block is None:  # the table's first row: the regions its head names are its columns
+            head = table_head(lines, i)
+            block = [set(named_regions(words(" ".join(head)))), start, i - len(head), i, -1]
+            tables.append(block)
+        if region:  # where its regions start: its first region's row (a page's footer may open the block)
+            block[0].add(region)
+            block[4] = start if block[4] < 0 else block[4]
+        block[3] = i
     return [(found, first if first_region < 0 else first_region) for found, first, top, last, first_region in tables
             if found and _says(lines[max(0, top - CAPTION_LINES):last + TABLE_TAIL], measures)]
 
@@ -118,6 +131,7 @@ def _figures(cells: list[str]) -> int:
     return sum(not _YEAR.fullmatch(c.strip()) for c in cells)
 
 
+ROW_LINES = 24  # lines after a row's label its figures are read on (a PDF's table prints a cell per line)
 CAPTION_LINES = 3  # lines above a table's head that caption it ("The breakdown of Revenues is as follows:")
 TABLE_TAIL = 12  # lines after a table's last region row still its own (a total's row, a cell per line)
 
