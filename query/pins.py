@@ -109,7 +109,7 @@ class Pins(PinReader):
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             if plan.defines:  # first: the question asks the sentence, not a figure
                 self._definition_pin(q, scope, plan.defines, pin)
-            if plan.regions:
+            if plan.regions and q.opts.rows:  # a table's rows, as the parts' pins: the rows option rules both
                 self.regions(q, d, scope, pin)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)

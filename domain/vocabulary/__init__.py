@@ -6,8 +6,8 @@ source), and the filers of S&P 500 membership periods that today's ticker map no
 (``former_tickers.yaml``, each with its source), and the nouns filings print for verbs a question asks with
 (``word_forms.yaml``: "deliver" -> "deliveries"), and the words filings print for the short forms analysts type
 (``short_forms.yaml``: "rev" -> "revenue"), and the names filings label a company's regions with
-(``regions.yaml``: "North America", "EMEA", "Other International"). Besides those names, generic knowledge only: no document or
-question is named in them."""
+(``regions.yaml``: "North America", "EMEA", "Other International"). Besides those names, generic knowledge
+only: no document or question is named in them."""
 
 from __future__ import annotations
 
