@@ -164,13 +164,16 @@ class RegionPins(PinReader):
         measures = tuple(cue for c in concept_map().concepts if c.name in q.plan.concepts and c.figure
                          for cue in c.cues)
         listing = f"{' '.join(w for cue in measures for w in cue)} {region_query()}"
+        read: set[str] = set()  # MD&A's passages, read first: none listed regions, so the document's search skips them
         for where in ({**scope, "item": sorted(MDNA_ITEMS)}, scope):
             hits = self._bm25(q, q.plan.lexical, where, REGION_SEARCH) + self._bm25(q, listing, where, REGION_SEARCH)
-            best = self._best(q, list({h.id: h for h in hits}.values()), measures)
+            unread = {h.id: h for h in hits if h.id not in read}
+            best = self._best(q, list(unread.values()), measures)
             if best is not None:
                 page, h, n = best
                 pin(h.source, h.id, page, "row", f"sets {n} regions' figures side by side")
                 return
+            read |= set(unread)
 
     @staticmethod
     def _best(q: Question, hits: list[Hit], measures: tuple) -> tuple[int, Hit, int] | None:

@@ -191,7 +191,7 @@ _MARGIN = words("margin")[0]
 _PROFIT_WORDS = tuple(words("income profit"))  # a margin's row may name the profit it is the margin of
 # what follows the profit's words in a margin's row: "Operating income margin", "Gross profit rate", "Operating
 # income as a percentage of net sales" (the margin printed as the profit's share of sales)
-_MARGIN_TAILS = ((_MARGIN,), tuple(words("rate")), words("as a percentage of"), words("as a percent of"))
+_MARGIN_TAILS = (words("margin"), words("rate"), words("as a percentage of"), words("as a percent of"))
 
 
 def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str, ...], ...]:
