@@ -115,7 +115,8 @@ ALIASES: dict[str, list[str]] = {
 STATEMENT_ITEMS = frozenset({"8", "part1item1"})  # where a 10-K's / a 10-Q's primary statements sit
 MDNA_ITEMS = frozenset({"7", "part1item2"})  # where a 10-K / a 10-Q discusses what drove its results (MD&A)
 # A 10-K's Items no 10-Q Item holds: the business (segments, customers, the workforce), cybersecurity, properties
-ANNUAL_ONLY_ITEMS = frozenset({"1", "1C", "2"})
+BUSINESS_ITEM = "1"  # a 10-K's account of its business: its segments, products, markets and where it operates
+ANNUAL_ONLY_ITEMS = frozenset({BUSINESS_ITEM, "1C", "2"})
 COVER = "cover"  # text before the first item: cover page, table of contents
 UNKNOWN = "unknown"  # a filing in which no item was recognized
 

@@ -29,7 +29,7 @@ Cue = tuple[str, ...]  # a phrase's normalized words
 class Concept:
     name: str
     cues: tuple[Cue, ...]
-    evidence: tuple[str, ...]  # "statement: X" | "note: X" | "section: X" | "item: X" | "cover"
+    evidence: tuple[str, ...]  # "statement: X" | "note: X" | "section: X" | "item: X" | "cover" | "regions"
     figure: bool
     with_cues: tuple[Cue, ...] = ()  # when given, one of these must be in the question too
     narrative: bool = False  # the question asks for an explanation in prose, whatever figures it names
@@ -171,9 +171,12 @@ def _doc_type_cue(entry: str | dict, where: str) -> tuple[tuple[Cue, ...], tuple
     return tuple(_cue(c, where) for c in entry["cues"]), tuple(_cue(c, where) for c in entry["with"])
 
 
+_BARE = ("cover", "regions")  # evidence named by its kind alone: the cover page; the regions a filing lists
+
+
 def _check_evidence(kind: str, known: dict[str, dict], where: str) -> str:
     name, _, value = (part.strip() for part in kind.partition(":"))
-    if name in known and value in known[name] or name == "item" and value or name == "cover" and not value:
+    if name in known and value in known[name] or name == "item" and value or name in _BARE and not value:
         return f"{name}: {value}" if value else name
     raise ConceptMapError(f"{where}: unknown evidence {kind!r}")
 

@@ -111,6 +111,8 @@ class Pins(PinReader):
                 self._definition_pin(q, scope, plan.defines, pin)
             if plan.regions and q.opts.rows:  # a table's rows, as the parts' pins: the rows option rules both
                 self.regions(q, d, scope, pin)
+            if plan.operates:
+                self.regions.operations(q, scope, pin, q.opts.rows)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)
             for statement in plan.statements:

@@ -194,6 +194,7 @@ class QueryPlan:
     defines: tuple[str, ...] = ()  # the stems of a term whose definition is asked (query.defined): no figure
     counted: Counted | None = None  # what a "how many" question counts (query.counts): its row or sentence
     regions: bool = False  # asks a figure by region ("which region grew most"): the table of the regions' figures
+    operates: bool = False  # asks where it operates: the regions Item 1 names, and the table listing them
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -272,6 +273,10 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
     plan.regions = GEOGRAPHIC_AXIS in breakdown_axes(plan.lexical) and any(c.figure for c in matched)
     if plan.regions:
         plan.rules.append("by region: the table setting the regions' figures side by side")
+    # where it operates, no figure nor cause asked ("its Canadian operations' revenues" is a figure's question)
+    plan.operates = "regions" in evidence and not (plan.regions or plan.narrative or any(c.figure for c in matched))
+    if plan.operates:
+        plan.rules.append("where it operates: the regions Item 1 names, and the table listing them")
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from domain import vocabulary
-from domain.sec_items import MDNA_ITEMS
+from domain.sec_items import BUSINESS_ITEM, MDNA_ITEMS
 from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
@@ -163,6 +163,23 @@ class RegionPins(PinReader):
         words). Pinned at its first region's page."""
         measures = tuple(cue for c in concept_map().concepts if c.name in q.plan.concepts and c.figure
                          for cue in c.cues)
+        self._table(q, scope, pin, measures)
+
+    def operations(self, q: Question, scope: Filters, pin: Callable, rows: bool) -> None:
+        """Where a company operates ("What are the geographies it primarily operates in?"): Item 1's passage
+        naming the most regions (``REGIONS_STATED`` at the least: PepsiCo's divisions, each a region; Johnson &
+        Johnson's "Geographic Areas"), pinned at its first region's page; then, with ``rows`` (the rows option,
+        as for :meth:`__call__`), the table listing the most regions with their figures, whatever they measure
+        (Corning's note prints net sales and long-lived assets by country under one caption)."""
+        hits = self._bm25(q, f"{q.plan.lexical} {region_query()}", {**scope, "item": [BUSINESS_ITEM]}, REGION_SEARCH)
+        best = max(((len(set(regions)), -page, h) for h in hits
+                    for regions, page in [_named_on(h.source)]), key=lambda t: t[:2], default=None)
+        if best is not None and best[0] >= REGIONS_STATED:
+            pin(best[2].source, best[2].id, -best[1], "section", f"names {best[0]} regions it operates in")
+        if rows:
+            self._table(q, scope, pin, ())
+
+    def _table(self, q: Question, scope: Filters, pin: Callable, measures: tuple) -> None:
         listing = f"{' '.join(w for cue in measures for w in cue)} {region_query()}"
         read: set[str] = set()  # MD&A's passages, read first: none listed regions, so the document's search skips them
         for where in ({**scope, "item": sorted(MDNA_ITEMS)}, scope):
@@ -185,3 +202,14 @@ class RegionPins(PinReader):
             if len(regions) >= REGIONS_LISTED and (best is None or (len(regions), -page) > (best[2], -best[0])):
                 best = (page, h, len(regions))
         return best
+
+
+def _named_on(chunk: dict) -> tuple[list[tuple[str, ...]], int]:
+    """The regions a passage names, and the page of the first line naming one."""
+    text, at = chunk.get("text") or "", 0
+    regions = named_regions(tuple(words(text)))
+    for line in text.split("\n") if regions else ():
+        if named_regions(tuple(words(line))):
+            break
+        at += len(line) + 1
+    return regions, page_position(chunk, at)[0]

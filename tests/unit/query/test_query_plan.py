@@ -268,9 +268,15 @@ def test_where_a_company_operates_is_item_1s_geographic_account():
               "Where does Acme operate geographically?", "Which countries does Acme operate in?"):
         p = plan_of(q)
         assert p.sections == ["geographic areas"] and "1" in p.items, q
+        # and the regions Item 1 names, and the table listing them (``query.region_pins``)
+        assert p.operates and not p.regions and any(r.startswith("where it operates") for r in p.rules), q
     # a segment's or a region's figure is the segment note's, not Item 1's account
     for q in ("Which segment had the highest revenue?", "Acme revenue by region 2022"):
-        assert plan_of(q).sections == [], q
+        assert plan_of(q).sections == [] and not plan_of(q).operates, q
+    # a figure of its operations somewhere is that figure's question, not where it operates
+    for q in ("What were Acme's revenues from its Canadian operations in fiscal 2021?",
+              "Which of Acme's geographic segments had the highest EBIT in FY2021?"):
+        assert not plan_of(q).operates, q
 
 
 def test_a_measure_asked_by_region_asks_the_regions_table():
@@ -512,6 +518,9 @@ def test_the_concept_map_is_validated():
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["note: nowhere"]}]})
     with pytest.raises(ConceptMapError, match="unknown evidence"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["section: nowhere"]}]})
+    with pytest.raises(ConceptMapError, match="unknown evidence"):  # the regions are named by the kind alone
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["regions: europe"]}]})
+    assert parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["regions"]}]}).concepts[0].evidence == ("regions",)
     assert "section: s" in parse({"sections": {"s": {"title": "s", "query": "s", "items": ["7"]}},
                                   "concepts": [{"name": "x", "cues": ["x"], "evidence": ["section: s"]}]}).concepts[0].evidence
 

@@ -1,7 +1,7 @@
 """The regions' table a question comparing regions is answered by (``query.region_pins.listed_regions``), on
 passages written as PyMuPDF prints a filing's table: a label on its line, each figure on lines of their own."""
 
-from query.region_pins import listed_regions, region_names
+from query.region_pins import _named_on, listed_regions, region_names
 
 BREAKDOWN = ("The breakdown of Revenues is as follows:\n(Dollars in millions)\nFISCAL 2022 FISCAL 2021\n% CHANGE\n"
              "North America\n$\n18,353  $\n17,179\n7 %\nEurope, Middle East & Africa\n12,479\n11,456\n9 %\n"
@@ -85,3 +85,16 @@ def test_a_table_of_another_measure_by_region_is_not_the_one_asked():
     revenue = (("revenu",),)
     assert len(listed_regions(BREAKDOWN, measures=revenue)[0]) == 3
     assert listed_regions(ebit, measures=revenue) == (frozenset(), -1)
+
+
+def test_the_regions_a_business_names_are_read_from_its_first_regions_page():
+    """Where a company operates: the regions Item 1's passage names (PepsiCo's divisions, each a region), and
+    the page of its first line naming one: a passage running on to the next page is pinned where they start."""
+    passage = {"text": "Our products are enjoyed by consumers in more than 200 countries.\nOur Operations\n"
+                       "1) Frito-Lay North America, in the United States and Canada;\n2) Latin America;\n"
+                       "3) Europe;\n4) Africa, Middle East and South Asia;\n5) Asia Pacific, Australia and New Zealand",
+               "page_start": 3, "page_end": 4, "char_start": 0, "char_end": 182}
+    regions, page = _named_on(passage)
+    assert {("latin", "america"), ("europ",), ("canada",)} <= set(regions) and page == 4
+    assert _named_on({**passage, "char_end": 10}) == (regions, 3)
+    assert _named_on({"text": "We sell software.", "page_start": 7, "page_end": 7}) == ([], 7)
