@@ -172,10 +172,11 @@ class RegionPins(PinReader):
         as for :meth:`__call__`), the table listing the most regions with their figures, whatever they measure
         (Corning's note prints net sales and long-lived assets by country under one caption)."""
         hits = self._bm25(q, f"{q.plan.lexical} {region_query()}", {**scope, "item": [BUSINESS_ITEM]}, REGION_SEARCH)
-        best = max(((len(set(regions)), -page, h) for h in hits
-                    for regions, page in [_named_on(h.source)]), key=lambda t: t[:2], default=None)
-        if best is not None and best[0] >= REGIONS_STATED:
-            pin(best[2].source, best[2].id, -best[1], "section", f"names {best[0]} regions it operates in")
+        named = [(len(set(named_regions(tuple(words(h.source.get("text") or ""))))), h) for h in hits]
+        most = max((n for n, _ in named), default=0)
+        if most >= REGIONS_STATED:  # of equal ones, the first in the document
+            page, h = min(((_first_region_page(h.source), h) for n, h in named if n == most), key=lambda t: t[0])
+            pin(h.source, h.id, page, "section", f"names {most} regions it operates in")
         if rows:
             self._table(q, scope, pin, ())
 
@@ -204,12 +205,11 @@ class RegionPins(PinReader):
         return best
 
 
-def _named_on(chunk: dict) -> tuple[list[tuple[str, ...]], int]:
-    """The regions a passage names, and the page of the first line naming one."""
+def _first_region_page(chunk: dict) -> int:
+    """The page of a passage's first line naming a region (its first page when none does)."""
     text, at = chunk.get("text") or "", 0
-    regions = named_regions(tuple(words(text)))
-    for line in text.split("\n") if regions else ():
+    for line in text.split("\n"):
         if named_regions(tuple(words(line))):
-            break
+            return page_position(chunk, at)[0]
         at += len(line) + 1
-    return regions, page_position(chunk, at)[0]
+    return page_position(chunk, 0)[0]

@@ -1,7 +1,8 @@
 """The regions' table a question comparing regions is answered by (``query.region_pins.listed_regions``), on
 passages written as PyMuPDF prints a filing's table: a label on its line, each figure on lines of their own."""
 
-from query.region_pins import _named_on, listed_regions, region_names
+from domain.text import words
+from query.region_pins import _first_region_page, listed_regions, named_regions, region_names
 
 BREAKDOWN = ("The breakdown of Revenues is as follows:\n(Dollars in millions)\nFISCAL 2022 FISCAL 2021\n% CHANGE\n"
              "North America\n$\n18,353  $\n17,179\n7 %\nEurope, Middle East & Africa\n12,479\n11,456\n9 %\n"
@@ -94,7 +95,7 @@ def test_the_regions_a_business_names_are_read_from_its_first_regions_page():
                        "1) Frito-Lay North America, in the United States and Canada;\n2) Latin America;\n"
                        "3) Europe;\n4) Africa, Middle East and South Asia;\n5) Asia Pacific, Australia and New Zealand",
                "page_start": 3, "page_end": 4, "char_start": 0, "char_end": 182}
-    regions, page = _named_on(passage)
-    assert {("latin", "america"), ("europ",), ("canada",)} <= set(regions) and page == 4
-    assert _named_on({**passage, "char_end": 10}) == (regions, 3)
-    assert _named_on({"text": "We sell software.", "page_start": 7, "page_end": 7}) == ([], 7)
+    assert {("latin", "america"), ("europ",), ("canada",)} <= set(named_regions(tuple(words(passage["text"]))))
+    assert _first_region_page(passage) == 4
+    assert _first_region_page({**passage, "char_end": 10}) == 3
+    assert _first_region_page({"text": "We sell software.", "page_start": 7, "page_end": 7}) == 7
