@@ -2,8 +2,9 @@
 "Which of Apple's geographic segments grew most?") is answered by the table that sets the regions' figures
 side by side (MD&A's "breakdown of Revenues", "Geographical Information", "Increases in net sales" by
 country), or the sentences stating each region's change. The segment note's heading page, which the plan
-pins too, often prints the business segments only, and a region's own section one region. Region names are
-the reviewed list ``domain/vocabulary/regions.yaml``."""
+pins too, often prints the business segments only, and a region's own section one region. A question asking
+where a company operates is answered by the regions Item 1 names and the table listing them
+(:meth:`RegionPins.operations`). Region names are the reviewed list ``domain/vocabulary/regions.yaml``."""
 
 from __future__ import annotations
 

@@ -233,6 +233,19 @@ def test_the_pages_of_a_chosen_report_are_searched_without_its_companys_name(ret
     assert (doc, page) in [(e.doc_id, e.page) for e in found], found
 
 
+def test_where_a_company_operates_pins_the_regions_item_1_names(retriever):
+    """PepsiCo's Item 1 lists its divisions, each a region ("Latin America", "Europe", "Africa, Middle East and
+    South Asia", ...): asked where it operates, that page is pinned first, then the table listing the most
+    regions; a figure of its operations somewhere is that figure's question, which runs neither pin."""
+    found = retriever.search("What are the geographies that PepsiCo primarily operates in as of FY2023?",
+                             k=5).evidence[:5]
+    first = found[0]
+    assert (first.doc_id, first.page, first.basis) == ("PEP_2023_10K", 2, "section"), found
+    assert "regions it operates in" in (first.reason or "") and found[1].basis == "row", found
+    figure = retriever.search("What were PepsiCo's revenues from its Canadian operations in 2023?", k=5).evidence
+    assert not any("regions it operates in" in (e.reason or "") for e in figure), figure
+
+
 def test_a_share_asked_pins_the_row_that_prints_it(retriever):
     """Apple's income statement prints gross margin in dollars; MD&A's table prints its percentage: asked
     for the percentage, that page is pinned after the statement's facts, as the margin the facts compute
