@@ -109,6 +109,10 @@ class ConceptMap:
         return tuple(cue for c in self.concepts if c.name in names and c.figure and _any_cue(stems, c.cues)
                      for cue in c.cues if len(cue) > 1 or has_phrase(stems, cue))
 
+    def figure_cues(self, names: list[str]) -> tuple[Cue, ...]:
+        """Every cue of the named figure concepts: the measure asked, however a filing's table may say it."""
+        return tuple(cue for c in self.concepts if c.name in names and c.figure for cue in c.cues)
+
     def measure_cues(self) -> tuple[Cue, ...]:
         """Every figure concept's cues: the words by which a table's header says what it measures (a passage
         naming none is a table's rows without their header, or prose about no figure)."""

@@ -270,17 +270,18 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
         plan.statements = []  # the parts compared: their own tables answer, the whole's statement does not
         plan.rules.append("which of its parts: the parts' tables, not the consolidated statement")
     # a measure asked by region ("which region's sales grew most"); not where it operates ("which countries")
-    plan.regions = GEOGRAPHIC_AXIS in breakdown_axes(plan.lexical) and any(c.figure for c in matched)
+    measured = any(c.figure for c in matched)  # a concept of a figure is named
+    plan.regions = GEOGRAPHIC_AXIS in breakdown_axes(plan.lexical) and measured
     if plan.regions:
         plan.rules.append("by region: the table setting the regions' figures side by side")
     # where it operates, no figure nor cause asked ("its Canadian operations' revenues" is a figure's question)
-    plan.operates = "regions" in evidence and not (plan.regions or plan.narrative or any(c.figure for c in matched))
+    plan.operates = "regions" in evidence and not (plan.regions or plan.narrative or measured)
     if plan.operates:
         plan.rules.append("where it operates: the regions Item 1 names, and the table listing them")
     plan.sections = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("section: "))
     plan.items = _unique(e.split(": ", 1)[1] for e in evidence if e.startswith("item: "))
     plan.cover = "cover" in evidence
-    plan.figure = not (plan.narrative or plan.defines) and plan.forecast is None and any(c.figure for c in matched)
+    plan.figure = not (plan.narrative or plan.defines) and plan.forecast is None and measured
     if not (plan.narrative or plan.defines or plan.cover) and plan.forecast is None:
         plan.counted = counted(without_names(core, analysis.names), nouns)
         if plan.counted:

@@ -162,9 +162,7 @@ class RegionPins(PinReader):
         measure, a 10-Q its quarter before its months to date). Read among the question's matches and the
         matches of the regions' names with the measure's words (a table of figures says few of the question's
         words). Pinned at its first region's page."""
-        measures = tuple(cue for c in concept_map().concepts if c.name in q.plan.concepts and c.figure
-                         for cue in c.cues)
-        self._table(q, scope, pin, measures)
+        self._table(q, scope, pin, concept_map().figure_cues(q.plan.concepts))
 
     def operations(self, q: Question, scope: Filters, pin: Callable, rows: bool) -> None:
         """Where a company operates ("What are the geographies it primarily operates in?"): Item 1's passage
