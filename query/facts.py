@@ -381,7 +381,7 @@ PRODUCT_AXIS = "ProductOrServiceAxis"  # a product line's members: the split "by
 # A figure asked split one way ("revenues by segment", "sales by region", "which segment earned the most"): the
 # XBRL axes whose members make that split (US GAAP and SEC reporting taxonomies' own names)
 # ("which of its segments", "which of Apple's regions", "which of the operating regions")
-_ANY = (r"\b(?:by|each|per|across|every|which|what)(?: of(?: (?:its|the|their|[\w.&-]+['’]s))?)?"
+_ANY = (r"\b(?:by|each|per|across|every|which|what|any)(?: of(?: (?:its|the|their|[\w.&-]+['’]s))?)?"
         r"(?: (?:business|operating|reportable|reporting))? ")
 GEOGRAPHIC_AXIS = "StatementGeographicalAxis"
 BREAKDOWNS = (

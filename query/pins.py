@@ -42,6 +42,7 @@ from query.statements import (
     titled_last,
     unstated_rank,
 )
+from query.sum_pins import SumPins
 from schemas.chunks import chunk_id, next_chunk_id
 from schemas.index import INDEXES
 
@@ -72,6 +73,7 @@ class Pins(PinReader):
         super().__init__(backend)
         self.parts = PartPins(backend)
         self.regions = RegionPins(backend)
+        self.sums = SumPins(backend)
         self.facts = FactPins(backend)
 
     def __call__(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
@@ -113,6 +115,8 @@ class Pins(PinReader):
                 self.regions(q, d, scope, pin)
             if plan.operates:
                 self.regions.operations(q, scope, pin, q.opts.rows)
+            if plan.shares and q.opts.rows:
+                self.sums(q, d, scope, pin)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, pin)
             for statement in plan.statements:

@@ -195,6 +195,7 @@ class QueryPlan:
     counted: Counted | None = None  # what a "how many" question counts (query.counts): its row or sentence
     regions: bool = False  # asks a figure by region ("which region grew most"): the table of the regions' figures
     operates: bool = False  # asks where it operates: the regions Item 1 names, and the table listing them
+    shares: bool = False  # asks a figure by segment or product ("any product category over 20% of revenue")
     rules: list[str] = field(default_factory=list)  # which planning rules fired, for --explain
 
     @property
@@ -271,9 +272,14 @@ def make_plan(analysis: QueryAnalysis, concepts: ConceptMap | None = None) -> Qu
         plan.rules.append("which of its parts: the parts' tables, not the consolidated statement")
     # a measure asked by region ("which region's sales grew most"); not where it operates ("which countries")
     measured = any(c.figure for c in matched)  # a concept of a figure is named
-    plan.regions = GEOGRAPHIC_AXIS in breakdown_axes(plan.lexical) and measured
+    axes = breakdown_axes(plan.lexical)
+    plan.regions = GEOGRAPHIC_AXIS in axes and measured
     if plan.regions:
         plan.rules.append("by region: the table setting the regions' figures side by side")
+    # a measure asked by segment or product, none named: the table whose rows add up to the whole's
+    plan.shares = measured and not plan.regions and any(a != GEOGRAPHIC_AXIS for a in axes)
+    if plan.shares:
+        plan.rules.append("by segment or product: the table of the parts adding up to the whole")
     # where it operates, no figure nor cause asked ("its Canadian operations' revenues" is a figure's question)
     plan.operates = "regions" in evidence and not (plan.regions or plan.narrative or measured)
     if plan.operates:

@@ -35,6 +35,16 @@ def next_chunk_id(chunk: dict, ahead: int = 1) -> str | None:
     return chunk_id(chunk["doc_id"], chunk["item"], int(chunk["seq"]) + ahead)
 
 
+def shared_chars(chunk: dict, after: dict) -> int:
+    """How many characters ``after`` (the chunk following ``chunk`` in its Item) opens with that ``chunk``
+    ends with: neighbouring text chunks overlap (``etl.segment.chunking``), on the page one ends and the other
+    starts. None for a table chunk, whose text is its rows, not its page's."""
+    if "table" in (chunk.get("kind"), after.get("kind")) or after.get("char_start") is None or \
+            chunk.get("page_end") != after.get("page_start"):
+        return 0
+    return max(0, int(chunk.get("char_end") or 0) - int(after["char_start"]))
+
+
 class ChunkRecord(BaseModel):
     """A retrieval unit inside one item, with its page provenance.
 

@@ -246,6 +246,21 @@ def test_where_a_company_operates_pins_the_regions_item_1_names(retriever):
     assert not any("regions it operates in" in (e.reason or "") for e in figure), figure
 
 
+def test_a_split_by_product_pins_the_products_adding_up_to_the_total(retriever):
+    """Apple's 10-Q prints the quarter's net sales twice as parts of one total: by geographic segment (MD&A's
+    page 16) and by product category (MD&A's page 17, the note's page 8). Asked by product category, the
+    products' tables are pinned (rows adding up to "Total net sales"), not the segments'; asked by segment,
+    the segments' table is."""
+    def summed(question: str) -> list[tuple[str, int]]:
+        found = retriever.search(question, k=5).evidence[:5]
+        return [(e.doc_id, e.page) for e in found if "add up to" in (e.reason or "")]
+
+    products = summed("What were Apple's net sales by product category in the quarter ended July 1, 2023?")
+    assert ("AAPL_2023Q3_10Q", 17) in products and ("AAPL_2023Q3_10Q", 16) not in products, products
+    segments = summed("What were Apple's net sales by reportable segment in the quarter ended July 1, 2023?")
+    assert ("AAPL_2023Q3_10Q", 16) in segments, segments
+
+
 def test_a_share_asked_pins_the_row_that_prints_it(retriever):
     """Apple's income statement prints gross margin in dollars; MD&A's table prints its percentage: asked
     for the percentage, that page is pinned after the statement's facts, as the margin the facts compute

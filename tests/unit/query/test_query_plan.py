@@ -293,6 +293,20 @@ def test_a_measure_asked_by_region_asks_the_regions_table():
     assert plan_of(spelled_out("Acme topline FY2022")).concepts == ["revenue and growth"]
 
 
+def test_a_measure_asked_by_segment_or_product_asks_the_table_of_parts():
+    """A figure split by segment or product, none named ("any product categories over 20% of revenue",
+    "which segment", "by product line") is read off the table of parts adding up to the whole (``plan.shares``:
+    ``query.sum_pins``); a region's split is the regions' table, a figure of the whole neither."""
+    for q in ("Are there any product categories / service categories that represent more than 20% of Acme's "
+              "revenue for FY2022?", "Which of Acme's segments had the highest net sales in 2021?",
+              "Acme revenue by product line 2023", "Did any of Acme's segments make up more than half its sales?"):
+        p = plan_of(spelled_out(q))
+        assert p.shares and not p.regions and any(r.startswith("by segment or product") for r in p.rules), q
+    for q in ("Which region had the highest revenue for Acme in 2022?", "What was Acme's revenue in 2022?",
+              "What are Acme's product categories?", "Are there any risks to Acme's revenue?"):
+        assert not plan_of(spelled_out(q)).shares, q
+
+
 def test_the_workforce_is_item_1s_human_capital_section():
     for q in ("Acme headcount?", "How many employees does Acme have?", "How many people did Acme employ in 2024?",
               "How many people work at Acme?", "the number of people Acme employs"):

@@ -1,0 +1,65 @@
+"""Tables of a whole's parts (``query.part_sums.summed_parts``), on passages written as PyMuPDF prints a
+filing's table (a label on its line, each figure on lines of their own) and as a table passage prints one
+(cells after bars)."""
+
+from query.part_sums import summed_parts
+
+SEGMENTS = ("Summary of Business Segment Data\n(Dollars in millions)\nYears ended December 31,\n2022\n2021\n"
+            "Revenues:\nCommercial Airplanes\n$25,867\n$19,493\nDefense, Space & Security\n23,162\n26,540\n"
+            "Global Services\n17,611\n16,328\nBoeing Capital\n199\n272\nUnallocated items, eliminations and other\n(231)\n(347)\n"
+            "Total revenues\n$66,608\n$62,286\n(Loss)/earnings from operations:\nCommercial Airplanes\n($2,370)\n"
+            "($6,475)\nDefense, Space & Security\n(3,544)\n1,544\nSegment operating loss\n(5,914)\n(4,931)\n")
+
+
+def test_rows_adding_up_to_their_total_row_are_a_table_of_parts():
+    found = summed_parts(SEGMENTS)
+    assert [(s.parts, s.total, s.label) for s in found] == [(5, 66608.0, "Total revenues")]
+    assert SEGMENTS[found[0].first:].startswith("Commercial Airplanes")
+    assert "Revenues:" in found[0].caption and "Summary of Business Segment Data" in found[0].caption
+
+
+def test_a_statement_subtracting_its_lines_and_a_total_not_their_sum_are_none():
+    statement = "Net sales\n$ 1,000\nCost of sales\n(600)\nGross profit\n400\nTotal other income\n50\n"
+    assert summed_parts(statement) == []
+    assert summed_parts("Product A\n100\nProduct B\n200\nTotal net sales\n310\n") == []
+
+
+def test_a_subtotal_that_adds_up_stands_for_its_rows_and_a_dash_is_zero():
+    nested = ("Net sales by reportable segment were as follows, in millions of dollars:\nDisplay\n$ 3,700\nCarrier network\n3,200\nEnterprise network\n1,149\nTotal Optical Communications\n"
+              "4,349\nAll other\n—\n12\nTotal net sales\n8,049\n")
+    found = summed_parts(nested)
+    assert [(s.parts, s.total) for s in found] == [(2, 4349.0), (3, 8049.0)]
+    assert nested[found[1].first:].startswith("Display") and "Net sales by reportable segment" in found[1].caption
+
+
+def test_a_table_passage_with_bars_and_a_footnote_mark_in_a_label():
+    table = ("Quarter Ended June 30, | 2023 | 2022\nDigital online channels (1) | $2,930 | $1,672\n"
+             "Retail channels | 702 | 39\nOther (2) | 57 | 92\nTotal consolidated net revenues | $3,689 | $1,803\n")
+    assert [(s.parts, s.total) for s in summed_parts(table)] == [(3, 3689.0)]
+
+
+def test_prose_between_rows_ends_the_table():
+    broken = "Product A\n100\nWe sell many products in many markets around the whole world today.\nProduct B\n200\nTotal\n300\n"
+    assert summed_parts(broken) == []
+
+
+def test_a_head_repeated_inside_a_table_is_no_row():
+    """A table passage the chunking split repeats its head ("Net Revenue | ... / 2023 | 2022"): years, no row."""
+    split = ("Net Revenue | Operating Profit / 2023 | 2022 | 2023 | 2022\nFLNA | $24,914 | $23,291 | $6,755 | $6,135\n"
+             "Net Revenue | Operating Profit / 2023 | 2022 | 2023 | 2022\nAPAC | 4,803 | 4,787 | 713 | 537\n"
+             "Total division | 29,717 | 28,078 | 7,468 | 6,672\n")
+    assert [(s.parts, s.total) for s in summed_parts(split)] == [(2, 29717.0)]
+
+
+def test_neighbouring_chunks_share_their_overlap_once():
+    """A table the chunking split runs on into the next chunk, which repeats the last characters of the one
+    before (``schemas.chunks.shared_chars``): joined without them, no row is added twice."""
+    from schemas.chunks import shared_chars
+
+    first = {"kind": "text", "page_start": 19, "page_end": 20, "char_start": 2547, "char_end": 934,
+             "text": "Safety\n11,607\nTransportation and Electronics\n9,602"}
+    after = {"kind": "text", "page_start": 20, "page_end": 20, "char_start": 917, "char_end": 1565,
+             "text": "Electronics\n9,602\nTotal Company\n21,209"}
+    cut = shared_chars(first, after)
+    assert cut == 17 and [(s.parts, s.total) for s in summed_parts(f"{first['text']}\n{after['text'][cut:]}")] == [(2, 21209.0)]
+    assert shared_chars(first, {**after, "page_start": 21}) == 0 and shared_chars(first, {**after, "kind": "table"}) == 0
