@@ -24,10 +24,11 @@ _TOTALS = frozenset(words("total consolidated"))
 
 
 class _Row(NamedTuple):
-    """A table's row: its first figure, where it starts, its label, where the text captioning it starts."""
+    """A table's row: its first figure, where it starts, its label (a subtotal's: its parts' labels), where
+    the text captioning it starts."""
     value: float
     at: int
-    label: str
+    leaves: tuple[str, ...]
     caption: int
 
 
@@ -36,7 +37,7 @@ class PartSum:
     """A table's parts summed: how many rows, their total, the total row's label, where the first part's
     row starts (its character offset in the text), the text captioning them (the prose line and head
     above them, after the table's rows before them: what the parts measure, "Operating profit") and the
-    parts' labels."""
+    parts' labels, a subtotal's parts for the subtotal."""
     parts: int
     total: float
     label: str
@@ -45,11 +46,14 @@ class PartSum:
     labels: tuple[str, ...] = ()
 
 
-def summed_parts(text: str) -> list[PartSum]:
+def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[PartSum]:
     """Each total row of ``text`` that is the sum of the rows above it (``PARTS_SUMMED`` or more, within
     rounding), in the first column of figures: the year a table prints first, or a segment's column, both
-    of which add up. Rows are read in blocks between two lines of prose; a subtotal that adds up stands for
-    its rows in the sum above it (Corning's "Total Optical Communications" among its segments)."""
+    of which add up. A total row is labelled "Total ..." or "Consolidated", or by one of ``wholes`` alone
+    (stems: the measure's name, Home Depot's product lines adding up to "Net sales"). Rows are read in
+    blocks between two lines of prose; a subtotal that adds up stands for its rows in the sum above it
+    (Corning's "Total Optical Communications" among its segments), and its parts are the table's parts
+    (``PartSum.labels``: the regions under Nike's "Total NIKE Brand")."""
     found: list[PartSum] = []
     rows: list[_Row] = []  # since the block began
     at = captioned = 0  # where the text captioning the next rows starts: a prose line, or a total's row's end
@@ -66,15 +70,15 @@ def summed_parts(text: str) -> list[PartSum]:
         value = _first_figure(line[len(label):], lines[i + 1:i + ROW_LINES])
         if value is None:
             continue  # a caption or a head ("Revenues:"), no row
-        summed = _summed(rows, value) if said[0] in _TOTALS else 0
+        summed = _summed(rows, value) if said[0] in _TOTALS or said in wholes else 0
         if summed:
             first = rows[-summed]  # a subtotal standing for its rows keeps their caption
-            found.append(PartSum(summed, value, label.strip(), first.at, text[first.caption:first.at],
-                                 tuple(r.label for r in rows[-summed:])))
-            rows[-summed:] = [_Row(value, first.at, label.strip(), first.caption)]
+            leaves = tuple(leaf for r in rows[-summed:] for leaf in r.leaves)
+            found.append(PartSum(summed, value, label.strip(), first.at, text[first.caption:first.at], leaves))
+            rows[-summed:] = [_Row(value, first.at, leaves, first.caption)]
             captioned = at
         else:
-            rows.append(_Row(value, start, label.strip(), min(captioned, start)))
+            rows.append(_Row(value, start, (label.strip(),), min(captioned, start)))
     return found
 
 

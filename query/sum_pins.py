@@ -6,6 +6,7 @@ segment table. The consolidated statement prints the whole only."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from domain.text import has_phrase, phrase_text, words
@@ -22,6 +23,7 @@ from query.statements import page_position
 from schemas.chunks import next_chunk_id, shared_chars
 
 SUM_SEARCH = 50  # passages of the document read for the table of parts
+TABLE_RUN = 4  # table passages after a table passage its rows may run on into
 BEFORE_CHARS = 400  # characters of the passage before a table's that may caption it (a table passage's head)
 
 
@@ -30,43 +32,41 @@ class SumPins(PinReader):
     notes."""
 
     def __call__(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
-        """In each place that prints one (MD&A, then the notes; elsewhere where neither does: a release), the
-        table of parts adding up to the largest total that says the measure asked (its total's label or its
-        caption): the whole's, not one segment's products; of equal totals, one whose parts are no regions
-        when products are asked (Apple's net sales by category, not by geographic segment), then the one of
-        most parts (a segment note's rows, not an income statement's products and services). Read among the
-        question's matches and the matches of the measure's words with "total" and "segment" (a table of
-        figures says few of the question's words). Pinned at its first part's page, the larger total first.
-        None when the question names a part, whose row ``query.part_pins`` reads ("What segment profit did
-        Caterpillar's Resource Industries earn?")."""
+        """The tables of parts adding up to their total (:func:`query.part_sums.summed_parts`) that say the
+        measure asked (:func:`_says`), read among the question's matches and the matches of the measure's
+        words with "total" and "segment" (a table of figures says few of the question's words), each run on
+        into the passages after it (:meth:`_run_on`); those :func:`chosen_tables` chooses are pinned at their
+        first part's page. None when the question names a part, whose row ``query.part_pins`` reads ("What
+        segment profit did Caterpillar's Resource Industries earn?")."""
         if asked_parts(q, d):
             return
         measures = concept_map().figure_cues(q.plan.concepts)
         listing = f"total segment {' '.join(w for cue in measures for w in cue)}"
         hits = {h.id: h for text in (q.plan.lexical, listing) for h in self._bm25(q, text, scope, SUM_SEARCH)}
-        found = [(s, h) for h, text in self._run_on(q, list(hits.values()))
-                 for s in summed_parts(text) if s.first < len(h.source.get("text") or "")]
-        before = self._before(q, [h.source for s, h in found if not _says(s, "", measures)])
-        said = [(s, h) for s, h in found if _says(s, before.get(h.id, ""), measures)]
-        products = PRODUCT_AXIS in breakdown_axes(q.plan.lexical)
+        found: dict[tuple[str, int], tuple[PartSum, Hit, int]] = {}  # by the table's passage and place in it
+        for pieces, text in self._run_on(q, [h.source for h in hits.values()]):
+            for s in summed_parts(text, measures):
+                chunk, start = next((c, at) for c, at in reversed(pieces) if at <= s.first)
+                found.setdefault((chunk["chunk_id"], s.first - start), (s, Hit(chunk["chunk_id"], 0.0, chunk),
+                                                                        s.first - start))
+        before = self._before(q, [h.source for s, h, _ in found.values() if not _says(s, "", measures)])
+        said = [(s, h, at) for s, h, at in found.values() if _says(s, before.get(h.id, ""), measures)]
+        tables = [(s, place(h), page_position(h.source, at)[0]) for s, h, at in said]
+        for i in chosen_tables(tables, PRODUCT_AXIS in breakdown_axes(q.plan.lexical)):
+            s, h, at = said[i]
+            pin(h.source, h.id, tables[i][2], "row", f"its {s.parts} rows add up to {s.label!r}")
 
-        def rank(t: tuple[PartSum, Hit]) -> tuple:
-            s, h = t
-            return s.total, not (products and regional(s)), s.parts, -page_position(h.source, s.first)[0]
-
-        chosen = [max(rows, key=rank) for where in PLACES if (rows := [t for t in said if place(t[1]) == where])]
-        chosen = chosen or ([max(said, key=rank)] if said else [])
-        for s, h in sorted(chosen, key=lambda t: -t[0].total):  # stable: MD&A's first of equal totals
-            pin(h.source, h.id, page_position(h.source, s.first)[0], "row",
-                f"its {s.parts} rows add up to {s.label!r}")
-
-    def _run_on(self, q: Question, hits: list[Hit]) -> list[tuple[Hit, str]]:
-        """Each passage's text run on into the passage after it in its Item (one lookup): a table the chunking
-        split has its total's row in the next passage (PepsiCo's divisions' net revenue). A table is the
-        passage's own when its first part's row is."""
-        after = {h.id: i for h in hits if (i := next_chunk_id(h.source)) is not None}
-        found = {c["chunk_id"]: c for c in self._get(q, sorted(set(after.values())))} if after else {}
-        return [(h, _joined(h.source, found.get(after.get(h.id, "")))) for h in hits]
+    def _run_on(self, q: Question, chunks: list[dict]) -> list[tuple[list[tuple[dict, int]], str]]:
+        """Each passage's text run on into the passages after it in its Item (one lookup; :func:`_joined`),
+        with where each passage starts in it: a table the chunking split has its total's row in a later
+        passage (PepsiCo's divisions' net revenue in the next; a long table of the mirror's filings in up to
+        ``TABLE_RUN`` table passages, each repeating its head), and a passage closing on a table's caption
+        has the table in the next (Home Depot's "net sales by major product line")."""
+        ahead = {c["chunk_id"]: [i for k in range(1, TABLE_RUN + 1) if (i := next_chunk_id(c, k)) is not None]
+                 for c in chunks}
+        wanted = sorted({i for ids in ahead.values() for i in ids})
+        found = {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
+        return [_joined(c, [found[i] for i in ahead[c["chunk_id"]] if i in found]) for c in chunks]
 
     def _before(self, q: Question, chunks: list[dict]) -> dict[str, str]:
         """The last ``BEFORE_CHARS`` of the passage before each table passage among ``chunks`` (one lookup):
@@ -76,11 +76,18 @@ class SumPins(PinReader):
         return {chunk: texts.get(prior, "")[-BEFORE_CHARS:] for chunk, prior in ids.items()}
 
 
-def _joined(chunk: dict, after: dict | None) -> str:
-    """A passage's text and the text of the one ``after`` it, their overlap once (a row printed twice would
-    be added twice)."""
-    text = chunk.get("text") or ""
-    return text if after is None else f"{text}\n{(after.get('text') or '')[shared_chars(chunk, after):]}"
+def _joined(chunk: dict, after: list[dict]) -> tuple[list[tuple[dict, int]], str]:
+    """(each passage with where it starts, the text) of a passage run on into those ``after`` it, each
+    overlap once (a row printed twice would be added twice): into the next, and past it only into table
+    passages following one another."""
+    text, prior, pieces = chunk.get("text") or "", chunk, [(chunk, 0)]
+    for nxt in after:
+        if prior is not chunk and not (prior.get("kind") == nxt.get("kind") == "table"):
+            break
+        rest = (nxt.get("text") or "")[shared_chars(prior, nxt):]
+        pieces.append((nxt, len(text) + 1 - (len(nxt.get("text") or "") - len(rest))))
+        text, prior = f"{text}\n{rest}", nxt
+    return pieces, text
 
 
 def _says(s: PartSum, before: str, measures: tuple[tuple[str, ...], ...]) -> bool:
@@ -94,6 +101,26 @@ def _says(s: PartSum, before: str, measures: tuple[tuple[str, ...], ...]) -> boo
         return any(has_phrase(label, cue) for cue in measures)
     stems = phrase_text(words(f"{s.caption} {before}"))
     return any(has_phrase(stems, cue) for cue in measures)
+
+
+def chosen_tables(tables: list[tuple[PartSum, str, int]], products: bool) -> list[int]:
+    """Which of the tables of parts found, each with its place (``query.part_pins.place``) and page, are
+    pinned, in order (indexes): one in MD&A and one in the notes (one elsewhere where neither has one; a
+    release), the larger total first. Of a place's tables: when ``products`` are asked, one whose parts are
+    no regions (:func:`regional`); then one adding up to the whole's total, the one the tables of most
+    pages add up to (the revenue the statement, the segment note and MD&A each add up to; not a lone table
+    of employees by region, nor one segment's sales by each type on one page); then the largest total; then
+    the most parts; then the first page."""
+    wholes = Counter(total for total, _ in {(round(s.total), page) for s, _, page in tables})
+
+    def rank(i: int) -> tuple:
+        s, _, page = tables[i]
+        return not (products and regional(s)), wholes[round(s.total)], s.total, s.parts, -page
+
+    placed = [max(found, key=rank) for where in PLACES
+              if (found := [i for i, t in enumerate(tables) if t[1] == where])]
+    placed = placed or ([max(range(len(tables)), key=rank)] if tables else [])
+    return sorted(placed, key=lambda i: -tables[i][0].total)  # stable: MD&A's first of equal totals
 
 
 def regional(s: PartSum) -> bool:

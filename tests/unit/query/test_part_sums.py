@@ -63,3 +63,55 @@ def test_neighbouring_chunks_share_their_overlap_once():
     cut = shared_chars(first, after)
     assert cut == 17 and [(s.parts, s.total) for s in summed_parts(f"{first['text']}\n{after['text'][cut:]}")] == [(2, 21209.0)]
     assert shared_chars(first, {**after, "page_start": 21}) == 0 and shared_chars(first, {**after, "kind": "table"}) == 0
+
+
+def test_a_total_labelled_by_the_measure_alone_and_a_subtotals_parts():
+    """Home Depot's product lines add up to a row labelled "Net sales" (``wholes``: the measure's name, as
+    stems); Nike's regions add up to "Total NIKE Brand", which with Converse adds up to the whole, whose
+    parts are then the regions and Converse (``PartSum.labels``)."""
+    lines = "Building Materials | $57,039\nDécor | 50,295\nHardlines | 45,335\nNet sales | $152,669\n"
+    assert summed_parts(lines) == []
+    assert [(s.parts, s.total) for s in summed_parts(lines, (("net", "sale"),))] == [(3, 152669.0)]
+    nested = ("North America\n$ 21,608\nGreater China\n7,248\nTotal NIKE Brand\n28,856\nConverse\n2,427\n"
+              "TOTAL NIKE, INC. REVENUES\n31,283\n")
+    whole = summed_parts(nested)[-1]
+    assert whole.parts == 2 and whole.labels == ("North America", "Greater China", "Converse")
+
+
+def test_passages_run_on_with_where_each_starts():
+    """A passage closing on a table's caption runs on into the table passage after it, and a table passage
+    into the table passages after it (``query.sum_pins._joined``); a text passage after those does not."""
+    from query.sum_pins import _joined
+
+    caption = {"chunk_id": "a", "kind": "text", "text": "The following table presents net sales by line:"}
+    rows = [{"chunk_id": "b", "kind": "table", "text": "Hardlines | 45"},
+            {"chunk_id": "c", "kind": "table", "text": "Decor | 50\nNet sales | 95"},
+            {"chunk_id": "d", "kind": "text", "text": "Tools | 5"}]
+    pieces, text = _joined(caption, rows)
+    assert [c["chunk_id"] for c, _ in pieces] == ["a", "b", "c"] and "Tools" not in text
+    assert all(text[at:].startswith(c["text"]) for c, at in pieces)
+
+
+def _table(total: float, labels: tuple[str, ...]):
+    from query.part_sums import PartSum
+
+    return PartSum(len(labels), total, "Total", 0, "", labels)
+
+
+def test_the_tables_chosen_add_up_to_the_whole_in_each_place():
+    """One table in MD&A and one in the notes, the larger total first: the total the tables of most pages add
+    up to (the revenue), not a lone larger one (employees by region), nor one segment's, tabulated by each of
+    its types on one page; products asked, a table of regions comes last (``query.sum_pins.chosen_tables``)."""
+    from query.sum_pins import chosen_tables
+
+    segments = ("Aeronautics", "Space", "Missiles")
+    tables = [(_table(96163, ("United States", "Asia Pacific")), "MD&A", 36),
+              (_table(32136, segments), "MD&A", 20),
+              (_table(32136, segments), "notes", 131),
+              (_table(26266, ("Products", "Services")), "notes", 84),
+              (_table(26266, ("Fixed-price", "Cost-reimbursable")), "notes", 84)]
+    assert chosen_tables(tables, products=False) == [1, 2]
+    regions = [(_table(383, ("Americas", "Europe", "Greater China")), "MD&A", 16),
+               (_table(383, ("iPhone", "Mac", "Services")), "MD&A", 17)]
+    assert chosen_tables(regions, products=True) == [1] and chosen_tables(regions, products=False) == [0]
+    assert chosen_tables([], products=False) == []
