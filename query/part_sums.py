@@ -12,10 +12,11 @@ from typing import NamedTuple
 
 from domain.text import words
 from query.parts import PART_LABEL_WORDS, printed_label
-from query.statements import HEAD_WORDS
+from query.statements import HEAD_WORDS, ROW_LINES
 
-ROW_LINES = 24  # lines after a row's label its first figure is read on (a PDF's table prints a cell per line)
 PARTS_SUMMED = 2  # rows a total must be the sum of, at the least
+# a cell: an amount, negative in parentheses, a percent (read and skipped), or a dash alone, a zero (the
+# statements' FIGURE reads a dash as a sign and has no zero cell, which would shift a row to its next column)
 _CELL = re.compile(r"\(?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?|(?<![\w.])[—–-](?![\w.])")
 _YEAR = re.compile(r"(?:19|20)\d\d")  # a column head's year, no amount (amounts of thousands print a comma)
 _FOOTNOTE = re.compile(r"^\s*\(\d\)")  # a label's footnote mark ("Digital online channels (1)"), no figure
@@ -98,7 +99,7 @@ def _first_figure(rest: str, after: list[str]) -> float | None:
     (a dash is a zero; a footnote's mark after the label, a percent and a year are none: a head's line of
     years is no row)."""
     for n, cells in enumerate([_FOOTNOTE.sub("", rest)] + after):
-        if n and re.search(r"[A-Za-z]{2}", cells):
+        if n and _WORD.search(cells):
             return None
         for cell in _CELL.findall(cells):
             if not (cell.endswith("%") or _YEAR.fullmatch(cell.strip())):  # a share, a change, a column's year
@@ -107,6 +108,7 @@ def _first_figure(rest: str, after: list[str]) -> float | None:
 
 
 def _amount(cell: str) -> float:
+    """A cell's amount: its digits, negative in parentheses; a dash's is zero."""
     digits = re.sub(r"[^\d.]", "", cell)
     if not digits or digits == ".":
         return 0.0

@@ -21,7 +21,7 @@ from query.concepts import concept_map
 from query.parts import PART_LABEL_WORDS, of_period, printed_label
 from query.pin_policy import PinReader
 from query.question import Question
-from query.statements import FIGURE, HEAD_WORDS, ROW_FIGURES, page_position, row_cells, table_head
+from query.statements import FIGURE, HEAD_WORDS, ROW_FIGURES, ROW_LINES, page_position, row_cells, table_head
 
 REGION_SEARCH = 50  # passages of the document read for the regions' table
 REGIONS_LISTED = 2  # regions a table names, each with its figures, at the least
@@ -132,7 +132,6 @@ def _figures(cells: list[str]) -> int:
     return sum(not _YEAR.fullmatch(c.strip()) for c in cells)
 
 
-ROW_LINES = 24  # lines after a row's label its figures are read on (a PDF's table prints a cell per line)
 CAPTION_LINES = 3  # lines above a table's head that caption it ("The breakdown of Revenues is as follows:")
 TABLE_TAIL = 12  # lines after a table's last region row still its own (a total's row, a cell per line)
 

@@ -288,6 +288,7 @@ def row_cells(lines: list[str]) -> list[str]:
 
 HEAD_LINES = 40  # lines with text a table's head holds at most: a PDF's text puts each column title on a line of its own
 HEAD_WORDS = 8  # words a head's line holds at most: a longer one is the prose before the table
+ROW_LINES = 24  # lines after a row's label its figures are read on (a PDF's table prints a cell per line)
 
 
 def table_head(lines: list[str], i: int) -> list[str]:
