@@ -83,12 +83,6 @@ class PartPins(PinReader):
             pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")
         return {place(h) for _, h in chosen}
 
-    def _before(self, q: Question, chunks: list[dict]) -> dict[str, str]:
-        """The text of the chunk before each of ``chunks`` in its Item, by the chunk's id (one lookup)."""
-        ids = {c["chunk_id"]: i for c in chunks if (i := next_chunk_id(c, -1))}
-        texts = {c["chunk_id"]: c.get("text") or "" for c in self._get(q, sorted(set(ids.values())))} if ids else {}
-        return {chunk: texts.get(prior, "") for chunk, prior in ids.items()}
-
     def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
         """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
         prints the part's figure in the table after its heading, on a row labelled by the metric alone

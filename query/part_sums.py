@@ -12,13 +12,12 @@ from typing import NamedTuple
 
 from domain.text import words
 from query.parts import PART_LABEL_WORDS, printed_label
-from query.statements import HEAD_WORDS, ROW_LINES
+from query.statements import HEAD_WORDS, ROW_LINES, year_cell
 
 PARTS_SUMMED = 2  # rows a total must be the sum of, at the least
 # a cell: an amount, negative in parentheses, a percent (read and skipped), or a dash alone, a zero (the
 # statements' FIGURE reads a dash as a sign and has no zero cell, which would shift a row to its next column)
 _CELL = re.compile(r"\(?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?|(?<![\w.])[—–-](?![\w.])")
-_YEAR = re.compile(r"(?:19|20)\d\d")  # a column head's year, no amount (amounts of thousands print a comma)
 _FOOTNOTE = re.compile(r"^\s*\(\d\)")  # a label's footnote mark ("Digital online channels (1)"), no figure
 _WORD = re.compile(r"[A-Za-z]{2,}")  # a word, not a figure: a table's row of many cells is no prose
 _TOTALS = frozenset(words("total consolidated"))
@@ -102,7 +101,7 @@ def _first_figure(rest: str, after: list[str]) -> float | None:
         if n and _WORD.search(cells):
             return None
         for cell in _CELL.findall(cells):
-            if not (cell.endswith("%") or _YEAR.fullmatch(cell.strip())):  # a share, a change, a column's year
+            if not (cell.endswith("%") or year_cell(cell)):  # a share, a change, a column's year
                 return _amount(cell)
     return None
 

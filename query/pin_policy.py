@@ -48,6 +48,12 @@ class PinReader:
         """The passages of these chunk ids (one lookup), those the index holds."""
         return self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)
 
+    def _before(self, q: Question, chunks: list[dict]) -> dict[str, str]:
+        """The text of the chunk before each of ``chunks`` in its Item, by the chunk's id (one lookup)."""
+        ids = {c["chunk_id"]: i for c in chunks if (i := next_chunk_id(c, -1))}
+        texts = {c["chunk_id"]: c.get("text") or "" for c in self._get(q, sorted(set(ids.values())))} if ids else {}
+        return {chunk: texts.get(prior, "") for chunk, prior in ids.items()}
+
     def _in_order(self, q: Question, ids: list[str]) -> list[dict]:
         """The passages of these chunk ids in the ids' order, those the index holds (one lookup)."""
         found = {f["chunk_id"]: f for f in self._get(q, ids)}

@@ -328,7 +328,12 @@ AMOUNT_DIGITS = 3  # digits of an amount (a product's sales in millions), more t
 def amount_cell(cell: str) -> bool:
     """Whether a cell is an amount: ``AMOUNT_DIGITS`` digits or more before its decimals, no percent, no year."""
     digits = re.sub(r"\D", "", cell.split(".")[0])
-    return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not re.fullmatch(r"(19|20)\d\d", cell.strip())
+    return len(digits) >= AMOUNT_DIGITS and "%" not in cell and not year_cell(cell)
+
+
+def year_cell(cell: str) -> bool:
+    """Whether a cell is a column head's year, no amount (an amount of thousands prints a comma)."""
+    return bool(re.fullmatch(r"(19|20)\d\d", cell.strip()))
 
 
 ECHO_DIGITS = 4  # a figure of this many digits or more names one amount within a document ...

@@ -49,7 +49,7 @@ class SumPins(PinReader):
                 chunk, start = next((c, at) for c, at in reversed(pieces) if at <= s.first)
                 found.setdefault((chunk["chunk_id"], s.first - start), (s, Hit(chunk["chunk_id"], 0.0, chunk),
                                                                         s.first - start))
-        before = self._before(q, [h.source for s, h, _ in found.values() if not _says(s, "", measures)])
+        before = self._captions(q, [h.source for s, h, _ in found.values() if not _says(s, "", measures)])
         said = [(s, h, at) for s, h, at in found.values() if _says(s, before.get(h.id, ""), measures)]
         tables = [(s, place(h), page_position(h.source, at)[0]) for s, h, at in said]
         for i in chosen_tables(tables, PRODUCT_AXIS in breakdown_axes(q.plan.lexical)):
@@ -68,12 +68,11 @@ class SumPins(PinReader):
         found = {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
         return [_joined(c, [found[i] for i in ahead[c["chunk_id"]] if i in found]) for c in chunks]
 
-    def _before(self, q: Question, chunks: list[dict]) -> dict[str, str]:
-        """The last ``BEFORE_CHARS`` of the passage before each table passage among ``chunks`` (one lookup):
-        a table passage's caption is the text passage before it."""
-        ids = {c["chunk_id"]: i for c in chunks if c.get("kind") == "table" and (i := next_chunk_id(c, -1))}
-        texts = {c["chunk_id"]: c.get("text") or "" for c in self._get(q, sorted(set(ids.values())))} if ids else {}
-        return {chunk: texts.get(prior, "")[-BEFORE_CHARS:] for chunk, prior in ids.items()}
+    def _captions(self, q: Question, chunks: list[dict]) -> dict[str, str]:
+        """The last ``BEFORE_CHARS`` of the passage before each table passage among ``chunks`` (one lookup,
+        :meth:`PinReader._before`): a table passage's caption is the text passage before it."""
+        before = self._before(q, [c for c in chunks if c.get("kind") == "table"])
+        return {chunk: text[-BEFORE_CHARS:] for chunk, text in before.items()}
 
 
 def _joined(chunk: dict, after: list[dict]) -> tuple[list[tuple[dict, int]], str]:
@@ -111,11 +110,11 @@ def chosen_tables(tables: list[tuple[PartSum, str, int]], products: bool) -> lis
     pages add up to (the revenue the statement, the segment note and MD&A each add up to; not a lone table
     of employees by region, nor one segment's sales by each type on one page); then the largest total; then
     the most parts; then the first page."""
-    wholes = Counter(total for total, _ in {(round(s.total), page) for s, _, page in tables})
+    pages_adding_up = Counter(total for total, _ in {(round(s.total), page) for s, _, page in tables})
 
     def rank(i: int) -> tuple:
         s, _, page = tables[i]
-        return not (products and regional(s)), wholes[round(s.total)], s.total, s.parts, -page
+        return not (products and regional(s)), pages_adding_up[round(s.total)], s.total, s.parts, -page
 
     placed = [max(found, key=rank) for where in PLACES
               if (found := [i for i, t in enumerate(tables) if t[1] == where])]
