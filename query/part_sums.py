@@ -1,8 +1,9 @@
 """Tables of a whole's parts: rows whose figures add up to the total row under them ("Footwear, Apparel,
 Equipment, Global Brand Divisions: Total NIKE Brand Revenues"; a segment note's "Revenues: ... Total
 revenues"). Which products or segments make up more than a fifth of revenue, or which is the largest, is
-read off such a table; a statement's line items seldom add up to a total row (an income statement subtracts),
-and a table of percent changes never does. Pure: plain text in, the tables found out."""
+read off such a table, or off one of shares adding up to 100% (Colgate-Palmolive's "percentages of worldwide
+Net sales" by class of products); a statement's line items seldom add up to a total row (an income statement
+subtracts), and a table of percent changes never does. Pure: plain text in, the tables found out."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from query.parts import PART_LABEL_WORDS, printed_label
 from query.statements import HEAD_WORDS, ROW_LINES, year_cell
 
 PARTS_SUMMED = 2  # rows a total must be the sum of, at the least
+WHOLE_SHARE = 100.0  # a table of shares' total, in percent
+SHARE_ROUNDING = 1.0  # how far shares printed in whole percents may add up from 100
 # a cell: an amount, negative in parentheses, a percent (read and skipped), or a dash alone, a zero (the
 # statements' FIGURE reads a dash as a sign and has no zero cell, which would shift a row to its next column)
 _CELL = re.compile(r"\(?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?|(?<![\w.])[—–-](?![\w.])")
@@ -24,12 +27,14 @@ _TOTALS = frozenset(words("total consolidated"))
 
 
 class _Row(NamedTuple):
-    """A table's row: its first figure, where it starts, its label (a subtotal's: its parts' labels), where
-    the text captioning it starts."""
-    value: float
+    """A table's row: its first amount (None: its cells are percents), where it starts, its label (a
+    subtotal's: its parts' labels), where the text captioning it starts, its first cell of any kind (a share
+    where the table's are)."""
+    value: float | None
     at: int
     leaves: tuple[str, ...]
     caption: int
+    share: float
 
 
 @dataclass(frozen=True)
@@ -37,13 +42,14 @@ class PartSum:
     """A table's parts summed: how many rows, their total, the total row's label, where the first part's
     row starts (its character offset in the text), the text captioning them (the prose line and head
     above them, after the table's rows before them: what the parts measure, "Operating profit") and the
-    parts' labels, a subtotal's parts for the subtotal."""
+    parts' labels, a subtotal's parts for the subtotal; whether the parts are shares, their total 100%."""
     parts: int
     total: float
     label: str
     first: int
     caption: str
     labels: tuple[str, ...] = ()
+    shares: bool = False
 
 
 def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[PartSum]:
@@ -67,43 +73,65 @@ def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[Pa
             continue
         if not _WORD.search(label) or len(said) > PART_LABEL_WORDS + 2:
             continue  # a line of figures (a PDF's cell), or a long label
-        value = _first_figure(line[len(label):], lines[i + 1:i + ROW_LINES])
-        if value is None:
+        cells = _cells(line[len(label):], lines[i + 1:i + ROW_LINES])
+        value = next((v for v, printed, _ in cells if not printed.endswith("%")), None)
+        if value is None and not any(share for _, _, share in cells):
             continue  # a caption or a head ("Revenues:"), no row
-        summed = _summed(rows, value) if said[0] in _TOTALS or said in wholes else 0
+        share = cells[0][2] and abs(cells[0][0] - WHOLE_SHARE) <= 0.5  # "Total | 100%": a table of shares
+        summed = (said[0] in _TOTALS or said in wholes) and (
+            (value is not None and _summed(rows, value)) or (share and _summed(rows, WHOLE_SHARE, shares=True)))
         if summed:
             first = rows[-summed]  # a subtotal standing for its rows keeps their caption
             leaves = tuple(leaf for r in rows[-summed:] for leaf in r.leaves)
-            found.append(PartSum(summed, value, label.strip(), first.at, text[first.caption:first.at], leaves))
-            rows[-summed:] = [_Row(value, first.at, leaves, first.caption)]
+            total = WHOLE_SHARE if share else value
+            found.append(PartSum(_parts(rows[-summed:], share), total, label.strip(), first.at,
+                                 text[first.caption:first.at], leaves, share))
+            rows[-summed:] = [_Row(total, first.at, leaves, first.caption, total)]
             captioned = at
         else:
-            rows.append(_Row(value, start, (label.strip(),), min(captioned, start)))
+            rows.append(_Row(value, start, (label.strip(),), min(captioned, start), cells[0][0]))
     return found
 
 
-def _summed(rows: list[_Row], total: float) -> int:
-    """How many of the last rows add up to ``total`` (0: none, or fewer than ``PARTS_SUMMED``)."""
-    tolerance = max(0.5, abs(total) * 0.002)  # each part rounded to the unit printed
-    running = 0.0
+def _summed(rows: list[_Row], total: float, shares: bool = False) -> int:
+    """How many of the last rows add up to ``total`` (0: none, or fewer than ``PARTS_SUMMED``): their first
+    amounts, a row of percents only skipped; or, for ``shares``, their first cells, whatever they print."""
+    tolerance = SHARE_ROUNDING if shares else max(0.5, abs(total) * 0.002)  # each part rounded as printed
+    running, parts = 0.0, 0
     for n, row in enumerate(reversed(rows), start=1):
-        running += row.value
-        if n >= PARTS_SUMMED and abs(running - total) <= tolerance and total:
+        figure = row.share if shares else row.value
+        if figure is None:
+            continue
+        running, parts = running + figure, parts + 1
+        if parts >= PARTS_SUMMED and abs(running - total) <= tolerance and total:
             return n
     return 0
 
 
-def _first_figure(rest: str, after: list[str]) -> float | None:
-    """A row's first figure: on its label's line, else on the lines after it up to the next line with words
-    (a dash is a zero; a footnote's mark after the label, a percent and a year are none: a head's line of
-    years is no row)."""
-    for n, cells in enumerate([_FOOTNOTE.sub("", rest)] + after):
-        if n and _WORD.search(cells):
-            return None
-        for cell in _CELL.findall(cells):
-            if not (cell.endswith("%") or year_cell(cell)):  # a share, a change, a column's year
-                return _amount(cell)
-    return None
+def _parts(rows: list[_Row], shares: bool) -> int:
+    """How many rows a total adds up (a row of percents only is none of an amount's parts)."""
+    return sum(shares or r.value is not None for r in rows)
+
+
+def _cells(rest: str, after: list[str]) -> list[tuple[float, str, bool]]:
+    """A row's cells: on its label's line, then on the lines after it up to the next line with words (a
+    footnote's mark after the label and a column's year are none), each with its amount (a dash's is zero),
+    as printed, and whether it is a percent ("42%", or "42" over a line of "%" alone as a PDF prints it)."""
+    lines = [_FOOTNOTE.sub("", rest)]
+    for line in after:
+        if _WORD.search(line):
+            break
+        lines.append(line)
+    found = []
+    for n, line in enumerate(lines):
+        for cell in _CELL.finditer(line):
+            printed = cell.group()
+            if not year_cell(printed):
+                rest_of_line = line[cell.end():].strip(" |")
+                percent = printed.endswith("%") or (not rest_of_line and n + 1 < len(lines)
+                                                    and lines[n + 1].strip(" |").startswith("%"))
+                found.append((_amount(printed), printed, percent))
+    return found
 
 
 def _amount(cell: str) -> float:

@@ -11,6 +11,7 @@ from schemas.index import INDEXES
 
 PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
+TABLES_BACK = 8  # table chunks a table's caption may stand before (``PinReader._before``)
 
 
 def several_companies(companies: int) -> bool:
@@ -48,11 +49,17 @@ class PinReader:
         """The passages of these chunk ids (one lookup), those the index holds."""
         return self.backend.get(q.snap.target("passages"), INDEXES["passages"], ids)
 
-    def _before(self, q: Question, chunks: list[dict]) -> dict[str, str]:
-        """The text of the chunk before each of ``chunks`` in its Item, by the chunk's id (one lookup)."""
-        ids = {c["chunk_id"]: i for c in chunks if (i := next_chunk_id(c, -1))}
-        texts = {c["chunk_id"]: c.get("text") or "" for c in self._get(q, sorted(set(ids.values())))} if ids else {}
-        return {chunk: texts.get(prior, "") for chunk, prior in ids.items()}
+    def _before(self, q: Question, chunks: list[dict], over_tables: bool = False) -> dict[str, str]:
+        """The text of the chunk before each of ``chunks`` in its Item, by the chunk's id (one lookup); with
+        ``over_tables``, a table chunk's is the nearest text passage before it, over up to ``TABLES_BACK``
+        tables: an Item's chunks follow the page, and a table the conversion could not place on its page
+        sits at the page's start, between a table placed below it and its caption (Colgate-Palmolive's
+        shares of net sales, after four cash-flow tables of the page before)."""
+        back = {c["chunk_id"]: [i for k in range(1, 2 + (TABLES_BACK if over_tables and c.get("kind") == "table"
+                                                           else 0)) if (i := next_chunk_id(c, -k))] for c in chunks}
+        wanted = sorted({i for ids in back.values() for i in ids})
+        found = {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
+        return {chunk: _nearest_text([found[i] for i in ids if i in found]) for chunk, ids in back.items() if ids}
 
     def _in_order(self, q: Question, ids: list[str]) -> list[dict]:
         """The passages of these chunk ids in the ids' order, those the index holds (one lookup)."""
@@ -62,3 +69,11 @@ class PinReader:
     def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
         """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""
         return self._in_order(q, [i for ahead in range(1, n + 1) if (i := next_chunk_id(chunk, ahead)) is not None])
+
+
+def _nearest_text(prior: list[dict]) -> str:
+    """The text of the nearest of ``prior`` (the chunks before one, nearest first): of one, whatever its kind;
+    of several, the nearest passage that is no table ("" when all are)."""
+    if len(prior) == 1:
+        return prior[0].get("text") or ""
+    return next((c.get("text") or "" for c in prior if c.get("kind") != "table"), "")

@@ -16,14 +16,17 @@ from query.concepts import concept_map
 from query.facts import PRODUCT_AXIS, breakdown_axes
 from query.part_pins import PLACES, asked_parts, place
 from query.part_sums import PartSum, summed_parts
-from query.pin_policy import PinReader
+from query.pin_policy import TABLES_BACK, PinReader
 from query.question import Question
 from query.region_pins import named_regions
 from query.statements import page_position
-from schemas.chunks import next_chunk_id, shared_chars
+from schemas.chunks import next_chunk_id, placed_before, shared_chars
 
 SUM_SEARCH = 50  # passages of the document read for the table of parts
 TABLE_RUN = 4  # table passages after a table passage its rows may run on into
+LISTING = "total segment"  # with the measure's words: a table of parts' amounts and its caption
+SHARES_LISTING = "percentages percent"  # with the measure's words: a table of shares' caption ("percentages of Net sales")
+CONFIRMING_PAGES = 2  # pages whose tables add up to a total: a whole's, not one part's split or a venture's
 BEFORE_CHARS = 400  # characters of the passage before a table's that may caption it (a table passage's head)
 
 
@@ -41,8 +44,9 @@ class SumPins(PinReader):
         if asked_parts(q, d):
             return
         measures = concept_map().figure_cues(q.plan.concepts)
-        listing = f"total segment {' '.join(w for cue in measures for w in cue)}"
-        hits = {h.id: h for text in (q.plan.lexical, listing) for h in self._bm25(q, text, scope, SUM_SEARCH)}
+        measured = " ".join(w for cue in measures for w in cue)
+        listings = (q.plan.lexical, f"{LISTING} {measured}", f"{SHARES_LISTING} {measured}")
+        hits = {h.id: h for text in listings for h in self._bm25(q, text, scope, SUM_SEARCH)}
         found: dict[tuple[str, int], tuple[PartSum, Hit, int]] = {}  # by the table's passage and place in it
         for pieces, text in self._run_on(q, [h.source for h in hits.values()]):
             for s in summed_parts(text, measures):
@@ -57,30 +61,48 @@ class SumPins(PinReader):
             pin(h.source, h.id, tables[i][2], "row", f"its {s.parts} rows add up to {s.label!r}")
 
     def _run_on(self, q: Question, chunks: list[dict]) -> list[tuple[list[tuple[dict, int]], str]]:
-        """Each passage's text run on into the passages after it in its Item (one lookup; :func:`_joined`),
-        with where each passage starts in it: a table the chunking split has its total's row in a later
-        passage (PepsiCo's divisions' net revenue in the next; a long table of the mirror's filings in up to
+        """Each passage's text run on into the passages after it in its Item (:func:`_joined`), with where
+        each passage starts in it: a table the chunking split has its total's row in a later passage
+        (PepsiCo's divisions' net revenue in the next; a long table of the mirror's filings in up to
         ``TABLE_RUN`` table passages, each repeating its head), and a passage closing on a table's caption
-        has the table in the next (Home Depot's "net sales by major product line")."""
-        ahead = {c["chunk_id"]: [i for k in range(1, TABLE_RUN + 1) if (i := next_chunk_id(c, k)) is not None]
-                 for c in chunks}
-        wanted = sorted({i for ids in ahead.values() for i in ids})
-        found = {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
+        has the table in the next (Home Depot's "net sales by major product line"), or after the tables of
+        its pages' starts (``schemas.chunks.placed_before``: Colgate-Palmolive's shares of net sales after
+        four cash-flow tables of the page before), read with up to ``TABLES_BACK`` more (a second lookup)."""
+        ahead = {c["chunk_id"]: _ahead(c, 1, TABLE_RUN) for c in chunks}
+        found = self._by_id(q, ahead)
+        behind = [c for c in chunks if (nxt := [found[i] for i in ahead[c["chunk_id"]] if i in found])
+                  and all(placed_before(c, t) for t in nxt)]
+        if behind:
+            further = {c["chunk_id"]: _ahead(c, TABLE_RUN + 1, TABLES_BACK) for c in behind}
+            found |= self._by_id(q, further)
+            ahead |= {chunk: ahead[chunk] + ids for chunk, ids in further.items()}
         return [_joined(c, [found[i] for i in ahead[c["chunk_id"]] if i in found]) for c in chunks]
+
+    def _by_id(self, q: Question, ids: dict[str, list[str]]) -> dict[str, dict]:
+        """The passages of all these lists of chunk ids, by id (one lookup)."""
+        wanted = sorted({i for found in ids.values() for i in found})
+        return {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
 
     def _captions(self, q: Question, chunks: list[dict]) -> dict[str, str]:
         """The last ``BEFORE_CHARS`` of the passage before each table passage among ``chunks`` (one lookup,
         :meth:`PinReader._before`): a table passage's caption is the text passage before it."""
-        before = self._before(q, [c for c in chunks if c.get("kind") == "table"])
+        before = self._before(q, [c for c in chunks if c.get("kind") == "table"], over_tables=True)
         return {chunk: text[-BEFORE_CHARS:] for chunk, text in before.items()}
+
+
+def _ahead(chunk: dict, first: int, n: int) -> list[str]:
+    """The ids of the ``n`` chunks from the ``first``-th after ``chunk`` in its Item."""
+    return [i for k in range(first, first + n) if (i := next_chunk_id(chunk, k)) is not None]
 
 
 def _joined(chunk: dict, after: list[dict]) -> tuple[list[tuple[dict, int]], str]:
     """(each passage with where it starts, the text) of a passage run on into those ``after`` it, each
-    overlap once (a row printed twice would be added twice): into the next, and past it only into table
-    passages following one another."""
+    overlap once (a row printed twice would be added twice): into the next, past the tables of its pages'
+    starts (``schemas.chunks.placed_before``), and past it only into table passages following one another."""
     text, prior, pieces = chunk.get("text") or "", chunk, [(chunk, 0)]
     for nxt in after:
+        if prior is chunk and placed_before(chunk, nxt):
+            continue
         if prior is not chunk and not (prior.get("kind") == nxt.get("kind") == "table"):
             break
         rest = (nxt.get("text") or "")[shared_chars(prior, nxt):]
@@ -105,8 +127,11 @@ def _says(s: PartSum, before: str, measures: tuple[tuple[str, ...], ...]) -> boo
 def chosen_tables(tables: list[tuple[PartSum, str, int]], products: bool) -> list[int]:
     """Which of the tables of parts found, each with its place (``query.part_pins.place``) and page, are
     pinned, in order (indexes): one in MD&A and one in the notes (one elsewhere where neither has one; a
-    release), the larger total first. Of a place's tables: when ``products`` are asked, one whose parts are
-    no regions (:func:`regional`); then one adding up to the whole's total, the one the tables of most
+    release), and so one of shares in percent (``PartSum.shares``: the parts' shares, which the question
+    asks, printed where the amounts are not: Colgate-Palmolive's classes of products), the larger total
+    first. Of a place's tables: one whose total tables of another page add up to too (``CONFIRMING_PAGES``:
+    not General Mills' joint ventures' sales, on one page); then, when ``products`` are asked, one whose parts
+    are no regions (:func:`regional`); then one adding up to the whole's total, the one the tables of most
     pages add up to (the revenue the statement, the segment note and MD&A each add up to; not a lone table
     of employees by region, nor one segment's sales by each type on one page); then the largest total; then
     the most parts; then the first page."""
@@ -114,11 +139,14 @@ def chosen_tables(tables: list[tuple[PartSum, str, int]], products: bool) -> lis
 
     def rank(i: int) -> tuple:
         s, _, page = tables[i]
-        return not (products and regional(s)), pages_adding_up[round(s.total)], s.total, s.parts, -page
+        pages = pages_adding_up[round(s.total)]
+        return pages >= CONFIRMING_PAGES, not (products and regional(s)), pages, s.total, s.parts, -page
 
-    placed = [max(found, key=rank) for where in PLACES
-              if (found := [i for i, t in enumerate(tables) if t[1] == where])]
-    placed = placed or ([max(range(len(tables)), key=rank)] if tables else [])
+    placed = []
+    for shares in (False, True):
+        kind = [i for i, t in enumerate(tables) if t[0].shares == shares]
+        chosen = [max(found, key=rank) for where in PLACES if (found := [i for i in kind if tables[i][1] == where])]
+        placed += chosen or ([max(kind, key=rank)] if kind else [])
     return sorted(placed, key=lambda i: -tables[i][0].total)  # stable: MD&A's first of equal totals
 
 

@@ -45,6 +45,16 @@ def shared_chars(chunk: dict, after: dict) -> int:
     return max(0, int(chunk.get("char_end") or 0) - int(after["char_start"]))
 
 
+def placed_before(chunk: dict, table: dict) -> bool:
+    """Whether ``table``, a table chunk following the text chunk ``chunk`` in its Item, starts before the
+    text ends: a table the conversion could not place on its page is set at the page's start, so it follows
+    the text run of its page in the Item's order while it belongs before it (``etl.segment.chunking``)."""
+    if chunk.get("kind") == "table" or table.get("kind") != "table" or table.get("page_start") is None:
+        return False
+    return (int(table["page_start"]), int(table.get("char_start") or 0)) < \
+        (int(chunk.get("page_end") or 0), int(chunk.get("char_end") or 0))
+
+
 class ChunkRecord(BaseModel):
     """A retrieval unit inside one item, with its page provenance.
 

@@ -115,3 +115,78 @@ def test_the_tables_chosen_add_up_to_the_whole_in_each_place():
                (_table(383, ("iPhone", "Mac", "Services")), "MD&A", 17)]
     assert chosen_tables(regions, products=True) == [1] and chosen_tables(regions, products=False) == [0]
     assert chosen_tables([], products=False) == []
+
+
+def test_shares_adding_up_to_a_hundred_percent_are_a_table_of_parts():
+    """Colgate-Palmolive prints its classes of products' shares of net sales, not their amounts: the shares
+    add up to "Total | 100%", in a table passage and as PyMuPDF prints a page ("42" over a line of "%"); a
+    row of percents between a table's amounts is no part of the amounts' sum."""
+    passage = ("2023 | 2022 | 2021\nOral Care | 42% | 43% | 44%\nPersonal Care | 19% | 19% | 20%\n"
+               "Home Care | 17% | 17% | 17%\nPet Nutrition | 22% | 21% | 19%\nTotal | 100% | 100% | 100%")
+    page = "2023\n2022\nOral Care\n42 \n%\n43 \n%\nPersonal Care\n19 \n%\nHome Care\n17\n%\nPet Nutrition\n22\n%\nTotal\n100 \n%\n"
+    for text in (passage, page):
+        found = summed_parts(text)
+        assert [(s.parts, s.total, s.shares) for s in found] == [(4, 100.0, True)]
+        assert found[0].labels == ("Oral Care", "Personal Care", "Home Care", "Pet Nutrition")
+    amounts = "Stores | $7,029\n% of total sales | 78.5%\nDirect | 1,929\nTotal sales | $8,958\n"
+    assert [(s.parts, s.total, s.shares) for s in summed_parts(amounts)] == [(2, 8958.0, False)]
+    assert summed_parts("Oral Care | 42%\nPersonal Care | 19%\nTotal | 100%") == []  # 61%, no whole
+
+
+def test_a_table_of_shares_is_chosen_beside_the_amounts_in_its_place():
+    """The parts' shares in percent, which the question asks, are pinned beside the amounts' table of the
+    same place (Colgate-Palmolive's classes of products, printed in shares only), after it."""
+    from query.part_sums import PartSum
+    from query.sum_pins import chosen_tables
+
+    shares = PartSum(4, 100.0, "Total", 0, "", ("Oral Care", "Personal Care", "Home Care", "Pet Nutrition"), True)
+    tables = [(shares, "notes", 78), (_table(15167, ("North America", "Latin America", "Europe")), "notes", 115)]
+    assert chosen_tables(tables, products=True) == [1, 0]
+
+
+def test_a_table_passages_caption_is_the_text_before_the_tables_between():
+    """An Item's chunks follow the page, and a table the conversion could not place sits at its page's start:
+    Colgate-Palmolive's shares of net sales come after four cash-flow tables of the page before, and their
+    caption is the text passage before those (``query.pin_policy._nearest_text``, nearest first)."""
+    from query.pin_policy import _nearest_text
+
+    cash = {"kind": "table", "text": "Income taxes paid | $937"}
+    caption = {"kind": "text", "text": "accounted for the following percentages of worldwide Net sales:"}
+    assert _nearest_text([cash, cash, caption, {"kind": "text", "text": "earlier"}]) == caption["text"]
+    assert _nearest_text([cash]) == cash["text"] and _nearest_text([cash, cash]) == "" and _nearest_text([]) == ""
+
+
+def test_a_caption_runs_on_past_the_tables_of_its_pages_start():
+    """A table the conversion could not place is set at its page's start: in the Item's order it follows the
+    text run of its page, between a caption and the table under it (``schemas.chunks.placed_before``), and
+    the caption's passage runs on past it (``query.sum_pins._joined``)."""
+    from query.sum_pins import _joined
+    from schemas.chunks import placed_before
+
+    caption = {"chunk_id": "a", "kind": "text", "page_start": 78, "page_end": 78, "char_start": 625, "char_end": 1558,
+               "text": "accounted for the following percentages of worldwide Net sales:"}
+    unplaced = {"chunk_id": "b", "kind": "table", "page_start": 77, "page_end": 77, "char_start": 0,
+                "char_end": 2530, "text": "Income taxes paid | $937"}
+    shares = {"chunk_id": "c", "kind": "table", "page_start": 78, "page_end": 78, "char_start": 1562,
+              "char_end": 1721, "text": "Oral Care | 42%\nPet Nutrition | 58%\nTotal | 100%"}
+    assert placed_before(caption, unplaced) and not placed_before(caption, shares)
+    assert not placed_before(unplaced, shares)  # a table's run is no caption's
+    pieces, text = _joined(caption, [unplaced, unplaced, shares])
+    assert [c["chunk_id"] for c, _ in pieces] == ["a", "c"] and "Income taxes" not in text
+    assert [(s.parts, s.shares) for s in summed_parts(text)] == [(2, True)]
+
+
+def test_the_wholes_table_comes_before_products_of_a_lesser_total():
+    """Asked for products, General Mills' segments (named by regions, adding up to net sales on two pages)
+    stay chosen over its joint ventures' net sales, no regions but a total no other page adds up to; Nike's
+    product lines of a total another page adds up to too come before its regions."""
+    from query.sum_pins import chosen_tables
+
+    segments = ("North America Retail", "International", "Pet", "North America Foodservice")
+    tables = [(_table(18992.8, segments), "MD&A", 20), (_table(18992.8, segments), "notes", 83),
+              (_table(2134.3, ("CPW", "HDJ")), "notes", 55)]
+    assert chosen_tables(tables, products=True) == [0, 1]
+    regions = ("North America", "Greater China", "Asia Pacific")  # Nike: products of a total two pages add up to
+    nike = [(_table(48763, regions), "notes", 89), (_table(48763, regions), "MD&A", 35),
+            (_table(21608, ("Footwear", "Apparel", "Equipment")), "notes", 86), (_table(21608, regions), "MD&A", 40)]
+    assert chosen_tables(nike, products=True) == [1, 2]
