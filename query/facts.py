@@ -385,10 +385,12 @@ _ANY = (r"\b(?:by|each|per|across|every|which|what|any)(?: of(?: (?:its|the|thei
         r"(?: (?:business|operating|reportable|reporting))? ")
 GEOGRAPHIC_AXIS = "StatementGeographicalAxis"
 BREAKDOWNS = (
-    (re.compile(_ANY + r"segments?\b|\bsegment (?:breakdown|split|mix)\b"), ("StatementBusinessSegmentsAxis",)),
+    (re.compile(_ANY + r"(?:segments?|divisions?)\b|\bsegment (?:breakdown|split|mix)\b"),
+     ("StatementBusinessSegmentsAxis",)),
     (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic(?:al)? (?:areas?|regions?|markets?|segments?))"
                 r"|countr(?:y|ies))\b|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), (GEOGRAPHIC_AXIS,)),
-    (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies))\b"),
+    (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies)"
+                r"|class(?:es)? of (?:similar )?products)\b"),
      (PRODUCT_AXIS,)),
 )
 

@@ -58,7 +58,8 @@ class SumPins(PinReader):
         tables = [(s, place(h), page_position(h.source, at)[0]) for s, h, at in said]
         for i in chosen_tables(tables, PRODUCT_AXIS in breakdown_axes(q.plan.lexical)):
             s, h, at = said[i]
-            pin(h.source, h.id, tables[i][2], "row", f"its {s.parts} rows add up to {s.label!r}")
+            parts = f"its {s.parts} rows' shares" if s.shares else f"its {s.parts} rows"
+            pin(h.source, h.id, tables[i][2], "row", f"{parts} add up to {s.label!r}")
 
     def _run_on(self, q: Question, chunks: list[dict]) -> list[tuple[list[tuple[dict, int]], str]]:
         """Each passage's text run on into the passages after it in its Item (:func:`_joined`), with where

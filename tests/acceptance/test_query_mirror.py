@@ -381,3 +381,13 @@ def test_a_product_named_without_its_company_answers_from_the_company_whose_fili
     out = _cli_json(ibm, "How did Xeon processors sell in 2023?", capsys, monkeypatch)
     assert "note: Xeon: no company named; the evidence is Intel's, whose filings print it" in out.err
     assert json.loads(out.out)["inferred_companies"] == result.inferred_companies
+
+
+def test_shares_in_percent_adding_up_to_a_hundred_are_pinned(retriever):
+    """Coca-Cola's MD&A prints each operating segment's share of net operating revenues in percent only,
+    adding up to "Total | 100.0%" (page 47): asked for each segment's share, that table is pinned as one of
+    shares, beside the segment note's amounts."""
+    found = retriever.search("What share of Coca-Cola's 2023 net operating revenues came from each operating "
+                             "segment?", k=5).evidence[:5]
+    pinned = [e for e in found if (e.doc_id, e.page) == ("KO_2023_10K", 47)]
+    assert pinned and "shares add up to" in (pinned[0].reason or ""), found

@@ -299,7 +299,9 @@ def test_a_measure_asked_by_segment_or_product_asks_the_table_of_parts():
     ``query.sum_pins``); a region's split is the regions' table, a figure of the whole neither."""
     for q in ("Are there any product categories / service categories that represent more than 20% of Acme's "
               "revenue for FY2022?", "Which of Acme's segments had the highest net sales in 2021?",
-              "Acme revenue by product line 2023", "Did any of Acme's segments make up more than half its sales?"):
+              "Acme revenue by product line 2023", "Did any of Acme's segments make up more than half its sales?",
+              "Which of Acme's divisions contributed the largest share of net revenue in 2021?",
+              "Which class of products made up the biggest share of Acme's fiscal 2021 net sales?"):
         p = plan_of(spelled_out(q))
         assert p.shares and not p.regions and any(r.startswith("by segment or product") for r in p.rules), q
     for q in ("Which region had the highest revenue for Acme in 2022?", "What was Acme's revenue in 2022?",
