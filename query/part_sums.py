@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from domain.text import words
+from domain.text import has_phrase, phrase_text, words
 from query.parts import PART_LABEL_WORDS, printed_label
 from query.statements import HEAD_WORDS, ROW_LINES, year_cell
 
@@ -24,6 +24,9 @@ _CELL = re.compile(r"\(?\s*\$?\s*\d[\d,]*(?:\.\d+)?\s*\)?\s*%?|(?<![\w.])[—–
 _FOOTNOTE = re.compile(r"^\s*\(\d\)")  # a label's footnote mark ("Digital online channels (1)"), no figure
 _WORD = re.compile(r"[A-Za-z]{2,}")  # a word, not a figure: a table's row of many cells is no prose
 _TOTALS = frozenset(words("total consolidated"))
+_QUARTERS = re.compile(r"\bquarters?\b|\bQ[1-4]\b", re.I)  # not "first", "third" alone: "Third party" sales
+_MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d", re.I)
+QUARTER_MONTHS = 3  # months a head names that make its columns a year's quarters ("March 31 | June 30 | ...")
 
 
 class _Row(NamedTuple):
@@ -74,6 +77,8 @@ def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[Pa
         if not _WORD.search(label) or len(said) > PART_LABEL_WORDS + 2:
             continue  # a line of figures (a PDF's cell), or a long label
         cells = _cells(line[len(label):], lines[i + 1:i + ROW_LINES])
+        if across := _across(said, cells, wholes, text[min(captioned, start):start]):
+            found.append(PartSum(across - 1, cells[across - 1][0], label.strip(), start, text[min(captioned, start):start]))
         value = next((v for v, printed, _ in cells if not printed.endswith("%")), None)
         if value is None and not any(share for _, _, share in cells):
             continue  # a caption or a head ("Revenues:"), no row
@@ -105,6 +110,29 @@ def _summed(rows: list[_Row], total: float, shares: bool = False) -> int:
         running, parts = running + figure, parts + 1
         if parts >= PARTS_SUMMED and abs(running - total) <= tolerance and total:
             return n
+    return 0
+
+
+def _across(said: tuple[str, ...], cells: list[tuple[float, str, bool]], wholes: tuple[tuple[str, ...], ...],
+            head: str) -> int:
+    """How many cells of a row the measure names add up, the last their sum (0: none): a segment note
+    whose columns are the segments prints the measure's row across them, to a "Total" or "Consolidated"
+    column ("Net sales | $441,817 | $114,641 | $86,179 | — | $642,637"); not a row of quarters adding up to
+    the year (its head says quarters, or names the months ending them)."""
+    label = phrase_text(said)
+    if not any(has_phrase(label, cue) for cue in wholes) or _QUARTERS.search(head) or \
+            len({m.lower() for m in _MONTH.findall(head)}) >= QUARTER_MONTHS:
+        return 0
+    amounts = [v for v, printed, percent in cells if not percent]
+    if len(amounts) != len(cells) or len(amounts) < PARTS_SUMMED + 1:
+        return 0
+    running = 0.0
+    for n, value in enumerate(amounts[:-1], start=1):
+        running += value
+        total = amounts[n]
+        if n >= PARTS_SUMMED and total and abs(running - total) <= max(0.5, abs(total) * 0.002) \
+                and sum(v != 0 for v in amounts[:n]) >= PARTS_SUMMED:
+            return n + 1
     return 0
 
 

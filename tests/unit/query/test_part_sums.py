@@ -190,3 +190,24 @@ def test_the_wholes_table_comes_before_products_of_a_lesser_total():
     nike = [(_table(48763, regions), "notes", 89), (_table(48763, regions), "MD&A", 35),
             (_table(21608, ("Footwear", "Apparel", "Equipment")), "notes", 86), (_table(21608, regions), "MD&A", 40)]
     assert chosen_tables(nike, products=True) == [1, 2]
+
+
+def test_a_measures_row_across_the_parts_columns_adding_up_to_the_last():
+    """A segment note whose columns are the segments prints the measure's row across them to a
+    "Consolidated" column (Walmart's), in a table passage and as PyMuPDF prints a page: the row is a table
+    of parts; a row of quarters adding up to the year's column, and a statement's row of years, are none."""
+    wholes = (("net", "sale"), ("revenu",))
+    passage = ("(Amounts in millions) | Walmart U.S. | Walmart International | Sam's Club | Corporate | Consolidated\n"
+               "Fiscal Year Ended January 31, 2024\nNet sales | $441,817 | $114,641 | $86,179 | $— | $642,637\n"
+               "Operating income (loss) | 22,154 | 4,909 | 2,192 | (2,243) | 27,012")
+    page = "Walmart U.S.\nSam's Club\nConsolidated\nNet sales\n$\n441,817\n$\n114,641\n$\n86,179\n$\n—\n$\n642,637\n"
+    for text in (passage, page):
+        found = summed_parts(text, wholes)
+        assert [(s.parts, s.total, s.label) for s in found] == [(4, 642637.0, "Net sales")]
+        assert text[found[0].first:].startswith("Net sales")
+    assert summed_parts(passage) == []  # no measure asked
+    quarters = "Quarter ended | March 31 | June 30 | September 30 | December 31 | Year\nNet sales | 100 | 110 | 120 | 130 | 460"
+    assert summed_parts(quarters, wholes) == []
+    third = "Europe | Asia | Consolidated\nThird party | 7,332 | 3,956 | 11,288\nTotal net operating revenues | 7,374 | 4,029 | 11,403"
+    assert [(s.parts, s.total) for s in summed_parts(third, wholes)] == [(2, 11403.0)]  # "Third party": no quarter
+    assert summed_parts("2023 | 2022 | 2021\nNet sales | 19,457 | 17,967 | 17,421", wholes) == []
