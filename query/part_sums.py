@@ -101,7 +101,7 @@ def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[Pa
 def _summed(rows: list[_Row], total: float, shares: bool = False) -> int:
     """How many of the last rows add up to ``total`` (0: none, or fewer than ``PARTS_SUMMED``): their first
     amounts, a row of percents only skipped; or, for ``shares``, their first cells, whatever they print."""
-    tolerance = SHARE_ROUNDING if shares else max(0.5, abs(total) * 0.002)  # each part rounded as printed
+    tolerance = SHARE_ROUNDING if shares else _rounding(total)
     running, parts = 0.0, 0
     for n, row in enumerate(reversed(rows), start=1):
         figure = row.share if shares else row.value
@@ -130,10 +130,15 @@ def _across(said: tuple[str, ...], cells: list[tuple[float, str, bool]], wholes:
     for n, value in enumerate(amounts[:-1], start=1):
         running += value
         total = amounts[n]
-        if n >= PARTS_SUMMED and total and abs(running - total) <= max(0.5, abs(total) * 0.002) \
+        if n >= PARTS_SUMMED and total and abs(running - total) <= _rounding(total) \
                 and sum(v != 0 for v in amounts[:n]) >= PARTS_SUMMED:
             return n + 1
     return 0
+
+
+def _rounding(total: float) -> float:
+    """How far parts printed rounded to the unit may add up from their ``total``."""
+    return max(0.5, abs(total) * 0.002)
 
 
 def _parts(rows: list[_Row], shares: bool) -> int:

@@ -57,9 +57,13 @@ class PinReader:
         shares of net sales, after four cash-flow tables of the page before)."""
         back = {c["chunk_id"]: [i for k in range(1, 2 + (TABLES_BACK if over_tables and c.get("kind") == "table"
                                                            else 0)) if (i := next_chunk_id(c, -k))] for c in chunks}
-        wanted = sorted({i for ids in back.values() for i in ids})
-        found = {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
+        found = self._by_id(q, back)
         return {chunk: _nearest_text([found[i] for i in ids if i in found]) for chunk, ids in back.items() if ids}
+
+    def _by_id(self, q: Question, ids: dict[str, list[str]]) -> dict[str, dict]:
+        """The passages of all these lists of chunk ids, by id (one lookup), those the index holds."""
+        wanted = sorted({i for found in ids.values() for i in found})
+        return {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
 
     def _in_order(self, q: Question, ids: list[str]) -> list[dict]:
         """The passages of these chunk ids in the ids' order, those the index holds (one lookup)."""

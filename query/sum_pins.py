@@ -79,11 +79,6 @@ class SumPins(PinReader):
             ahead |= {chunk: ahead[chunk] + ids for chunk, ids in further.items()}
         return [_joined(c, [found[i] for i in ahead[c["chunk_id"]] if i in found]) for c in chunks]
 
-    def _by_id(self, q: Question, ids: dict[str, list[str]]) -> dict[str, dict]:
-        """The passages of all these lists of chunk ids, by id (one lookup)."""
-        wanted = sorted({i for found in ids.values() for i in found})
-        return {c["chunk_id"]: c for c in self._get(q, wanted)} if wanted else {}
-
     def _captions(self, q: Question, chunks: list[dict]) -> dict[str, str]:
         """The last ``BEFORE_CHARS`` of the passage before each table passage among ``chunks`` (one lookup,
         :meth:`PinReader._before`): a table passage's caption is the text passage before it."""
