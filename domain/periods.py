@@ -437,6 +437,15 @@ def head_months(head: Iterable[str]) -> frozenset[int]:
     return frozenset(found)
 
 
+_MONTH_DAY = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d", re.I)
+
+
+def head_month_days(head: str) -> frozenset[int]:
+    """The months of the year a table's head names with a day ("March 31 | June 30 | September 30"): three
+    or more are a year's quarters as columns, not parts of a whole."""
+    return frozenset(_MONTH[m.lower()] for m in _MONTH_DAY.findall(head))
+
+
 _HEAD_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 

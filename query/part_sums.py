@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from domain.periods import head_month_days
 from domain.text import has_phrase, phrase_text, words
 from query.parts import PART_LABEL_WORDS, printed_label
 from query.statements import HEAD_WORDS, ROW_LINES, year_cell
@@ -25,7 +26,6 @@ _FOOTNOTE = re.compile(r"^\s*\(\d\)")  # a label's footnote mark ("Digital onlin
 _WORD = re.compile(r"[A-Za-z]{2,}")  # a word, not a figure: a table's row of many cells is no prose
 _TOTALS = frozenset(words("total consolidated"))
 _QUARTERS = re.compile(r"\bquarters?\b|\bQ[1-4]\b", re.I)  # not "first", "third" alone: "Third party" sales
-_MONTH = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d", re.I)
 QUARTER_MONTHS = 3  # months a head names that make its columns a year's quarters ("March 31 | June 30 | ...")
 
 
@@ -77,8 +77,9 @@ def summed_parts(text: str, wholes: tuple[tuple[str, ...], ...] = ()) -> list[Pa
         if not _WORD.search(label) or len(said) > PART_LABEL_WORDS + 2:
             continue  # a line of figures (a PDF's cell), or a long label
         cells = _cells(line[len(label):], lines[i + 1:i + ROW_LINES])
-        if across := _across(said, cells, wholes, text[min(captioned, start):start]):
-            found.append(PartSum(across - 1, cells[across - 1][0], label.strip(), start, text[min(captioned, start):start]))
+        head = text[min(captioned, start):start]
+        if across := _across(said, cells, wholes, head):
+            found.append(PartSum(across - 1, cells[across - 1][0], label.strip(), start, head))
         value = next((v for v, printed, _ in cells if not printed.endswith("%")), None)
         if value is None and not any(share for _, _, share in cells):
             continue  # a caption or a head ("Revenues:"), no row
@@ -121,7 +122,7 @@ def _across(said: tuple[str, ...], cells: list[tuple[float, str, bool]], wholes:
     the year (its head says quarters, or names the months ending them)."""
     label = phrase_text(said)
     if not any(has_phrase(label, cue) for cue in wholes) or _QUARTERS.search(head) or \
-            len({m.lower() for m in _MONTH.findall(head)}) >= QUARTER_MONTHS:
+            len(head_month_days(head)) >= QUARTER_MONTHS:
         return 0
     amounts = [v for v, printed, percent in cells if not percent]
     if len(amounts) != len(cells) or len(amounts) < PARTS_SUMMED + 1:

@@ -55,8 +55,10 @@ class PinReader:
         tables: an Item's chunks follow the page, and a table the conversion could not place on its page
         sits at the page's start, between a table placed below it and its caption (Colgate-Palmolive's
         shares of net sales, after four cash-flow tables of the page before)."""
-        back = {c["chunk_id"]: [i for k in range(1, 2 + (TABLES_BACK if over_tables and c.get("kind") == "table"
-                                                           else 0)) if (i := next_chunk_id(c, -k))] for c in chunks}
+        def reach(c: dict) -> int:  # how many chunks back a chunk's text may stand
+            return 1 + (TABLES_BACK if over_tables and c.get("kind") == "table" else 0)
+
+        back = {c["chunk_id"]: [i for k in range(1, reach(c) + 1) if (i := next_chunk_id(c, -k))] for c in chunks}
         found = self._by_id(q, back)
         return {chunk: _nearest_text([found[i] for i in ids if i in found]) for chunk, ids in back.items() if ids}
 

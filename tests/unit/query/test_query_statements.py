@@ -425,3 +425,13 @@ def test_a_margin_mdna_never_states_is_read_off_the_income_statement():
     assert unstated_rank(operating, ["Operating income as a percentage of net sales 4.0 % 4.3 %"]) is None
     assert unstated_rank(ratio_rows([("effect", "tax", "rate")], ""), card_issuer) is None  # not a margin
     assert unstated_rank((), card_issuer) is None
+
+
+def test_the_months_a_head_names_with_a_day():
+    """A head naming three months or more with their days is a year's quarters as columns; "Fiscal Year Ended
+    January 31, 2024" names one; a month without its day ("May") none."""
+    from domain.periods import head_month_days
+
+    assert head_month_days("Quarter ended | March 31 | June 30 | Sept. 30 | December 31") == frozenset({3, 6, 9, 12})
+    assert head_month_days("Fiscal Year Ended January 31, 2024") == frozenset({1})
+    assert head_month_days("Sales in May rose") == frozenset()
