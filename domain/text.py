@@ -149,6 +149,27 @@ def ends_sentence(line: str) -> bool:
     return line.rstrip().endswith(".") and not _ABBREVIATED.search(line)
 
 
+# a sentence's end: a stop before the next sentence's capital, figure, quote or bullet, a blank line, or a bullet
+_SENTENCE_BREAK = re.compile(r"[.?!;](?=\s+[\"'“‘(]?[A-Z0-9$•●▪])|\n\s*\n|(?=[•●▪◦])")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a passage, its line breaks inside (a PDF's text wraps a sentence
+    over lines): a stop ends one where the next opens with a capital or a figure, but not the dot of an
+    initial or a company's abbreviation ("Walmart U.S. generated ...", :func:`ends_sentence`); a blank line
+    and a bullet end one too."""
+    spans, start = [], 0
+    for m in _SENTENCE_BREAK.finditer(text):
+        if m.group() == "." and _ABBREVIATED.search(text[:m.end()]):
+            continue
+        if text[start:m.end()].strip():
+            spans.append((start, m.end()))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
 def without_names(text: str, names: Iterable[str], possessive: bool = True) -> str:
     """The text with each of ``names`` cut out as written, whatever joins its words ("Bristol-Myers Squibb's"
     for "Bristol Myers Squibb"), and with ``possessive`` its "'s" too: what a question says beside the

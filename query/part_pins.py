@@ -17,6 +17,7 @@ from query.part_columns import part_column
 from query.parts import PartRow, named_parts, of_period, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
+from query.share_sentences import asks_share
 from query.statements import page_position, row_line
 from schemas.chunks import next_chunk_id
 
@@ -41,6 +42,9 @@ class PartPins(PinReader):
         parts = asked_parts(q, d) if cues else frozenset()
         if not parts:
             return
+        if asks_share(q.plan.lexical):  # the share itself, said in a sentence, before the part's amounts
+            self._share_pin(q, [parts], " ".join(sorted(parts)), concept_map().figure_cues(q.plan.concepts), scope,
+                            pin)
         mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
         hits = mdna or self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
         rowed = self._row(q, parts, cues, hits, pin)

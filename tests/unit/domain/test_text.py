@@ -129,3 +129,13 @@ def test_a_line_ends_a_sentence_with_a_dot_that_abbreviates_nothing():
     assert ends_sentence("fourth quarter of 2019.") and ends_sentence("as follows. ")
     assert not ends_sentence("NIKE, INC.") and not ends_sentence("Walt Disney Co.") and not ends_sentence("U.S.")
     assert not ends_sentence("Total revenues")
+
+
+def test_sentences_run_over_line_breaks_and_initials_and_end_at_a_stop_before_a_capital():
+    from domain.text import sentence_spans
+
+    text = ("Walmart U.S. generated approximately 64% of our net sales in fiscal 2018 ,\nup from 63%. Sam's Club "
+            "accounted for 12%.\n\n2022 was a year. ● A bullet")
+    said = [text[a:b].strip() for a, b in sentence_spans(text)]
+    assert said == ["Walmart U.S. generated approximately 64% of our net sales in fiscal 2018 ,\nup from 63%.",
+                    "Sam's Club accounted for 12%.", "2022 was a year.", "● A bullet"]
