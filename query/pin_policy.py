@@ -77,7 +77,9 @@ class PinReader:
                    pin) -> bool:
         """Pins the first page in the document's order stating one of ``parts``' share of the measure in a
         sentence (:func:`query.share_sentences.share_sentence_page`), among the passages matching the question
-        and the parts' names as ``said`` with the measure's words and "percent". Whether one was pinned."""
+        and the parts' names as ``said`` with the measure's words and "percent". Whether one was pinned. Read
+        by ``query.part_pins``; a pin kind reading a split's parts (``query.sum_pins``) may pass their rows'
+        names."""
         measured = " ".join(w for cue in measures for w in cue)
         hits = self._bm25(q, q.plan.lexical, scope, SHARE_SEARCH) + \
             self._bm25(q, f"{said} {measured} percent", scope, SHARE_SEARCH)

@@ -1,11 +1,10 @@
 """A part's share of the whole asked ("What percentage of Walmart's fiscal 2018 net sales came from Walmart
-U.S.?", "Are there any product categories that represent more than 20% of Amcor's revenue?"): where no table
-prints the parts' shares, the filing says them in a sentence of its business description, MD&A or risk
-factors ("Walmart U.S. generated approximately 64% of our net sales in fiscal 2018", "Operating revenues
-for the Regulated Businesses were $3,505 million for 2022, ... accounting for 92%, 86% and 86%,
-respectively, of the Company's total operating revenues", "Flexibles accounted for approximately 77% of
-consolidated net sales"), while the parts' tables print amounts to compute it from. Pure: plain text in,
-pages out; ``query.part_pins`` (a part named) and ``query.sum_pins`` (none named) pin the first page found."""
+U.S.?", "What share of Lockheed Martin's 2021 net sales came from the U.S. Government?"): where no table prints
+the parts' shares, the filing says them in a sentence of its business description, MD&A or risk factors
+("Walmart U.S. generated approximately 64% of our net sales in fiscal 2018", "Operating revenues for the
+Regulated Businesses were $3,505 million for 2022, ... accounting for 92%, 86% and 86%, respectively, of the
+Company's total operating revenues"), while the part's rows print amounts to compute it from. Pure: plain
+text in, pages out; ``query.part_pins`` pins the first page found, before the part's rows."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ from query.part_sums import PartSum, summed_parts
 from query.pin_policy import TABLES_BACK, PinReader
 from query.question import Question
 from query.region_pins import named_regions
-from query.share_sentences import asks_share
 from query.statements import page_position
 from schemas.chunks import next_chunk_id, placed_before, shared_chars
 
@@ -57,15 +56,10 @@ class SumPins(PinReader):
         before = self._captions(q, [h.source for s, h, _ in found.values() if not _says(s, "", measures)])
         said = [(s, h, at) for s, h, at in found.values() if _says(s, before.get(h.id, ""), measures)]
         tables = [(s, place(h), page_position(h.source, at)[0]) for s, h, at in said]
-        chosen = chosen_tables(tables, PRODUCT_AXIS in breakdown_axes(q.plan.lexical))
-        for i in chosen:
+        for i in chosen_tables(tables, PRODUCT_AXIS in breakdown_axes(q.plan.lexical)):
             s, h, at = said[i]
             parts = f"its {s.parts} rows' shares" if s.shares else f"its {s.parts} rows"
             pin(h.source, h.id, tables[i][2], "row", f"{parts} add up to {s.label!r}")
-        if asks_share(q.plan.lexical) and not any(said[i][0].shares for i in chosen):
-            named = part_names(said[i][0].labels for i in chosen)
-            if named:  # the parts' shares said in sentences, where no table prints them
-                self._share_pin(q, named, " ".join(" ".join(p) for p in named), measures, scope, pin)
 
     def _run_on(self, q: Question, chunks: list[dict]) -> list[tuple[list[tuple[dict, int]], str]]:
         """Each passage's text run on into the passages after it in its Item (:func:`_joined`), with where
@@ -90,19 +84,6 @@ class SumPins(PinReader):
         :meth:`PinReader._before`): a table passage's caption is the text passage before it."""
         before = self._before(q, [c for c in chunks if c.get("kind") == "table"], over_tables=True)
         return {chunk: text[-BEFORE_CHARS:] for chunk, text in before.items()}
-
-
-# words a part's row label says beside its name, and labels of no part of the company's own
-_NO_PART = frozenset(words("total other others all and of the segment segments corporate eliminations intersegment "
-                           "unallocated adjustments"))
-
-
-def part_names(tables) -> list[frozenset[str]]:
-    """The stems of the parts' names of the tables of parts chosen (each its ``PartSum.labels``), each less
-    the words a label adds to a name ("Flexibles Segment"); none of a label naming no part ("Other",
-    "Corporate and eliminations")."""
-    names = {frozenset(words(label)) - _NO_PART for labels in tables for label in labels}
-    return sorted((n for n in names if n), key=sorted)
 
 
 def _ahead(chunk: dict, first: int, n: int) -> list[str]:

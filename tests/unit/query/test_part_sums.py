@@ -212,10 +212,3 @@ def test_a_measures_row_across_the_parts_columns_adding_up_to_the_last():
     assert [(s.parts, s.total) for s in summed_parts(third, wholes)] == [(2, 11403.0)]  # "Third party": no quarter
     assert summed_parts("2023 | 2022 | 2021\nNet sales | 19,457 | 17,967 | 17,421", wholes) == []
 
-
-def test_the_parts_names_of_the_tables_chosen_less_the_words_of_no_name():
-    from domain.text import words
-    from query.sum_pins import part_names
-
-    names = part_names([("Flexibles Segment", "Rigid Packaging", "Other"), ("Flexibles", "Corporate and eliminations")])
-    assert names == [frozenset(words("Flexibles")), frozenset(words("Rigid Packaging"))]
