@@ -17,7 +17,7 @@ from query.part_columns import part_column
 from query.parts import PartRow, named_parts, of_period, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
-from query.share_sentences import asks_share
+from query.share_sentences import SHARE_SEARCH, asks_share, share_sentence_page
 from query.statements import page_position, row_line
 from schemas.chunks import next_chunk_id
 
@@ -42,26 +42,38 @@ class PartPins(PinReader):
         parts = asked_parts(q, d) if cues else frozenset()
         if not parts:
             return
+        whole = self._bm25(q, q.plan.lexical, scope, PART_SEARCH)  # the question's search, read by each place
         if asks_share(q.plan.lexical):  # the share itself, said in a sentence, before the part's amounts
-            self._share_pin(q, [parts], " ".join(sorted(parts)), concept_map().figure_cues(q.plan.concepts), scope,
-                            pin)
+            self._share(q, parts, whole[:SHARE_SEARCH], scope, pin)
         mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
-        hits = mdna or self._bm25(q, q.plan.lexical, scope, 30)  # a release has no MD&A: its tables are the document's
+        hits = mdna or whole[:30]  # a release has no MD&A: its tables are the document's
         rowed = self._row(q, parts, cues, hits, pin)
         if self._section(q, parts, cues, hits, pin):
             rowed |= {MDNA}
         if rowed and not mdna:  # a release prints the part's figure once, in its table of parts
             return
-        self._row_anywhere(q, parts, cues, scope, pin, rowed)
+        self._row_anywhere(q, parts, cues, whole, scope, pin, rowed)
 
-    def _row_anywhere(self, q: Question, parts: frozenset[str], cues: tuple, scope: Filters, pin: Callable,
-                      pinned: set[str]) -> None:
+    def _share(self, q: Question, parts: frozenset[str], asked: list[Hit], scope: Filters, pin: Callable) -> None:
+        """Pins the first page in the document's order whose sentence states the part's share of the measure
+        asked (:func:`query.share_sentences.share_sentence_page`), among the question's passages (``asked``)
+        and those matching the part's name with the measure's words and "percent": where no table prints the
+        shares, the filing says them in a sentence the part's rows of amounts outrank."""
+        measures = concept_map().figure_cues(q.plan.concepts)
+        measured = " ".join(w for cue in measures for w in cue)
+        hits = asked + self._bm25(q, f"{' '.join(sorted(parts))} {measured} percent", scope, SHARE_SEARCH)
+        found = {p: h for h in hits if (p := share_sentence_page(h.source, parts, measures)) is not None}
+        if found:
+            page = min(found)
+            pin(found[page].source, found[page].id, page, "section", "states the part's share of the measure asked")
+
+    def _row_anywhere(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], scope: Filters,
+                      pin: Callable, pinned: set[str]) -> None:
         """The part's row in each place of the whole document that prints it and none is ``pinned`` for yet
         (MD&A, then the notes: :func:`place`): a 10-K prints a product's sales in MD&A's table and again
-        in the note's table of products. The question's search first, then, where the measure is one long
-        tables list part by part (a product's sales), the part's name alone, for a long table's later passage
-        printing its row under no header, unless the part is said by initials."""
-        hits = self._bm25(q, q.plan.lexical, scope, PART_SEARCH)
+        in the note's table of products. The question's search over the whole document first (``hits``), then,
+        where the measure is one long tables list part by part (a product's sales), the part's name alone, for
+        a long table's later passage printing its row under no header, unless the part is said by initials."""
         pinned = pinned | self._row(q, parts, cues, unpinned(hits, pinned), pin)
         named = any(len(w) > INITIAL for w in parts)  # initials ("U.S.") label every geographic table's rows
         if not pinned >= set(PLACES) and named and concept_map().lists_parts(q.plan.concepts):

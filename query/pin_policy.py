@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from kernel.search import Filters, Hit, SearchReader
 from query.question import Question
-from query.share_sentences import SHARE_SEARCH, share_sentence_page
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
@@ -72,23 +71,6 @@ class PinReader:
         """The passages of these chunk ids in the ids' order, those the index holds (one lookup)."""
         found = {f["chunk_id"]: f for f in self._get(q, ids)}
         return [found[i] for i in ids if i in found]
-
-    def _share_pin(self, q: Question, parts: list[frozenset[str]], said: str, measures: tuple, scope: Filters,
-                   pin) -> bool:
-        """Pins the first page in the document's order stating one of ``parts``' share of the measure in a
-        sentence (:func:`query.share_sentences.share_sentence_page`), among the passages matching the question
-        and the parts' names as ``said`` with the measure's words and "percent". Whether one was pinned. Read
-        by ``query.part_pins``; a pin kind reading a split's parts (``query.sum_pins``) may pass their rows'
-        names."""
-        measured = " ".join(w for cue in measures for w in cue)
-        hits = self._bm25(q, q.plan.lexical, scope, SHARE_SEARCH) + \
-            self._bm25(q, f"{said} {measured} percent", scope, SHARE_SEARCH)
-        found = {p: h for h in hits if (p := share_sentence_page(h.source, parts, measures)) is not None}
-        if not found:
-            return False
-        page = min(found)
-        pin(found[page].source, found[page].id, page, "section", "states the part's share of the measure asked")
-        return True
 
     def _next_chunks(self, q: Question, chunk: dict, n: int) -> list[dict]:
         """The ``n`` chunks after ``chunk`` in its Item, in order (one lookup by id)."""

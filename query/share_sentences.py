@@ -30,18 +30,16 @@ def asks_share(question: str) -> bool:
     return bool(_SHARE_ASKED.search(question or ""))
 
 
-def share_sentence_page(chunk: dict, parts: list[frozenset[str]], measures: tuple[tuple[str, ...], ...]
-                        ) -> int | None:
-    """The page of the first sentence of a chunk that names one of ``parts`` (each the stems of a part's
-    name, every one in the sentence) and states a share of one of ``measures`` (stems): a percent followed
+def share_sentence_page(chunk: dict, part: frozenset[str], measures: tuple[tuple[str, ...], ...]) -> int | None:
+    """The page of the first sentence of a chunk that names the ``part`` (the stems of its name, every one in
+    the sentence) and states a share of one of ``measures`` (stems): a percent followed
     by "of" and, within ``MEASURE_REACH`` words, the measure ("approximately 64% of our net sales"; not "a
     gross profit rate of 24.7%", nor "13.0% of sales" said of a division's profit, whose sentence names no
     part asked)."""
     text = chunk.get("text") or ""
     for start, end in sentence_spans(text):
         sentence = text[start:end]
-        said = frozenset(words(sentence))
-        if not any(part and part <= said for part in parts):
+        if not part or not part <= frozenset(words(sentence)):
             continue
         for m in _SHARE_OF.finditer(sentence):
             after = phrase_text(words(sentence[m.end():])[:MEASURE_REACH])

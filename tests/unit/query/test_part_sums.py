@@ -211,4 +211,3 @@ def test_a_measures_row_across_the_parts_columns_adding_up_to_the_last():
     third = "Europe | Asia | Consolidated\nThird party | 7,332 | 3,956 | 11,288\nTotal net operating revenues | 7,374 | 4,029 | 11,403"
     assert [(s.parts, s.total) for s in summed_parts(third, wholes)] == [(2, 11403.0)]  # "Third party": no quarter
     assert summed_parts("2023 | 2022 | 2021\nNet sales | 19,457 | 17,967 | 17,421", wholes) == []
-
