@@ -316,6 +316,8 @@ def forecast_year(text: str, found: list[Period] | None = None, subjects: Sequen
     return max((p.year for p in found if p.year and p.quarter is None and not p.half), default=None)
 
 
+# a page's sentences, its tables' rows apart: a line opening with a capital ends one (a table's row), which
+# :func:`domain.text.sentence_spans`, joining a passage's wrapped lines of prose, would read as one sentence
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n(?=[A-Z•])")
 _FORECAST_WORD = re.compile(r"\b(?:expect|anticipat|estimat|forecast|intend)|\b(?:plan|project)(?:s|ed)? to\b"
                             r"|\boutlook\b", re.I)  # "plan", "project" as verbs: the nouns name compensation plans

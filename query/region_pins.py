@@ -27,6 +27,9 @@ REGION_SEARCH = 50  # passages of the document read for the regions' table
 REGIONS_LISTED = 2  # regions a table names, each with its figures, at the least
 REGIONS_STATED = 3  # regions a passage's sentences state a figure of, at the least (two are a comparison in prose)
 _STATED = re.compile(r"%|\bpercent\b|\$\s?\d", re.I)  # a sentence stating a region's change or amount
+# a region's statement: a stop before a capital ends it, but not before a bullet, so a list of bullets after a
+# sentence is one statement (3M's bullets of its countries' sales, below its table of regions, would otherwise
+# count six regions over the table's), which :func:`domain.text.sentence_spans` would split
 _SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
 
 

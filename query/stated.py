@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from domain.periods import PERIOD_WORDS
-from domain.text import FUNCTION_WORDS, words
+from domain.text import FUNCTION_WORDS, sentence_spans, words
 from query.parts import ASKING
 from query.statements import page_position
 
@@ -86,7 +86,6 @@ def spoken_amounts(text: str) -> list[tuple[int, float, float]]:
     return found
 
 
-_SENTENCE_BREAK = re.compile(r"[•●▪◦]|\n\s*\n|(?<=[a-z0-9)%])\.\s+(?=[A-Z])")  # prose wraps its lines
 SAID_WINDOW = 10  # words either side of an amount said in words within which its measure's word is said
 
 
@@ -95,10 +94,8 @@ def said_amount_at(text: str, amounts: list[tuple[float, frozenset[str]]]) -> in
     that amount's words (stems) within ``SAID_WINDOW`` words of it: "We paid $5.5 billion ... in cash
     dividends" for dividends paid of 5,487 million; not "$9.7 billion in notes due by 2060", whose next
     sentence says "repurchased". ``amounts``: (the fact's value, the stems of its measure the question says)."""
-    at = 0
-    for part in _SENTENCE_BREAK.split(text):
-        start = text.index(part, at)
-        at = start + len(part)
+    for start, end in sentence_spans(text):
+        part = text[start:end]
         for where, amount, step in spoken_amounts(part):
             near = part[:where].split()[-SAID_WINDOW:] + part[where:].split()[1:SAID_WINDOW + 2]
             said = set(words(" ".join(near)))

@@ -67,3 +67,13 @@ def test_an_amount_said_in_words_is_read_at_the_precision_prose_rounds_it():
     notes = ("we had a total of $9.7 billion in notes due by 2060. As each series of senior notes matures, "
              "unless redeemed or repurchased, we must repay")  # the next sentence's word is no measure of it
     assert said_amount_at(notes, [(9_746e6, frozenset({"repurchas"}))]) is None
+
+
+def test_a_sentence_opening_with_an_amount_is_its_own():
+    """A sentence ends at a stop before a figure as before a capital (``domain.text.sentence_spans``): the
+    next sentence's amount is not said by the dividends of the one before."""
+    from query.stated import said_amount_at
+
+    text = "We paid cash dividends in each quarter of 2022. $9.7 billion of notes matured in the year."
+    assert said_amount_at(text, [(9_746e6, frozenset({"dividend"}))]) is None
+    assert said_amount_at(text, [(9_746e6, frozenset({"note"}))]) == text.index("$9.7")
