@@ -192,12 +192,31 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     words) and words that say a part is one without naming it ("segment", "EPS"): a line item is asked in
     lower case ("free cash flow", "research and development expenses"), a part by its name. A question
     typed all in lower case ("theme parks revenue 2023") says no case: each of its words may be a part,
-    which a row then names only in a title's capitals (:func:`part_row`'s ``titled``)."""
+    which a row then names only in a title's capitals (:func:`part_row`'s ``titled``). With no name, a part
+    said in lower case as where the whole came from (:func:`source_words`)."""
     if typed_lower(question):
         return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - ASKING
     caps = [w for w, at in surface_words(question)
             if w[:1].isupper() and not opens_sentence(question, at)]
-    return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE
+    return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE or source_words(question, ignore)
+
+
+# a whole's source said in lower case ("came from apparel", "came from its domestic streaming segment"), up to
+# a period's or clause's word or the question's end
+_SOURCE = re.compile(r"\b(?:came|come|comes|derived|generated|earned)\s+from\s+([a-z][\w&,'’ -]*?)"
+                     r"(?=\s+(?:in|during|for|over|as|at|by|between|compared|versus|vs|than|since)\b|[?.;:(]|$)")
+_SPLIT = frozenset(words("each every all which what various respective"))  # "came from each of its segments"
+_FUNCTION_STEMS = frozenset(words(" ".join(FUNCTION_WORDS)))  # "its" as a stem
+
+
+def source_words(question: str, ignore: frozenset[str]) -> frozenset[str]:
+    """The stems of the part a question names in lower case as where a whole came from ("What percentage of
+    NIKE's fiscal 2019 revenues came from footwear?": a product line its rows title "Footwear"), less
+    ``ignore`` and the words saying a part is one; none when the source is a split asked ("came from each of
+    its segments")."""
+    m = _SOURCE.search(question)
+    said = frozenset(w for w in words(m.group(1)) if not w.isdigit()) if m else frozenset()
+    return frozenset() if said & _SPLIT else said - ignore - _STRUCTURE - _FUNCTION_STEMS - ASKING
 
 
 # Words a question asks with, which name neither a part nor a measure

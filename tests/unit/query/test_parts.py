@@ -27,6 +27,27 @@ def test_a_part_is_a_name_the_question_writes_with_a_capital():
     assert words("google")[0] in named_parts("What did Alphabet Inc. Google Cloud earn in 2023?", periods)
 
 
+def test_a_part_said_in_lower_case_as_where_a_whole_came_from():
+    """"came from footwear", "came from its domestic streaming segment": the source is the part when no word
+    has a capital; not a split asked ("came from each of its segments"), nor a period, nor the company."""
+    from domain.periods import PERIOD_WORDS
+    from domain.text import words
+    from query.parts import named_parts
+
+    nike = PERIOD_WORDS | frozenset(words("nike revenues"))
+    assert named_parts("What percentage of NIKE's fiscal 2019 revenues came from footwear?", nike) == \
+        frozenset(words("footwear"))
+    assert named_parts("What share of its 2016 revenues came from its domestic streaming segment in 2016?",
+                       PERIOD_WORDS) == frozenset(words("domestic streaming"))
+    assert named_parts("What share of its fiscal 2024 sales came from its largest customer?", PERIOD_WORDS) == \
+        frozenset(words("largest customer"))
+    assert named_parts("What share of Tesla's 2023 revenues came from each of its segments?", PERIOD_WORDS |
+                       frozenset(words("tesla"))) == frozenset()
+    assert named_parts("How much of its revenue came from Walmart U.S. in fiscal 2018?", PERIOD_WORDS) == \
+        frozenset(words("walmart u.s."))  # a name with capitals is read as ever
+    assert named_parts("How much of Meta's revenue came from 2023 onward?", PERIOD_WORDS | {"meta"}) == frozenset()
+
+
 def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     """MD&A's table of segments prints a row labelled by the part (its label all the question's words), in a
     table naming the metric by one of its cues; a row of another part, the metric's own row, prose, a row
