@@ -22,6 +22,7 @@ from query.statements import page_position, row_line
 from schemas.chunks import next_chunk_id
 
 PART_SEARCH = 50  # a whole document's passages read for a part's row (a note's table among MD&A's prose)
+ROW_SEARCH = 30  # MD&A's passages (a release's: the whole document's) read for the part's table row
 INITIAL = 2  # letters of a part's word said by initials, which finds no row of its own in a headless passage
 PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the table of its results
 
@@ -45,8 +46,8 @@ class PartPins(PinReader):
         whole = self._bm25(q, q.plan.lexical, scope, PART_SEARCH)  # the question's search, read by each place
         if asks_share(q.plan.lexical):  # the share itself, said in a sentence, before the part's amounts
             self._share(q, parts, whole[:SHARE_SEARCH], scope, pin)
-        mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, 30)
-        hits = mdna or whole[:30]  # a release has no MD&A: its tables are the document's
+        mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, ROW_SEARCH)
+        hits = mdna or whole[:ROW_SEARCH]  # a release has no MD&A: its tables are the document's
         rowed = self._row(q, parts, cues, hits, pin)
         if self._section(q, parts, cues, hits, pin):
             rowed |= {MDNA}

@@ -195,7 +195,7 @@ def named_parts(question: str, ignore: frozenset[str]) -> frozenset[str]:
     which a row then names only in a title's capitals (:func:`part_row`'s ``titled``). With no name, a part
     said in lower case as where the whole came from (:func:`source_words`)."""
     if typed_lower(question):
-        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - FUNCTION_WORDS - ASKING
+        return frozenset(w for w in words(question) if not w.isdigit()) - ignore - _STRUCTURE - _FUNCTION_STEMS - ASKING
     caps = [w for w, at in surface_words(question)
             if w[:1].isupper() and not opens_sentence(question, at)]
     return frozenset(w for c in caps for w in words(c)) - ignore - _STRUCTURE or source_words(question, ignore)

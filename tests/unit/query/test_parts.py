@@ -22,6 +22,8 @@ def test_a_part_is_a_name_the_question_writes_with_a_capital():
     # typed all in lower case: every word may be a part but the asking, joining and ignored ones
     assert named_parts("what was google cloud's operating income in 2023?", periods | frozenset(words("operating income"))) \
         == frozenset(words("google cloud"))
+    assert named_parts("what were its cloud revenues in 2023?", periods | frozenset(words("revenues"))) == \
+        frozenset(words("cloud"))  # "its" stems to "it", a function word still
     # the word after an initialism's or a company abbreviation's dot is inside its sentence: a part's lead
     assert words("domestic")[0] in named_parts("What was UPS's U.S. Domestic Package revenue in 2023?", periods)
     assert words("google")[0] in named_parts("What did Alphabet Inc. Google Cloud earn in 2023?", periods)
