@@ -130,6 +130,12 @@ class ConceptMap:
         return frozenset(w for c in self.concepts if c.name in names and c.figure for cue in c.cues
                          if has_phrase(stems, cue) for w in cue)
 
+    def vocabulary(self) -> frozenset[str]:
+        """Every word by which the map names a measure or asks why ("cash", "long", "term", "drove",
+        "affect"): words that say what is measured or asked, none a part of the company."""
+        return frozenset(w for cue in self.measure_cues() + self.narrative for w in cue) | \
+            frozenset(w for c in self.concepts if c.narrative for cue in c.cues for w in cue)
+
     def asks_why(self, text: str, matched: list[Concept]) -> bool:
         """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one
         (``matched``: the question's concepts)."""

@@ -14,7 +14,7 @@ from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.part_columns import part_column
-from query.parts import PartRow, named_parts, of_period, part_heading, part_row, part_title
+from query.parts import PartRow, modifier_words, named_parts, of_period, part_heading, part_row, part_title
 from query.pin_policy import PinReader
 from query.question import Question
 from query.share_sentences import SHARE_SEARCH, asks_share, share_sentence_page
@@ -30,7 +30,7 @@ PART_SECTION_TABLES = 3  # chunks read after a part's section heading for the ta
 class PartPins(PinReader):
     """``PartPins(backend)(question, document, scope, pin)``: the part's table row and section pages."""
 
-    def __call__(self, q: Question, d: DocInfo, scope: Filters, pin: Callable) -> None:
+    def __call__(self, q: Question, d: DocInfo, scope: Filters, pin: Callable, before_measure: bool = False) -> None:
         """A figure of a part the question names (a segment's revenue, a product's sales) is printed by MD&A's
         table of parts, which neither the consolidated statements nor the search's prose outrank it with:
         the MD&A page of the document whose table row the part labels (:func:`query.parts.part_row`;
@@ -38,9 +38,11 @@ class PartPins(PinReader):
         (:meth:`_section`). A 10-K prints the figure again outside MD&A, in the segment note or the note's table
         of products, and some print it there only (Pfizer's 10-Q tabulates a product's revenues, "Paxlovid", in
         a note only, MGM's a subsidiary's, "MGM China", in its segment note): the part's row is then pinned
-        from the whole document in each place not pinned yet (:meth:`_row_anywhere`)."""
+        from the whole document in each place not pinned yet (:meth:`_row_anywhere`). With ``before_measure``,
+        the part said in lower case just before the measure instead ("automotive revenues"), which is often
+        a line of the income statement as well: the caller pins it after the statements."""
         cues = concept_map().metric_cues(q.plan.core, q.plan.concepts)
-        parts = asked_parts(q, d) if cues else frozenset()
+        parts = asked_parts(q, d, before_measure) if cues else frozenset()
         if not parts:
             return
         whole = self._bm25(q, q.plan.lexical, scope, PART_SEARCH)  # the question's search, read by each place
@@ -208,11 +210,16 @@ def place(hit: Hit) -> str:
     return MDNA if item in MDNA_ITEMS else NOTES if item in STATEMENT_ITEMS else ELSEWHERE
 
 
-def asked_parts(q: Question, d: DocInfo) -> frozenset[str]:
+def asked_parts(q: Question, d: DocInfo, before_measure: bool = False) -> frozenset[str]:
     """The parts of the company the question names (:func:`query.parts.named_parts`), its companies' names,
-    periods and the metric's own words aside (``d``: the document, whose company's names are no part)."""
+    periods and the metric's own words aside (``d``: the document, whose company's names are no part); with
+    ``before_measure``, when it names none, the part it says in lower case just before the measure
+    (:func:`query.parts.modifier_words`), less every word the concept map names a measure or asks why with."""
     names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
-    ignore = concept_map().metric_words(q.plan.core, q.plan.concepts) | PERIOD_WORDS | \
-        frozenset(w for n in names for w in words(n))
+    metric = concept_map().metric_words(q.plan.core, q.plan.concepts)
+    ignore = metric | PERIOD_WORDS | frozenset(w for n in names for w in words(n))
     titled = typed_lower(q.plan.core)  # the lexical query prints periods in capitals ("Q2 2023")
-    return named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
+    named = named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
+    if not before_measure:
+        return named
+    return frozenset() if named else modifier_words(q.plan.lexical, ignore, metric) - concept_map().vocabulary()

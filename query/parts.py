@@ -223,6 +223,37 @@ def source_words(question: str, ignore: frozenset[str]) -> frozenset[str]:
     return frozenset() if said & _SPLIT else said - ignore - _STRUCTURE - _FUNCTION_STEMS - ASKING
 
 
+# Words that say on what basis a measure is counted, never which part: "worldwide sales", "global comparable
+# sales", "consolidated net revenue", "constant currency revenues", "diluted earnings per share"
+_BASIS = frozenset(words("worldwide global consolidated organic comparable comp same store systemwide constant "
+                         "currency neutral underlying diluted basic effective latest recent quarterly annual lower "
+                         "higher"))
+_CLAUSE = re.compile(r"[,;:?.()!]\s")
+
+
+def modifier_words(question: str, ignore: frozenset[str], metric: frozenset[str]) -> frozenset[str]:
+    """The stems of a part a question says in lower case just before its measure ("What were automotive
+    revenues in 2024?", "product revenue", "energy generation and storage revenue"): in the clause naming the
+    measure (``metric``: its words), the words before the measure's first, back to a word that asks, a
+    function word other than "and", or one of ``ignore`` (a company's name, a period); less the words saying a
+    part is one and the measure's basis ("worldwide", "comparable"). None when the question asks for a split
+    ("Which of its segments", "each of its businesses")."""
+    if not metric or frozenset(words(question)) & (_SPLIT - {"what"}):
+        return frozenset()
+    for clause in _CLAUSE.split(question):
+        said = words(clause)
+        at = next((i for i, w in enumerate(said) if w in metric), None)
+        if at is None:
+            continue
+        run = []
+        for w in reversed(said[:at]):
+            if w in ASKING or w in ignore or w.isdigit() or (w in _FUNCTION_STEMS and w != "and"):
+                break
+            run.append(w)
+        return frozenset(run) - {"and"} - _STRUCTURE - _BASIS
+    return frozenset()
+
+
 # Words a question asks with, which name neither a part nor a measure
 ASKING = frozenset(words("what was were is are did does do how much many which who when why has have had a an"))
 

@@ -58,6 +58,39 @@ def test_a_part_said_in_lower_case_as_where_a_whole_came_from():
     assert named_parts("What was its net income attributable to common shareholders?", PERIOD_WORDS) == frozenset()
 
 
+def test_a_part_said_in_lower_case_just_before_its_measure():
+    """With no capital naming it, a part said just before the measure's words ("automotive revenues") is the
+    run of words back to one that asks, a function word or a period; not the words of the measure's basis
+    ("worldwide", "comparable"), nor a split asked, nor a question whose clause names no measure."""
+    from domain.periods import PERIOD_WORDS
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.parts import modifier_words
+
+    revenue = frozenset(words("revenues net sales"))
+    ignore = PERIOD_WORDS | revenue
+
+    def said(question):
+        return modifier_words(question, ignore, revenue)
+
+    assert said("What were automotive revenues in 2024?") == frozenset(words("automotive"))
+    assert said("What were total automotive revenues in 2024?") == frozenset(words("automotive"))
+    assert said("What was energy generation and storage revenue in fiscal 2023?") == \
+        frozenset(words("energy generation storage"))
+    assert said("How much product revenue did it record in fiscal 2024?") == frozenset(words("product"))
+    assert said("What were the iPad net sales in the third quarter?") == frozenset(words("ipad"))
+    assert said("What were worldwide net sales in 2023?") == frozenset()  # the measure's basis
+    assert said("What were comparable sales in fiscal 2023?") == frozenset()
+    assert said("What was the total revenue in 2023?") == frozenset()
+    assert said("Which of its segments had the highest revenue?") == frozenset()  # a split asked
+    assert said("How much of revenue came in 2023?") == frozenset()  # "of": a function word
+    assert said("What were fiscal 2023 sales?") == frozenset()  # a period's words
+    assert modifier_words("What were automotive revenues?", ignore, frozenset()) == frozenset()  # no measure
+    # what the part pins take away: the words the concept map names measures or asks why with
+    vocabulary = concept_map().vocabulary()
+    assert frozenset(words("cash long term drove")) <= vocabulary and not frozenset(words("automotive")) & vocabulary
+
+
 def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     """MD&A's table of segments prints a row labelled by the part (its label all the question's words), in a
     table naming the metric by one of its cues; a row of another part, the metric's own row, prose, a row
