@@ -210,6 +210,7 @@ _SOURCE = re.compile(r"\b(?:(?:came|come|comes|derived|generated|earned|earn|ear
                      r"(?=,?\s+(?:in|during|for|over|as|at|by|per|according|based|between|compared|versus|vs|than|since"
                      r"|excluding|including)\b|[?.;:(]|$)")
 _SPLIT = frozenset(words("each every all which what various respective"))  # "came from each of its segments"
+_ASKS_SPLIT = _SPLIT - {"what"}  # a split asked anywhere in a question: "what" opens nearly every one
 _FUNCTION_STEMS = frozenset(words(" ".join(FUNCTION_WORDS)))  # "its" as a stem
 
 
@@ -238,7 +239,7 @@ def modifier_words(question: str, ignore: frozenset[str], metric: frozenset[str]
     function word other than "and", or one of ``ignore`` (a company's name, a period); less the words saying a
     part is one and the measure's basis ("worldwide", "comparable"). None when the question asks for a split
     ("Which of its segments", "each of its businesses")."""
-    if not metric or frozenset(words(question)) & (_SPLIT - {"what"}):
+    if not metric or frozenset(words(question)) & _ASKS_SPLIT:
         return frozenset()
     for clause in _CLAUSE.split(question):
         said = words(clause)

@@ -136,9 +136,8 @@ class Pins(PinReader):
                     pin(source, source["chunk_id"], page, "note", f"the note on {name} ({', '.join(plan.concepts)})")
                     if run_on and offset > HEADING_WINDOW:
                         self._note_continued(q, note, scope, page, pin)
-            if plan.figure and q.opts.rows:  # a part said before its measure may be a statement's line
-                self.parts(q, d, scope, pin, before_measure=True)
             if plan.figure and q.opts.rows:
+                self.parts(q, d, scope, pin, before_measure=True)  # a part said before its measure: a statement's line too
                 self._row_pin(q, scope, [h for h in hits if h.source["doc_id"] == d.doc_id],
                               [h for h in pinned if h.source["doc_id"] == d.doc_id], pin, d is best[0])
             for name in plan.sections:
