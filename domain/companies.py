@@ -512,6 +512,8 @@ class EntityIndex:
                 written = " ".join(t for t, _ in tokens[i:i + n])
                 if n > 1 and any(_possessive(t) for t, _ in tokens[i:i + n - 1]) and not self._owns_possessive(written):
                     continue  # "GE's Aerospace segment": the possessive ends the name (GE), unless the name has it
+                if n > 1 and _compound_suffix(question, tokens[i + n - 1]):
+                    continue  # "McDonald's company-operated sales": the suffix opens a compound word, no name's end
                 if tokens[i][0].islower() and squash(written) not in self.lower_names and \
                         not (uncased and self._uncased_name(question, tokens, i, written)):  # a name holds a capital
                     continue
@@ -727,6 +729,14 @@ def _own_lead(written: str, name: str) -> str | None:
 def _share_class(tokens: list[tuple[str, int]], i: int) -> bool:
     """Whether the word is a share class's letter ("class A common stock", "Series C"): no company's name."""
     return i > 0 and tokens[i - 1][0].lower() in _SHARE_CLASS
+
+
+def _compound_suffix(question: str, token: tuple[str, int]) -> bool:
+    """Whether a corporate suffix word is the first half of a hyphenated compound ("company-operated",
+    "company-wide"): a word of what is said about the company, not the end of its name."""
+    word, at = token
+    end = at + len(word)
+    return word.lower() in SUFFIXES and question[end:end + 1] == "-" and question[end + 1:end + 2].isalpha()
 
 
 def _hyphenated(question: str, tokens: list[tuple[str, int]]) -> bool:

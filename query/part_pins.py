@@ -14,7 +14,16 @@ from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.part_columns import part_column
-from query.parts import PartRow, modifier_words, named_parts, of_period, part_heading, part_row, part_title
+from query.parts import (
+    PartRow,
+    modifier_words,
+    named_parts,
+    names_cue,
+    of_period,
+    part_heading,
+    part_row,
+    part_title,
+)
 from query.pin_policy import PinReader
 from query.question import Question
 from query.share_sentences import SHARE_SEARCH, asks_share, share_sentence_page
@@ -90,17 +99,26 @@ class PartPins(PinReader):
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
         months, years = q.plan.analysis.months, frozenset(q.plan.analysis.years)
+        captions = {} if measures else self._captions(q, cues, hits)
         rows = [(found, h) for h in hits
-                if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years=years))]
+                if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years=years,
+                                       caption=captions.get(h.id, "")))]
         if (months or years) and rows:  # a passage opening inside its table: the head is the chunk before's
             before = self._before(q, [h.source for _, h in rows])
             rows = [(found, h) for _, h in rows
                     if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years,
-                                           before.get(h.source.get("chunk_id", ""), "")))]
+                                           before.get(h.source.get("chunk_id", ""), ""), captions.get(h.id, "")))]
         chosen = rows_per_place(rows)
         for found, h in chosen:
             pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")
         return {place(h) for _, h in chosen}
+
+    def _captions(self, q: Question, cues: tuple, hits: list[Hit]) -> dict[str, str]:
+        """The text before each table passage among ``hits`` that names none of the metric's ``cues`` (over
+        the tables before it: a long table is cut into passages), by passage id, where its caption may name
+        the metric (:func:`query.parts.captioned`). One lookup."""
+        bare = [h.source for h in hits if h.source.get("kind") == "table" and not names_cue(h.source.get("text") or "", cues)]
+        return self._before(q, bare, over_tables=True) if bare else {}
 
     def _section(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> bool:
         """A part's own MD&A section (its heading closing a text chunk, :func:`query.parts.part_heading`)
@@ -173,11 +191,12 @@ def _table_row(cues: tuple, tables: list[tuple[dict, int, str]],
 
 
 def _part_row(asked: frozenset[str], parts: frozenset[str], cues: tuple, chunk: dict, titled: bool, measures: tuple,
-              months: frozenset[int], years: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
+              months: frozenset[int], years: frozenset[int] = frozenset(), before: str = "",
+              caption: str = "") -> PartRow | None:
     """The part's row in a chunk (:func:`query.parts.part_row`) or, with no header's ``measures`` to do without,
     the metric's row under the part's column title, of a year asked (:func:`query.part_columns.part_column`:
     a segment note printing the segments as columns, a table for each year)."""
-    return part_row(asked, parts, cues, chunk, titled, measures, months, before) or \
+    return part_row(asked, parts, cues, chunk, titled, measures, months, before, caption) or \
         (None if measures else part_column(asked, parts, cues, chunk, months, before, years))
 
 

@@ -39,7 +39,7 @@ class PartRow(NamedTuple):
 
 def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
              titled: bool = False, measures: tuple[tuple[str, ...], ...] = (),
-             months: frozenset[int] = frozenset(), before: str = "") -> PartRow | None:
+             months: frozenset[int] = frozenset(), before: str = "", caption: str = "") -> PartRow | None:
     """The table row in a chunk labelled by a part of the company the question names (a segment, a business,
     a product: "Theme Parks 8,947 7,541", "Diabetes 2,488 2,262"): of its rows, the one naming most of the
     part, then printing an amount (:class:`PartRow`; MD&A's table of the segments' sales change prints
@@ -56,13 +56,15 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     revenues for its operating income). Given ``months`` (the spans asked,
     :attr:`~query.analysis.QueryAnalysis.months`), a row whose table's head prints only other spans is
     another period's (:func:`of_period`; ``before``: the text of the chunk before, where a passage opening
-    inside its table finds the head)."""
+    inside its table finds the head). A table passage that names no measure may have its ``caption`` name the
+    metric: the text before it (:func:`captioned`; Abbott's note opens "The following tables provide detail by
+    sales category:", its table's head prints only the columns)."""
     text = chunk.get("text") or ""
     stems = phrase_text(words(text))
     if measures:  # a headless passage: one naming a measure was the question's to find
         if any(has_phrase(stems, cue) for cue in measures):
             return None
-    elif not any(has_phrase(stems, cue) for cue in metric):
+    elif not names_cue(text, metric) and not captioned(caption, metric):
         return None
     cued = not measures
     measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues
@@ -73,7 +75,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         said = words(_alternative(FIGURE.sub(" ", line), parts))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's
-        cells = FIGURE.findall(line) + _part_cells(lines[i + 1:]) if part else []
+        cells = (FIGURE.findall(line) + _part_cells(lines[i + 1:]) or _group_cells(line, lines[i + 1:])) if part else []
         amount = any(amount_cell(c) for c in cells)
         if part and (best is None or (len(part), amount) > (best.named, best.amount)) and (cued or named == part) and \
                 len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
@@ -82,6 +84,25 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
             best = PartRow(page_position(chunk, at)[0], len(part), printed_label(line), amount)
         at += len(line) + 1
     return best
+
+
+CAPTION_LINES = 2  # the last lines of the text before a table where its caption stands
+
+
+def captioned(before: str, metric: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the caption closing the text before a table (its last ``CAPTION_LINES`` lines with words, the
+    last of them ending in a colon: "The following tables provide detail by sales category:") names the
+    metric by one of its cues: the table is of that metric though no line of it says so."""
+    lines = [line.strip() for line in before.split("\n") if re.search(r"[A-Za-z]{2}", line)][-CAPTION_LINES:]
+    if not lines or not lines[-1].endswith(":"):
+        return False
+    return names_cue(" ".join(lines), metric)
+
+
+def names_cue(text: str, cues: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a text says one of ``cues`` (each a phrase of stems)."""
+    stems = phrase_text(words(text))
+    return any(has_phrase(stems, cue) for cue in cues)
 
 
 def of_period(lines: list[str], i: int, months: frozenset[int], before: str = "",
@@ -127,8 +148,10 @@ def _names_metric(said: list[str], part: frozenset[str], named: frozenset[str], 
     and the metric's words (``known``), or opens with the part (``part``: its words the label holds) and
     closes with one of those, saying of what kind between ("Comirnaty direct sales and alliance revenues"
     for Comirnaty's revenues), or is the part's name with the words of a part's own total alone ("Total
-    Transportation and Electronics Business Segment"; not "Total Domestic segment stores", a count)."""
-    return named <= known or named - TOTAL_WORDS == part or (said[0] in part and said[-1] in known)
+    Transportation and Electronics Business Segment"; not "Total Domestic segment stores", a count) or with
+    the word naming a segment by its goods ("Diagnostic Products" for Abbott's diagnostics)."""
+    return named <= known or named - TOTAL_WORDS == part or named - GOODS_WORDS == part or \
+        (said[0] in part and said[-1] in known)
 
 
 PART_HEADING_LINES = 3  # a text chunk's last lines where a part's section heading stands (its table is next)
@@ -175,6 +198,22 @@ def part_title(parts: frozenset[str], chunk: dict) -> tuple[str, int] | None:
 # Words that say a part is one without naming which ("Financial Products Segment"): no part's name, no measure
 SECTION_WORDS = frozenset(words("segment segments business businesses division divisions"))
 TOTAL_WORDS = SECTION_WORDS | frozenset(words("total"))  # a part's total row's words: no part's name, no measure
+GOODS_WORDS = frozenset(words("products"))  # a segment named by its goods: "Diagnostic Products" for "diagnostics"
+
+
+GROUP_HEADING = re.compile(r"\s*[—–:-]\s*$")  # "Diagnostics —", "Company-operated sales:": a group of rows' heading
+
+
+def _group_cells(line: str, after: list[str]) -> list[str]:
+    """The figures of the first row under a group's heading (a label ending in a dash or a colon, no figures
+    of its own), if they hold an amount: Abbott's note of sales by category heads each segment's products
+    "Diagnostics —", its total row below them labelled "Total" alone, so the part's figure is in the group
+    the heading opens. A group of rates ("U.S. plans:" over the discount rates) sums to no figure."""
+    if not GROUP_HEADING.search(line):
+        return []
+    first = next((row for row in after if row.strip()), "")
+    cells = FIGURE.findall(first) if re.search(r"[A-Za-z]{2}", first) else []
+    return cells if any(amount_cell(c) for c in cells) else []
 
 
 def _part_cells(lines: list[str]) -> list[str]:

@@ -533,6 +533,9 @@ def test_a_possessive_ends_a_name_unless_the_name_has_it():
     assert _found(idx, "What was GE Aerospace's revenue in 2024?") == ["GE Aerospace"]
     assert _found(idx, "What were McDonald's Corporation's revenues?") == ["McDonald's Corp"]
     assert _found(idx, "What were Dick's Sporting Goods' net sales?") == ["Dick's Sporting Goods"]
+    # a corporate word opening a hyphenated compound is said of the company, not the end of its name
+    assert idx.written("What were McDonald's company-operated sales in 2023?") == ["McDonald's"]
+    assert idx.written("What were McDonald's Corp company-operated sales?") == ["McDonald's Corp"]
 
 
 def test_a_sector_noun_in_the_singular_names_no_company_with_the_reviewed_vocabulary():

@@ -195,6 +195,37 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
 
 
 
+def test_a_group_heading_a_caption_and_a_segment_named_by_its_goods_label_a_parts_rows():
+    """Abbott's note of sales by category: its table names no measure (the caption before it does, closing
+    with a colon), and heads each segment's products with the part's name and a dash, no figures of its own
+    ("Diagnostics —"); MD&A names the segment by its goods ("Diagnostic Products"). Each is the part's row; a
+    caption that is not the table's (no colon), a heading with no row under it, and a label adding another
+    word than the goods' are not."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.parts import captioned, part_row
+
+    question = "What were Abbott's diagnostics sales in the second quarter of 2023?"
+    cues = concept_map().metric_cues(question, ["revenue and growth"])
+    asked, parts = frozenset(words(question)), frozenset(words("diagnostics"))
+    note = {"text": "(in millions) | U.S. | Int'l | Total\nNutritionals —\nAdult Nutritionals | 374 | 678 | 1,052\n"
+                    "Total | 881 | 1,195 | 2,076\nDiagnostics —\nCore Laboratory | 311 | 982 | 1,293",
+            "page_start": 9, "page_end": 9}
+    caption = "Note 3 — Revenue\nThe following tables provide detail by sales category:"
+    assert captioned(caption, cues) and not captioned(caption.rstrip(":") + ".", cues)
+    assert part_row(asked, parts, cues, note) is None  # no measure named by the table or a caption
+    assert part_row(asked, parts, cues, note, caption=caption) == (9, 1, "Diagnostics —", True)
+    headless = {**note, "text": note["text"].rsplit("\n", 1)[0]}  # the heading closes the passage
+    assert part_row(asked, parts, cues, headless, caption=caption) is None
+    rates = {**note, "text": note["text"].replace("311 | 982 | 1,293", "5.4% | 5.2% | 5.9%")}  # a group of rates
+    assert part_row(asked, parts, cues, rates, caption=caption) is None
+    mdna = {"text": "Net sales\nNutritional Products | 2,076 | 1,953\nDiagnostic Products | 2,317 | 4,294",
+            "page_start": 22, "page_end": 22}
+    assert part_row(asked, parts, cues, mdna) == (22, 1, "Diagnostic Products", True)
+    services = {**mdna, "text": mdna["text"].replace("Diagnostic Products", "Diagnostic Services")}
+    assert part_row(asked, parts, cues, services) is None
+
+
 def test_a_parts_row_is_pinned_once_in_mdna_and_once_in_the_notes():
     """A 10-K prints a product's sales in MD&A's table and again in the note's table of products: of the rows
     found, the one naming most of the part in each place, MD&A's first, then the first page. A row in the
