@@ -26,7 +26,7 @@ from query.parts import (
 )
 from query.pin_policy import PinReader
 from query.question import Question
-from query.share_sentences import SHARE_SEARCH, asks_share, share_sentence_page
+from query.share_sentences import SHARE_SEARCH, amount_sentence_page, asks_share, share_sentence_page
 from query.statements import page_position, row_line
 from schemas.chunks import next_chunk_id
 
@@ -65,6 +65,8 @@ class PartPins(PinReader):
         if rowed and not mdna:  # a release prints the part's figure once, in its table of parts
             return
         self._row_anywhere(q, parts, cues, whole, scope, pin, rowed)
+        if mdna and MDNA not in rowed:  # no MD&A table printed it: its section's sentence may say it
+            self._said(q, parts, cues, mdna, pin)
 
     def _share(self, q: Question, parts: frozenset[str], asked: list[Hit], scope: Filters, pin: Callable) -> None:
         """Pins the first page in the document's order whose sentence states the part's share of the measure
@@ -78,6 +80,18 @@ class PartPins(PinReader):
         if found:
             page = min(found)
             pin(found[page].source, found[page].id, page, "section", "states the part's share of the measure asked")
+
+    def _said(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable) -> None:
+        """Pins the page of the first of ``hits`` (MD&A's) whose sentence about the part states its amount
+        (:func:`query.share_sentences.amount_sentence_page`), after the rows, where no MD&A table row was found
+        for it: some filings print the part's figure in no table of MD&A, only in its section's prose
+        ("Oncology products achieved sales of $17.7 billion"). Measured first after the MD&A rows whatever
+        they found: the sentence outranked a note's row it should follow (FinanceBench's Adobe Digital Media)."""
+        years = frozenset(q.plan.analysis.years)
+        for h in hits:
+            if (page := amount_sentence_page(h.source, parts, cues, years)) is not None:
+                pin(h.source, h.id, page, "section", "states the part's amount in a sentence")
+                return
 
     def _row_anywhere(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], scope: Filters,
                       pin: Callable, pinned: set[str]) -> None:
@@ -100,14 +114,16 @@ class PartPins(PinReader):
         asked = frozenset(words(q.plan.core))
         months, years = q.plan.analysis.months, frozenset(q.plan.analysis.years)
         captions = {} if measures else self._captions(q, cues, hits)
-        rows = [(found, h) for h in hits
-                if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years=years,
-                                       caption=captions.get(h.id, "")))]
+
+        def row(h: Hit, before: Mapping[str, str]) -> PartRow | None:
+            chunk_id = h.source.get("chunk_id", "")
+            return _part_row(asked, parts, cues, h.source, titled, measures, months, years,
+                             before.get(chunk_id, ""), captions.get(chunk_id, ""))
+
+        rows = [(found, h) for h in hits if (found := row(h, {}))]
         if (months or years) and rows:  # a passage opening inside its table: the head is the chunk before's
             before = self._before(q, [h.source for _, h in rows])
-            rows = [(found, h) for _, h in rows
-                    if (found := _part_row(asked, parts, cues, h.source, titled, measures, months, years,
-                                           before.get(h.source.get("chunk_id", ""), ""), captions.get(h.id, "")))]
+            rows = [(found, h) for _, h in rows if (found := row(h, before))]
         chosen = rows_per_place(rows)
         for found, h in chosen:
             pin(h.source, h.id, found.page, "row", f"prints the part asked as a table's row ({found.label!r})")

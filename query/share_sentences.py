@@ -3,8 +3,10 @@ U.S.?", "What share of Lockheed Martin's 2021 net sales came from the U.S. Gover
 the parts' shares, the filing says them in a sentence of its business description, MD&A or risk factors
 ("Walmart U.S. generated approximately 64% of our net sales in fiscal 2018", "Operating revenues for the
 Regulated Businesses were $3,505 million for 2022, ... accounting for 92%, 86% and 86%, respectively, of the
-Company's total operating revenues"), while the part's rows print amounts to compute it from. Pure: plain
-text in, pages out; ``query.part_pins`` pins the first page found, before the part's rows."""
+Company's total operating revenues"), while the part's rows print amounts to compute it from. And a part's
+amount said in a sentence its own section opens with ("Oncology products achieved sales of $17.7 billion in
+2023"). Pure: plain text in, pages out; ``query.part_pins`` pins the first page found, the share before the
+part's rows, the amount after them."""
 
 from __future__ import annotations
 
@@ -45,4 +47,30 @@ def share_sentence_page(chunk: dict, part: frozenset[str], measures: tuple[tuple
             after = phrase_text(words(sentence[m.end():])[:MEASURE_REACH])
             if any(has_phrase(after, cue) for cue in measures):
                 return page_position(chunk, start + m.start())[0]
+    return None
+
+
+# an amount of money said in words: "$17.7 billion", "$512 million"
+_MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?\s*(?:million|billion)\b", re.I)
+SUBJECT_WORDS = 6  # a sentence's first words, where the part it is about stands ("Medical Surgical's net sales")
+
+
+def amount_sentence_page(chunk: dict, part: frozenset[str], cues: tuple[tuple[str, ...], ...],
+                         years: frozenset[int] = frozenset()) -> int | None:
+    """The page of the first sentence of a chunk about the ``part`` (every stem of its name among the
+    sentence's first ``SUBJECT_WORDS`` words) that says the metric (one of ``cues``) and an amount of money
+    in words, of a year asked or of none (``years``): MD&A's section of a part states its figure so,
+    "Oncology products achieved sales of $17.7 billion in 2023", "Medical Surgical's net sales for fiscal year
+    2024 were $8.4 billion", where its table may print it on another page or not at all."""
+    text = chunk.get("text") or ""
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
+        said = words(sentence)
+        if not part or not part <= frozenset(said[:SUBJECT_WORDS]) or not _MONEY.search(sentence):
+            continue
+        named = {int(y) for y in re.findall(r"\b(?:19|20)\d{2}\b", sentence)}
+        if years and named and not named & years:
+            continue
+        if any(has_phrase(phrase_text(said), cue) for cue in cues):
+            return page_position(chunk, start + len(sentence) - len(sentence.lstrip()))[0]
     return None

@@ -1,7 +1,7 @@
 """A part's share of the whole said in a sentence (query.share_sentences): pure, on literal passages."""
 
 from domain.text import words
-from query.share_sentences import asks_share, share_sentence_page
+from query.share_sentences import amount_sentence_page, asks_share, share_sentence_page
 
 SALES = (tuple(words("net sales")), tuple(words("revenue")))
 REVENUES = (tuple(words("operating revenues")),)
@@ -54,3 +54,21 @@ def test_the_page_is_the_one_the_sentence_stands_on():
     chunk = {"text": first + second, "page_start": 6, "page_end": 7, "char_start": 0, "char_end": len(second)}
     assert share_sentence_page(chunk, _part("Flexibles"), SALES) == 7
     assert share_sentence_page(chunk, _part("Rigid Packaging"), SALES) is None
+
+
+def test_a_parts_amount_said_in_a_sentence_about_it_of_a_year_asked():
+    """The part opens the sentence (its first words), which says the metric and an amount of money in words,
+    of a year asked or none; not a sentence naming the part later, one with no amount, nor another year's."""
+    sold = (tuple(words("sales")),) + SALES
+    said = ("Sales of DARZALEX were driven by share gains. Oncology products achieved sales of $17.7 billion in "
+            "2023, representing an increase of 10.5% as compared to the prior year.")
+    assert amount_sentence_page(_chunk(said), _part("oncology"), sold, frozenset({2023})) == 5
+    assert amount_sentence_page(_chunk(said), _part("oncology"), sold, frozenset({2022})) is None
+    mdt = "Medical Surgical's net sales for fiscal year 2024 were $8.4 billion, an increase of 5 percent."
+    assert amount_sentence_page(_chunk(mdt), _part("medical surgical"), sold) == 5
+    later = "Growth in the year was led by strong demand, as the sales of Oncology products reached $17.7 billion."
+    assert amount_sentence_page(_chunk(later), _part("oncology"), sold) is None
+    growth = "Oncology sales grew 10.5% in 2023, led by DARZALEX."
+    assert amount_sentence_page(_chunk(growth), _part("oncology"), sold) is None
+    profit = "Oncology operating income was $5.1 billion in 2023."
+    assert amount_sentence_page(_chunk(profit), _part("oncology"), sold) is None
