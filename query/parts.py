@@ -64,7 +64,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     if measures:  # a headless passage: one naming a measure was the question's to find
         if any(has_phrase(stems, cue) for cue in measures):
             return None
-    elif not names_cue(text, metric) and not captioned(caption, metric):
+    elif not any(has_phrase(stems, cue) for cue in metric) and not captioned(caption, metric):
         return None
     cued = not measures
     measured = frozenset(w for cue in metric for w in cue)  # "Sales through NIKE Direct" for its revenues

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 
+from domain.periods import head_years
 from domain.text import has_phrase, phrase_text, sentence_spans, words
+from query.stated import spoken_amounts
 from query.statements import page_position
 
 # a share asked: "what percentage of", "the largest share of", "more than 20% of" (not "earnings per share of",
@@ -50,8 +52,6 @@ def share_sentence_page(chunk: dict, part: frozenset[str], measures: tuple[tuple
     return None
 
 
-# an amount of money said in words: "$17.7 billion", "$512 million"
-_MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?\s*(?:million|billion)\b", re.I)
 SUBJECT_WORDS = 6  # a sentence's first words, where the part it is about stands ("Medical Surgical's net sales")
 
 
@@ -66,9 +66,9 @@ def amount_sentence_page(chunk: dict, part: frozenset[str], cues: tuple[tuple[st
     for start, end in sentence_spans(text):
         sentence = text[start:end]
         said = words(sentence)
-        if not part or not part <= frozenset(said[:SUBJECT_WORDS]) or not _MONEY.search(sentence):
+        if not part or not part <= frozenset(said[:SUBJECT_WORDS]) or not spoken_amounts(sentence):
             continue
-        named = {int(y) for y in re.findall(r"\b(?:19|20)\d{2}\b", sentence)}
+        named = head_years([sentence])
         if years and named and not named & years:
             continue
         if any(has_phrase(phrase_text(said), cue) for cue in cues):
