@@ -59,12 +59,13 @@ class PartPins(PinReader):
             self._share(q, parts, whole[:SHARE_SEARCH], scope, pin)
         mdna = self._bm25(q, q.plan.lexical, {**scope, "item": sorted(MDNA_ITEMS)}, ROW_SEARCH)
         hits = mdna or whole[:ROW_SEARCH]  # a release has no MD&A: its tables are the document's
-        rowed = self._row(q, parts, cues, hits, pin)
+        captions = self._captions(q, cues, hits + whole)  # both places' searches: one lookup for the question
+        rowed = self._row(q, parts, cues, hits, pin, captions)
         if self._section(q, parts, cues, hits, pin):
             rowed |= {MDNA}
         if rowed and not mdna:  # a release prints the part's figure once, in its table of parts
             return
-        self._row_anywhere(q, parts, cues, whole, scope, pin, rowed)
+        self._row_anywhere(q, parts, cues, whole, scope, pin, rowed, captions)
         if mdna and MDNA not in rowed:  # no MD&A table printed it: its section's sentence may say it
             self._said(q, parts, cues, mdna, pin)
 
@@ -94,26 +95,26 @@ class PartPins(PinReader):
                 return
 
     def _row_anywhere(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], scope: Filters,
-                      pin: Callable, pinned: set[str]) -> None:
+                      pin: Callable, pinned: set[str], captions: Mapping[str, str]) -> None:
         """The part's row in each place of the whole document that prints it and none is ``pinned`` for yet
         (MD&A, then the notes: :func:`place`): a 10-K prints a product's sales in MD&A's table and again
         in the note's table of products. The question's search over the whole document first (``hits``), then,
         where the measure is one long tables list part by part (a product's sales), the part's name alone, for
         a long table's later passage printing its row under no header, unless the part is said by initials."""
-        pinned = pinned | self._row(q, parts, cues, unpinned(hits, pinned), pin)
+        pinned = pinned | self._row(q, parts, cues, unpinned(hits, pinned), pin, captions)
         named = any(len(w) > INITIAL for w in parts)  # initials ("U.S.") label every geographic table's rows
         if not pinned >= set(PLACES) and named and concept_map().lists_parts(q.plan.concepts):
             headless = self._bm25(q, " ".join(sorted(parts)), scope, PART_SEARCH)  # the part's name alone
-            self._row(q, parts, cues, unpinned(headless, pinned), pin, concept_map().measure_cues())
+            self._row(q, parts, cues, unpinned(headless, pinned), pin, {}, concept_map().measure_cues())
 
     def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable,
-             measures: tuple = ()) -> set[str]:
+             captions: Mapping[str, str], measures: tuple = ()) -> set[str]:
         """Pins the page of the table row among ``hits`` that the part labels (:func:`query.parts.part_row`),
-        one in MD&A and one in the notes (:func:`rows_per_place`). The places pinned in (:func:`place`)."""
+        one in MD&A and one in the notes (:func:`rows_per_place`), a bare table read by its caption
+        (``captions``: :meth:`_captions`). The places pinned in (:func:`place`)."""
         titled = typed_lower(q.plan.core)
         asked = frozenset(words(q.plan.core))
         months, years = q.plan.analysis.months, frozenset(q.plan.analysis.years)
-        captions = {} if measures else self._captions(q, cues, hits)
 
         def row(h: Hit, before: Mapping[str, str]) -> PartRow | None:
             chunk_id = h.source.get("chunk_id", "")
@@ -132,7 +133,8 @@ class PartPins(PinReader):
     def _captions(self, q: Question, cues: tuple, hits: list[Hit]) -> dict[str, str]:
         """The text before each table passage among ``hits`` that names none of the metric's ``cues`` (over
         the tables before it: a long table is cut into passages), by passage id, where its caption may name
-        the metric (:func:`query.parts.captioned`). One lookup."""
+        the metric (:func:`query.parts.captioned`). One lookup for both places' searches, read by each
+        :meth:`_row` (a headless passage's caption is not read: it names no measure)."""
         bare = [h.source for h in hits if h.source.get("kind") == "table" and not names_cue(h.source.get("text") or "", cues)]
         return self._before(q, bare, over_tables=True) if bare else {}
 
