@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
-from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, of_period, printed_label
+from domain.text import FUNCTION_WORDS, words
+from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, names_cue, of_period, printed_label
 from query.statements import FIGURE, HEAD_WORDS, amount_cell, figure_cell, page_position, row_cells, row_line
 
 _SEGMENT = tuple(words("segment"))
@@ -25,7 +25,7 @@ def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tupl
     :class:`~query.parts.PartRow` labelled by the metric's row. A table whose columns are the parts prints one
     figure per part on one row, so the page is the part's as much as a row of its own would be."""
     text = chunk.get("text") or ""
-    if not any(has_phrase(phrase_text(words(text)), cue) for cue in metric):
+    if not names_cue(text, metric):
         return None
     lines = text.split("\n")
     for end in _titled_ends(asked, parts, lines):
