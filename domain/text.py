@@ -90,6 +90,15 @@ def words(text: str | None) -> tuple[str, ...]:
     return tuple(_stem(part) for part in _parts(text))
 
 
+_HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
+
+
+def hyphenated(text: str) -> list[tuple[str, ...]]:
+    """The stems of each hyphenated compound the text says ("company-operated" -> ("compani", "oper")): one
+    modifier, whose words together may name what each alone does not."""
+    return [words(m) for m in _HYPHENATED.findall(text)]
+
+
 # Endings the stemmer cuts that make another word, not another form of one: "receivables" is not "receive",
 # "retirement" not "retire", "liquidity" not "liquid" (after the stem, a leading "e" dropped: "-ement").
 _DERIVATIONS = (("abil", "able"), ("abl", "able"), ("ibl", "ible"), ("ment", "ment"), ("it", "ity"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from domain import statements as sections
 from domain import vocabulary
 from domain.statements import Section
-from domain.text import has_phrase, lexemes, phrase_text, said_as_itself, words
+from domain.text import has_phrase, hyphenated, lexemes, phrase_text, said_as_itself, words
 
 
 class ConceptMapError(ValueError):
@@ -130,11 +130,17 @@ class ConceptMap:
         return frozenset(w for c in self.concepts if c.name in names and c.figure for cue in c.cues
                          if has_phrase(stems, cue) for w in cue)
 
-    def vocabulary(self) -> frozenset[str]:
+    def vocabulary(self, said: str = "") -> frozenset[str]:
         """Every word by which the map names a measure or asks why ("cash", "long", "term", "drove",
-        "affect"): words that say what is measured or asked, none a part of the company."""
-        return frozenset(w for cue in self.measure_cues() + self.narrative for w in cue) | \
-            frozenset(w for c in self.concepts if c.narrative for cue in c.cues for w in cue)
+        "affect"): words that say what is measured or asked, none a part of the company. Less the words of a
+        hyphenated compound ``said`` in which no cue says them in a row: "company-operated" names a part,
+        though "company" and "operated" each name a measure ("growth company", "operating income"), while
+        "long-term" stays the measure's ("expected long-term rate of return")."""
+        cues = self.measure_cues() + self.narrative + tuple(cue for c in self.concepts if c.narrative
+                                                           for cue in c.cues)
+        runs = [phrase_text(cue) for cue in cues]
+        kept = frozenset(w for run in hyphenated(said) if not any(has_phrase(r, run) for r in runs) for w in run)
+        return frozenset(w for cue in cues for w in cue) - kept
 
     def asks_why(self, text: str, matched: list[Concept]) -> bool:
         """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one

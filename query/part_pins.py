@@ -251,7 +251,8 @@ def asked_parts(q: Question, d: DocInfo, before_measure: bool = False) -> frozen
     """The parts of the company the question names (:func:`query.parts.named_parts`), its companies' names,
     periods and the metric's own words aside (``d``: the document, whose company's names are no part); with
     ``before_measure``, when it names none, the part it says in lower case just before the measure
-    (:func:`query.parts.modifier_words`), less every word the concept map names a measure or asks why with."""
+    (:func:`query.parts.modifier_words`), less every word the concept map names a measure or asks why with
+    (but a hyphenated compound's that no cue says in a row: "company-operated")."""
     names = [e.name for e in q.plan.analysis.entities] + [d.company or "", d.ticker or ""]  # not its businesses
     metric = concept_map().metric_words(q.plan.core, q.plan.concepts)
     ignore = metric | PERIOD_WORDS | frozenset(w for n in names for w in words(n))
@@ -259,4 +260,5 @@ def asked_parts(q: Question, d: DocInfo, before_measure: bool = False) -> frozen
     named = named_parts(q.plan.lexical.lower() if titled else q.plan.lexical, ignore)
     if not before_measure:
         return named
-    return frozenset() if named else modifier_words(q.plan.lexical, ignore, metric) - concept_map().vocabulary()
+    return frozenset() if named else \
+        modifier_words(q.plan.lexical, ignore, metric) - concept_map().vocabulary(q.plan.lexical)

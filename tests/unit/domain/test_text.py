@@ -139,3 +139,12 @@ def test_sentences_run_over_line_breaks_and_initials_and_end_at_a_stop_before_a_
     said = [text[a:b].strip() for a, b in sentence_spans(text)]
     assert said == ["Walmart U.S. generated approximately 64% of our net sales in fiscal 2018 ,\nup from 63%.",
                     "Sam's Club accounted for 12%.", "2022 was a year.", "● A bullet"]
+
+
+def test_a_hyphenated_compound_is_one_run_of_stems():
+    """Each hyphenated compound a text says, as its stems in order; words joined by no hyphen are none."""
+    from domain.text import hyphenated, words
+
+    assert hyphenated("What were company-operated sales and year-over-year growth?") == \
+        [words("company operated"), words("year over year")]
+    assert hyphenated("What were operating company sales?") == []

@@ -89,6 +89,10 @@ def test_a_part_said_in_lower_case_just_before_its_measure():
     # what the part pins take away: the words the concept map names measures or asks why with
     vocabulary = concept_map().vocabulary()
     assert frozenset(words("cash long term drove")) <= vocabulary and not frozenset(words("automotive")) & vocabulary
+    # but a hyphenated compound that no cue says in a row names the part by its words together
+    said_by = concept_map().vocabulary("What were company-operated sales in 2023?")
+    assert frozenset(words("company operated")) <= vocabulary and not frozenset(words("company operated")) & said_by
+    assert frozenset(words("long term")) <= concept_map().vocabulary("What was its long-term debt?")
 
 
 def test_a_parts_figure_is_read_off_the_row_its_name_labels():
