@@ -9,7 +9,16 @@ import re
 
 from domain.text import FUNCTION_WORDS, words
 from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, names_cue, of_period, printed_label
-from query.statements import FIGURE, HEAD_WORDS, amount_cell, figure_cell, page_position, row_cells, row_line
+from query.statements import (
+    FIGURE,
+    HEAD_WORDS,
+    amount_cell,
+    figure_cell,
+    has_words,
+    page_position,
+    row_cells,
+    row_line,
+)
 
 _SEGMENT = tuple(words("segment"))
 _PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and the levels of a cell's title
@@ -72,7 +81,7 @@ def _title_pieces(lines: list[str], i: int) -> list[str] | None:
     words each (a PDF's title; an HTML header's cells, split at bars and slashes), not a row's label over
     figures (:func:`query.statements.row_cells`)."""
     line = lines[i]
-    if not re.search(r"[A-Za-z]{2}", line) or any(figure_cell(c) for c in FIGURE.findall(line)):
+    if not has_words(line) or any(figure_cell(c) for c in FIGURE.findall(line)):
         return None
     pieces = [p for p in _PIECES.split(line.strip()) if p]
     if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(lines[i + 1:])):

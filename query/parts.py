@@ -18,7 +18,7 @@ from domain.text import (
     typed_lower,
     words,
 )
-from query.statements import FIGURE, ROW_FIGURES, amount_cell, page_position, row_cells, table_head
+from query.statements import FIGURE, ROW_FIGURES, amount_cell, has_words, page_position, row_cells, table_head
 
 PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
 # Words a part's label may add to the part's own: it is a segment's, a business's (none names which)
@@ -93,7 +93,7 @@ def captioned(before: str, metric: tuple[tuple[str, ...], ...]) -> bool:
     """Whether the caption closing the text before a table (its last ``CAPTION_LINES`` lines with words, the
     last of them ending in a colon: "The following tables provide detail by sales category:") names the
     metric by one of its cues: the table is of that metric though no line of it says so."""
-    lines = [line.strip() for line in before.split("\n") if re.search(r"[A-Za-z]{2}", line)][-CAPTION_LINES:]
+    lines = [line.strip() for line in before.split("\n") if has_words(line)][-CAPTION_LINES:]
     if not lines or not lines[-1].endswith(":"):
         return False
     return names_cue(" ".join(lines), metric)
@@ -212,7 +212,7 @@ def _group_cells(line: str, after: list[str]) -> list[str]:
     if not GROUP_HEADING.search(line):
         return []
     first = next((row for row in after if row.strip()), "")
-    cells = FIGURE.findall(first) if re.search(r"[A-Za-z]{2}", first) else []
+    cells = FIGURE.findall(first) if has_words(first) else []
     return cells if any(amount_cell(c) for c in cells) else []
 
 
@@ -221,7 +221,7 @@ def _part_cells(lines: list[str]) -> list[str]:
     of products prints each one's indication under its name: "Paxlovid", "COVID-19 in certain high-risk
     patients", then its figures)."""
     cells = row_cells(lines)
-    words_at = next((i for i, line in enumerate(lines) if re.search(r"[A-Za-z]{2}", line)), None)
+    words_at = next((i for i, line in enumerate(lines) if has_words(line)), None)
     return cells if cells or words_at is None else row_cells(lines[words_at + 1:])
 
 

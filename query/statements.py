@@ -276,11 +276,20 @@ def label_cells(lines: list[str], i: int, label: str) -> list[str]:
     return FIGURE.findall(lines[i][len(label):]) + row_cells(lines[i + 1:])
 
 
+_WORD = re.compile(r"[A-Za-z]{2}")
+
+
+def has_words(line: str) -> bool:
+    """Whether a line says a word (two letters in a row), not only figures, signs and a currency's letter: a
+    table's label, head or prose, where a line of cells holds none."""
+    return bool(_WORD.search(line))
+
+
 def row_cells(lines: list[str]) -> list[str]:
     """Figures on the lines after a row's label, up to the next line with words."""
     cells: list[str] = []
     for line in lines:
-        if re.search(r"[A-Za-z]{2}", line):
+        if has_words(line):
             break
         cells += FIGURE.findall(line)
     return cells
@@ -312,7 +321,7 @@ def table_head(lines: list[str], i: int) -> list[str]:
 
 def _in_body(lines: list[str], k: int) -> bool:
     """Whether line ``k`` is among a table's rows: figures or nothing, or a label whose row prints an amount."""
-    if not re.search(r"[A-Za-z]{2}", lines[k]):
+    if not has_words(lines[k]):
         return True
     return any(figure_cell(c) for c in FIGURE.findall(lines[k]) + row_cells(lines[k + 1:]))
 

@@ -435,3 +435,12 @@ def test_the_months_a_head_names_with_a_day():
     assert head_month_days("Quarter ended | March 31 | June 30 | Sept. 30 | December 31") == frozenset({3, 6, 9, 12})
     assert head_month_days("Fiscal Year Ended January 31, 2024") == frozenset({1})
     assert head_month_days("Sales in May rose") == frozenset()
+
+
+def test_a_line_with_words_is_a_label_head_or_prose_not_cells():
+    """Two letters in a row make a word; a line of figures, signs, a currency's letter or a quarter's "Q2" has
+    none."""
+    from query.statements import has_words
+
+    assert has_words("Total revenues") and has_words("Three months ended")
+    assert not has_words("$ 1,234 (5) %") and not has_words("Q2 2023") and not has_words("")
