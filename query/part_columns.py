@@ -5,13 +5,12 @@ title does, above the metric's row."""
 
 from __future__ import annotations
 
-import re
-
 from domain.text import FUNCTION_WORDS, words
 from query.parts import PART_LABEL_WORDS, TOTAL_WORDS, PartRow, names_cue, of_period, printed_label
 from query.statements import (
     FIGURE,
     HEAD_WORDS,
+    PIECES,
     amount_cell,
     figure_cell,
     has_words,
@@ -21,7 +20,6 @@ from query.statements import (
 )
 
 _SEGMENT = tuple(words("segment"))
-_PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and the levels of a cell's title
 
 
 def part_column(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[str, ...], ...], chunk: dict,
@@ -83,7 +81,7 @@ def _title_pieces(lines: list[str], i: int) -> list[str] | None:
     line = lines[i]
     if not has_words(line) or any(figure_cell(c) for c in FIGURE.findall(line)):
         return None
-    pieces = [p for p in _PIECES.split(line.strip()) if p]
+    pieces = [p for p in PIECES.split(line.strip()) if p]
     if len(pieces) < 2 and (len(words(line)) > PART_LABEL_WORDS or row_cells(lines[i + 1:])):
         return None
     return pieces

@@ -387,6 +387,10 @@ def test_a_tables_head_is_the_lines_above_its_rows_and_names_their_span():
     assert table_head(ended, 5) == ["(In millions)"] and head_months(table_head(ended, 5)) == frozenset()
     titled = ["YEAR ENDED MAY 31, 2023", "CONVERSE", "TOTAL", "NIKE, INC.", "Revenues by:", "Footwear", "$ 2,155"]
     assert table_head(titled, 5) == titled[:5]  # a column's company name ends no sentence
+    # an HTML table's header prints its cells on one line: each cell is a title, however many the line holds
+    header = ["Nine Months Ended | % Change Better (Worse) / (in millions) | July 1, 2023 | July 2, 2022 / Revenues",
+              "Subscription fees | $13,382 | $11,374 | 18 %", "Total revenues | 16,346 | 14,651 | 12 %"]
+    assert table_head(header, 2) == header[:1] and head_months(table_head(header, 2)) == frozenset({9})
     assert head_months(["Quarters Ended", "Six Months Ended"]) == frozenset({3, 6})
     assert head_months(["SECOND QUARTER", "SIX MONTHS"]) == frozenset({3, 6})
     assert head_months(["Q2", "% Change"]) == frozenset({3})
