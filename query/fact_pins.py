@@ -25,10 +25,12 @@ ECHO_SEARCH = 30  # passages of the document searched for the facts' figures pri
 
 class FactPinned(NamedTuple):
     """The facts' pins, and the documents whose facts found were a part's (a segment's, a region's: members'
-    rows, not the consolidated figure: ``facts.of_a_part``), whose statements then print no figure asked."""
+    rows, not the consolidated figure: ``facts.of_a_part``), whose statements then print no figure asked; and
+    those whose facts found were the whole's alone (no member's), below a part's own pins where one was asked."""
 
     pins: list[Hit]
     parts: frozenset[str] = frozenset()
+    wholes: frozenset[str] = frozenset()
 
 
 class FactPins(PinReader):
@@ -54,6 +56,7 @@ class FactPins(PinReader):
             [e.name for e in plan.analysis.entities] + [n for d in best for n in (d.company, d.ticker)]
         pins: list[Hit] = []
         parts: set[str] = set()
+        wholes: set[str] = set()
         fact_limit = fact_page_limit(len(best))
         for d in best[:PINNED_DOCUMENTS]:
             if not metric and not says_a_row(self.backend, q.snap.targets, plan.core, names, d.doc_id):
@@ -65,6 +68,8 @@ class FactPins(PinReader):
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             if pages and any(of_a_part(f) for f in found):
                 parts.add(d.doc_id)
+            if pages and not any(f.get("dimensions") for _, facts in pages for f in facts):
+                wholes.add(d.doc_id)
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
                 hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
@@ -78,7 +83,7 @@ class FactPins(PinReader):
                 periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
                 percents = margin_percents(found, periods) if says_margin(plan.core) else set()
                 self._echo(q, d, pages, percents, pins, top, taken)
-        return FactPinned(pins, frozenset(parts))
+        return FactPinned(pins, frozenset(parts), frozenset(wholes))
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
               pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]]) -> None:

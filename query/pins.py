@@ -18,7 +18,7 @@ from query.catalog import DocInfo
 from query.concepts import concept_map
 from query.counts import Counted, count_row_page, count_sentence_page
 from query.defined import definition_at
-from query.fact_pins import FactPins
+from query.fact_pins import FactPinned, FactPins
 from query.line_items import line_item, line_item_page
 from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
@@ -78,7 +78,8 @@ class Pins(PinReader):
 
     def __call__(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
         """Pinned pages, scored just above the best passage: the statements' and notes' (the plan's evidence),
-        then the facts' above those."""
+        then the facts' above those; a part's own pages above the facts where those found the whole's figure
+        alone (the company's revenue for "Abbott's diagnostics sales": :func:`_part_of_whole`)."""
         pinned: list[Hit] = []
         best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
         if q.opts.statements:
@@ -88,7 +89,7 @@ class Pins(PinReader):
             with timing.stage("facts"):
                 taken = {(h.source["doc_id"], int(h.source["_page"])) for h in pinned}
                 facts = self.facts(q, best, (pinned or hits)[0].score, taken)
-                pinned = facts.pins + [h for h in pinned if not _whole_of_part(h, facts.parts)]
+                pinned = with_facts(pinned, facts)
         return pinned
 
     def statement_pins(self, q: Question, best: list[DocInfo], hits: list[Hit]) -> list[Hit]:
@@ -103,9 +104,12 @@ class Pins(PinReader):
         summed_up = measure(plan.lexical) if unplaced else ()  # read at MD&A's opening
         item = line_item(plan.lexical) if unplaced else ()  # read off a statement's row
 
-        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
+        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str, part: bool = False) -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
-                              {**source, "_page": page, "_basis": basis, "_reason": reason}))
+                              {**source, "_page": page, "_basis": basis, "_reason": reason} | ({"_part": True} if part else {})))
+
+        def part_pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
+            pin(source, chunk_id, page, basis, reason, part=True)
 
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
@@ -118,7 +122,7 @@ class Pins(PinReader):
             if plan.shares and q.opts.rows:
                 self.sums(q, d, scope, pin)
             if plan.figure and q.opts.rows:
-                self.parts(q, d, scope, pin)
+                self.parts(q, d, scope, part_pin)
             for statement in plan.statements:
                 found = self._statement_pages(q, statement, scope)
                 for i, (page, source) in enumerate(found):  # the statement itself after the summary of its lines
@@ -137,7 +141,7 @@ class Pins(PinReader):
                     if run_on and offset > HEADING_WINDOW:
                         self._note_continued(q, note, scope, page, pin)
             if plan.figure and q.opts.rows:
-                self.parts(q, d, scope, pin, before_measure=True)  # a part said before its measure: a statement's line too
+                self.parts(q, d, scope, part_pin, before_measure=True)  # a part said before its measure: a statement's line too
                 self._row_pin(q, scope, [h for h in hits if h.source["doc_id"] == d.doc_id],
                               [h for h in pinned if h.source["doc_id"] == d.doc_id], pin, d is best[0])
             for name in plan.sections:
@@ -419,6 +423,22 @@ def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
     region's figure: ``parts``): the statement prints the whole, not the figure asked, so the part's own
     pages (the segment note, MD&A's section) stand in its place."""
     return pin.source["doc_id"] in parts and pin.source["_basis"] in ("statement", "continuation")
+
+
+def with_facts(pinned: list[Hit], facts: FactPinned) -> list[Hit]:
+    """The statements' pins and the facts' in one order: the facts' first, but a part's own pages above the
+    facts of a document where those found the whole's figure alone (:func:`_part_of_whole`); a consolidated
+    statement's pages dropped where the facts found the part's (:func:`_whole_of_part`)."""
+    kept = [h for h in pinned if not _whole_of_part(h, facts.parts)]
+    first = [h for h in kept if _part_of_whole(h, facts.wholes)]
+    return first + facts.pins + [h for h in kept if h not in first]
+
+
+def _part_of_whole(pin: Hit, wholes: frozenset[str]) -> bool:
+    """A part's own page (the part pins', :class:`query.part_pins.PartPins`) in a document whose facts found
+    the whole's figure alone (``wholes``: the company's revenue, no segment's or product's member): the part's
+    row answers, the consolidated statement prints a whole nobody asked, so the part's page goes first."""
+    return bool(pin.source.get("_part")) and pin.source["doc_id"] in wholes
 
 
 def _first_page(hits: list[Hit], read: Callable[[dict], int | None]) -> tuple[int, Hit] | None:

@@ -286,6 +286,25 @@ def test_a_parts_figure_found_leaves_the_consolidated_statement_unpinned():
     assert not _whole_of_part(pin("CL_2023Q2_10Q", "statement"), frozenset())  # the whole's figure found
 
 
+def test_a_parts_own_pages_go_above_the_facts_that_found_the_wholes_figure_alone():
+    """Where the facts found the company's figure alone (no member's: ``wholes``), the part pins' pages come
+    before them; the facts stay first in a document whose facts found a member's, and before other pins."""
+    from query.fact_pins import FactPinned
+    from query.pins import with_facts
+
+    def pin(doc_id: str, page: int, basis: str, part: bool = False) -> Hit:
+        return Hit(f"{doc_id}:{page}", 1.0, {"doc_id": doc_id, "_basis": basis, "_page": page} |
+                   ({"_part": True} if part else {}))
+
+    fact, row, statement = pin("ABT_Q", 2, "fact"), pin("ABT_Q", 23, "row", part=True), pin("ABT_Q", 5, "statement")
+    pages = [h.source["_page"] for h in with_facts([statement, row], FactPinned([fact], wholes=frozenset({"ABT_Q"})))]
+    assert pages == [23, 2, 5]
+    pages = [h.source["_page"] for h in with_facts([statement, row], FactPinned([fact]))]  # a member's facts
+    assert pages == [2, 5, 23]
+    pages = [h.source["_page"] for h in with_facts([statement, row], FactPinned([fact], parts=frozenset({"ABT_Q"})))]
+    assert pages == [2, 23]  # the part's facts found: the consolidated statement prints no figure asked
+
+
 def test_a_part_is_a_segments_or_a_regions_not_a_product_lines_or_a_class_of_stocks():
     """The consolidated statements print no segment's or region's row, but may print a product line's (Oracle's
     cloud services and license support) or a class of stock's (Visa's class A repurchases): only the first
