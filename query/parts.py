@@ -71,7 +71,11 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     lines = text.split("\n")
     at = 0
     best = None  # the row naming most of the part, the first of those: a division's row ("Electronics") may
+    header = chunk.get("kind") == "table"  # an HTML table's passage opens on its header row, no part's row
     for i, line in enumerate(lines):  # come before the segment's total ("Total Transportation and Electronics")
+        if i == 0 and header:
+            at += len(line) + 1
+            continue
         said = words(_alternative(FIGURE.sub(" ", line), parts))
         named = frozenset(said) - FUNCTION_WORDS
         part = named & parts - measured  # the metric's own row ("Capital Expenditures") is no part's

@@ -165,6 +165,14 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
                "page_start": 84, "page_end": 84}
     assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, markets, measures=measures) == \
         (84, 2, "INVEGA SUSTENNA / XEPLION / INVEGA", True)
+    # an HTML table's passage opens on its header row, repeated in each passage: no part's row, though a
+    # country's row under it prints figures (Johnson & Johnson's "MEDTECH / Interventional Solutions")
+    medtech = frozenset(words("medtech"))
+    repeated = {"kind": "table", "page_start": 30, "page_end": 30,
+                "text": "MEDTECH / Interventional Solutions\nU.S. | 908 | 525 | 73.1\nInternational | 712 | 525 | 35.7"}
+    assert part_row(frozenset(words("MedTech sales Q2 2023")), medtech, cues, repeated, measures=measures) is None
+    assert part_row(frozenset(words("MedTech sales Q2 2023")), medtech, cues, {**repeated, "kind": "text"},
+                    measures=measures) is not None  # a PDF's text: the same lines are the part's row
     combined = {**markets, "text": "INVEGA SUSTENNA and XEPLION / TREVICTA\n2,550 \n2,314"}
     assert part_row(frozenset(words("Invega Sustenna sales 2021")), invega, cues, combined, measures=measures) is None
     # a slash pairing a sign's two words is one line item's label, not names ("costs/(credits)" for Ford Credit)
