@@ -18,7 +18,16 @@ from domain.text import (
     typed_lower,
     words,
 )
-from query.statements import FIGURE, ROW_FIGURES, amount_cell, has_words, page_position, row_cells, table_head
+from query.statements import (
+    FIGURE,
+    ROW_FIGURES,
+    amount_cell,
+    has_words,
+    opens_on_header,
+    page_position,
+    row_cells,
+    table_head,
+)
 
 PART_LABEL_WORDS = 6  # words a part's row label holds at most ("Building Solutions North America")
 # Words a part's label may add to the part's own: it is a segment's, a business's (none names which)
@@ -71,7 +80,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     lines = text.split("\n")
     at = 0
     best = None  # the row naming most of the part, the first of those: a division's row ("Electronics") may
-    header = chunk.get("kind") == "table"  # an HTML table's passage opens on its header row, no part's row
+    header = opens_on_header(chunk)  # a header row is no part's row
     for i, line in enumerate(lines):  # come before the segment's total ("Total Transportation and Electronics")
         if i == 0 and header:
             at += len(line) + 1

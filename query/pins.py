@@ -431,7 +431,7 @@ def with_facts(pinned: list[Hit], facts: FactPinned) -> list[Hit]:
     statement's pages dropped where the facts found the part's (:func:`_whole_of_part`)."""
     kept = [h for h in pinned if not _whole_of_part(h, facts.parts)]
     first = [h for h in kept if _part_of_whole(h, facts.wholes)]
-    return first + facts.pins + [h for h in kept if h not in first]
+    return first + facts.pins + [h for h in kept if not _part_of_whole(h, facts.wholes)]
 
 
 def _part_of_whole(pin: Hit, wholes: frozenset[str]) -> bool:

@@ -66,7 +66,7 @@ def statement_page(statement: str, chunk: dict, following: dict | None = None, s
         page, offset = page_position(chunk, start)
         table = bool(following) and chunk.get("kind") != "table" and following.get("kind") == "table" and \
             int(following.get("page_start") or -1) == page and len(text) - m.start() < FIGURES_WINDOW
-        header = start == 0 and chunk.get("kind") == "table"  # a table chunk's first row: its header
+        header = start == 0 and opens_on_header(chunk)
         if statement_heads(statement, text, m, offset, header=header, summaries=summaries) or (
                 following is not None and statement_heads(statement, probe, m, offset, table_follows=table,
                                                           header=header, summaries=summaries)):
@@ -274,6 +274,12 @@ def label_cells(lines: list[str], i: int, label: str) -> list[str]:
     """The figures of the row line ``i`` labels (``label``: :func:`labelled_lines`'): after the label on its
     line, then on the lines after it up to the next line with words (a PDF's text puts a row's cells below)."""
     return FIGURE.findall(lines[i][len(label):]) + row_cells(lines[i + 1:])
+
+
+def opens_on_header(chunk: dict) -> bool:
+    """Whether a passage's first line is its table's header row: an HTML table's passages each open on it,
+    repeated in every passage of a long table (a PDF's passages are text, their column titles lines of it)."""
+    return chunk.get("kind") == "table"
 
 
 _WORD = re.compile(r"[A-Za-z]{2}")
