@@ -5,6 +5,7 @@ the iXBRL facts it names (``query.fact_pins``), placed just above the best passa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from domain.periods import FORECAST_TERMS
@@ -78,8 +79,9 @@ class Pins(PinReader):
 
     def __call__(self, q: Question, docs: list[ScoredDoc], hits: list[Hit]) -> list[Hit]:
         """Pinned pages, scored just above the best passage: the statements' and notes' (the plan's evidence),
-        then the facts' above those; a part's own pages above the facts where those found the whole's figure
-        alone (the company's revenue for "Abbott's diagnostics sales": :func:`_part_of_whole`)."""
+        then the facts' above those; the regions' table of a comparison, and a part's own pages where the facts
+        found the whole's figure alone (the company's revenue for "Abbott's diagnostics sales"), above the facts
+        (:func:`with_facts`)."""
         pinned: list[Hit] = []
         best = _best_per_company(docs)  # every company's; pins look in the first PINNED_DOCUMENTS
         if q.opts.statements:
@@ -104,19 +106,18 @@ class Pins(PinReader):
         summed_up = measure(plan.lexical) if unplaced else ()  # read at MD&A's opening
         item = line_item(plan.lexical) if unplaced else ()  # read off a statement's row
 
-        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str, part: bool = False) -> None:
+        def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str, mark: str = "") -> None:
             pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
-                              {**source, "_page": page, "_basis": basis, "_reason": reason} | ({"_part": True} if part else {})))
+                              {**source, "_page": page, "_basis": basis, "_reason": reason} | ({mark: True} if mark else {})))
 
-        def part_pin(source: dict, chunk_id: str, page: int, basis: str, reason: str) -> None:
-            pin(source, chunk_id, page, basis, reason, part=True)
+        part_pin, compared_pin = functools.partial(pin, mark=PART), functools.partial(pin, mark=COMPARED)
 
         for d in best[:PINNED_DOCUMENTS]:
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             if plan.defines:  # first: the question asks the sentence, not a figure
                 self._definition_pin(q, scope, plan.defines, pin)
             if plan.regions and q.opts.rows:  # a table's rows, as the parts' pins: the rows option rules both
-                self.regions(q, d, scope, pin)
+                self.regions(q, d, scope, compared_pin)
             if plan.operates:
                 self.regions.operations(q, scope, pin, q.opts.rows)
             if plan.shares and q.opts.rows:
@@ -425,20 +426,29 @@ def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
     return pin.source["doc_id"] in parts and pin.source["_basis"] in ("statement", "continuation")
 
 
+PART = "_part"  # a pin's mark: a part's own page (:class:`query.part_pins.PartPins`)
+COMPARED = "_compared"  # a pin's mark: the table setting the parts compared side by side (regions')
+
+
 def with_facts(pinned: list[Hit], facts: FactPinned) -> list[Hit]:
-    """The statements' pins and the facts' in one order: the facts' first, but a part's own pages above the
-    facts of a document where those found the whole's figure alone (:func:`_part_of_whole`); a consolidated
-    statement's pages dropped where the facts found the part's (:func:`_whole_of_part`)."""
+    """The statements' pins and the facts' in one order: the facts' first, but a comparison's table and a
+    part's own pages above the facts of their document where those cannot answer alone (:func:`_above_facts`);
+    a consolidated statement's pages dropped where the facts found the part's (:func:`_whole_of_part`)."""
     kept = [h for h in pinned if not _whole_of_part(h, facts.parts)]
-    first = [h for h in kept if _part_of_whole(h, facts.wholes)]
-    return first + facts.pins + [h for h in kept if not _part_of_whole(h, facts.wholes)]
+    with_pins = frozenset(h.source["doc_id"] for h in facts.pins)
+    first = [h for h in kept if _above_facts(h, with_pins, facts.wholes)]
+    return first + facts.pins + [h for h in kept if not _above_facts(h, with_pins, facts.wholes)]
 
 
-def _part_of_whole(pin: Hit, wholes: frozenset[str]) -> bool:
-    """A part's own page (the part pins', :class:`query.part_pins.PartPins`) in a document whose facts found
-    the whole's figure alone (``wholes``: the company's revenue, no segment's or product's member): the part's
-    row answers, the consolidated statement prints a whole nobody asked, so the part's page goes first."""
-    return bool(pin.source.get("_part")) and pin.source["doc_id"] in wholes
+def _above_facts(pin: Hit, with_pins: frozenset[str], wholes: frozenset[str]) -> bool:
+    """Whether a pin answers before its document's facts (``with_pins``: the documents the facts pinned):
+    the table of the regions compared ("Which of Apple's geographic segments grew most?"), since a fact
+    states one region's figure (or the company's) and the table all of them with their change; or a part's
+    own page where the facts found the whole's figure alone (``wholes``: the company's revenue, no segment's
+    or product's member), since the part's row answers and the consolidated statement prints a whole nobody
+    asked."""
+    doc = pin.source["doc_id"]
+    return (bool(pin.source.get(COMPARED)) and doc in with_pins) or (bool(pin.source.get(PART)) and doc in wholes)
 
 
 def _first_page(hits: list[Hit], read: Callable[[dict], int | None]) -> tuple[int, Hit] | None:

@@ -21,7 +21,7 @@ from query.concepts import concept_map
 from query.parts import PART_LABEL_WORDS, of_period, printed_label
 from query.pin_policy import PinReader
 from query.question import Question
-from query.statements import FIGURE, HEAD_WORDS, ROW_FIGURES, ROW_LINES, page_position, row_cells, table_head
+from query.statements import FIGURE, ROW_FIGURES, ROW_LINES, page_position, prose, row_cells, table_head
 
 REGION_SEARCH = 50  # passages of the document read for the regions' table
 REGIONS_LISTED = 2  # regions a table names, each with its figures, at the least
@@ -93,7 +93,7 @@ def _table_lists(lines: list[str], months: frozenset[int], years: frozenset[int]
     at, block = 0, None
     for i, line in enumerate(lines):
         at, start = at + len(line) + 1, at
-        if len(words(line)) > HEAD_WORDS:  # prose: the table above, if any, has ended
+        if prose(line):  # the table above, if any, has ended
             block = None
             continue
         label = printed_label(line)

@@ -318,7 +318,7 @@ def table_head(lines: list[str], i: int) -> list[str]:
     for k in range(top - 1, -1, -1):
         line = lines[k].strip()
         said = words(line)
-        if len(head) >= HEAD_LINES or _prose(line) or (ends_sentence(line) and len(said) > 1) or \
+        if len(head) >= HEAD_LINES or prose(line) or (ends_sentence(line) and len(said) > 1) or \
                 any(figure_cell(c) for c in FIGURE.findall(line) + (row_cells(lines[k + 1:]) if said else [])):
             break
         head += [line] if line else []
@@ -328,10 +328,11 @@ def table_head(lines: list[str], i: int) -> list[str]:
 PIECES = re.compile(r"\s*\|\s*|\s+/\s+")  # an HTML table's header cells, and the levels of a cell's title
 
 
-def _prose(line: str) -> bool:
-    """Whether a line above a table is the prose before it, not its head: a cell of more than ``HEAD_WORDS``
-    words (an HTML table's header prints its cells on one line: "Nine Months Ended | % Change Better (Worse) /
-    (in millions) | July 1, 2023 | ...", each cell a title)."""
+def prose(line: str) -> bool:
+    """Whether a line is prose, not a table's head nor its row: a cell of more than ``HEAD_WORDS`` words (an
+    HTML table prints a row's cells on one line, "Nine Months Ended | % Change Better (Worse) / (in millions) |
+    July 1, 2023 | ..." as a head, "Americas | $167,045 | 3% | $162,560 | (4)% | $169,658" as a row: each cell
+    a title or a figure)."""
     return any(len(words(piece)) > HEAD_WORDS for piece in PIECES.split(line))
 
 

@@ -305,6 +305,25 @@ def test_a_parts_own_pages_go_above_the_facts_that_found_the_wholes_figure_alone
     assert pages == [2, 23]  # the part's facts found: the consolidated statement prints no figure asked
 
 
+def test_the_table_of_the_regions_compared_goes_above_its_documents_facts():
+    """"Which of Apple's geographic segments grew most?": the facts found state one region's figure each (or
+    the company's), the regions' table all of them with their change, so the table comes first; in a document
+    whose facts pinned nothing (a PDF), and below another document's facts, the pins keep their order."""
+    from query.fact_pins import FactPinned
+    from query.pins import COMPARED, with_facts
+
+    def pin(doc_id: str, page: int, basis: str, compared: bool = False) -> Hit:
+        return Hit(f"{doc_id}:{page}", 1.0, {"doc_id": doc_id, "_basis": basis, "_page": page} |
+                   ({COMPARED: True} if compared else {}))
+
+    note, table, fact = pin("AAPL_K", 47, "note"), pin("AAPL_K", 23, "row", compared=True), pin("AAPL_K", 48, "fact")
+    for found in (FactPinned([fact], parts=frozenset({"AAPL_K"})), FactPinned([fact], wholes=frozenset({"AAPL_K"}))):
+        assert [h.source["_page"] for h in with_facts([note, table], found)] == [23, 48, 47]
+    assert [h.source["_page"] for h in with_facts([note, table], FactPinned([]))] == [47, 23]
+    other = pin("MSFT_K", 30, "fact")
+    assert [h.source["_page"] for h in with_facts([note, table], FactPinned([other]))] == [30, 47, 23]
+
+
 def test_a_part_is_a_segments_or_a_regions_not_a_product_lines_or_a_class_of_stocks():
     """The consolidated statements print no segment's or region's row, but may print a product line's (Oracle's
     cloud services and license support) or a class of stock's (Visa's class A repurchases): only the first

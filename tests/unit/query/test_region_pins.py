@@ -99,3 +99,14 @@ def test_the_regions_a_business_names_are_read_from_its_first_regions_page():
     assert _first_region_page(passage) == 4
     assert _first_region_page({**passage, "char_end": 10}) == 3
     assert _first_region_page({"text": "We sell software.", "page_start": 7, "page_end": 7}) == 7
+
+
+def test_an_html_tables_rows_of_many_cells_are_rows_not_prose():
+    """An HTML table prints each row's cells on one line: a row of five figures says more than a head's words
+    and is still a row (Apple's net sales by reportable segment)."""
+    html = ("2024 | Change | 2023 | Change | 2022\nAmericas | $167,045 | 3% | $162,560 | (4)% | $169,658\n"
+            "Europe | 101,328 | 7% | 94,294 | (1)% | 95,118\nGreater China | 66,952 | (8)% | 72,559 | (2)% | 74,200\n"
+            "Japan | 25,052 | 3% | 24,257 | (7)% | 25,977\nTotal net sales | $391,035 | 2% | $383,285 | (3)% | $394,328")
+    found, at = listed_regions(html, years=frozenset({2024}), measures=(("net", "sale"),))
+    assert found == {("america",), ("europ",), ("greater", "china"), ("japan",)}
+    assert html[at:].startswith("Americas")
