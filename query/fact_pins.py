@@ -33,6 +33,9 @@ class FactPinned(NamedTuple):
     wholes: frozenset[str] = frozenset()
 
 
+_MARGIN_ECHO = "the margin asked, as the facts compute it, off their tagged pages"
+
+
 class FactPins(PinReader):
     """``FactPins(backend)(question, best documents, top score, pages taken)``: the facts' pages, then the
     amount printed again."""
@@ -70,6 +73,7 @@ class FactPins(PinReader):
                 parts.add(d.doc_id)
             if pages and not any(f.get("dimensions") for _, facts in pages for f in facts):
                 wholes.add(d.doc_id)
+            start = len(pins)  # this document's first pin
             for page, facts in pages:
                 scope = {**(q.filters or {}), "doc_id": d.doc_id, "page_start": [page - 1, page]}
                 hits = [h for h in self._bm25(q, plan.lexical, scope, 20)
@@ -82,18 +86,18 @@ class FactPins(PinReader):
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
                 periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
                 percents = margin_percents(found, periods) if says_margin(plan.core) else set()
-                self._echo(q, d, pages, percents, pins, top, taken)
+                self._echo(q, d, pages, percents, pins, top, taken, start)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
-              pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]]) -> None:
+              pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]], start: int) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
         (:func:`query.statements.echo_page`), outside the statements' Item first (a 10-Q's other statements
         print net income again before its MD&A does). A margin asked: the page printing one of ``percents``, the
-        margins the facts compute (:func:`query.margins.margin_percents`), comes first, even one another pin
-        took lower."""
+        margins the facts compute (:func:`query.margins.margin_percents`), even one another pin took lower,
+        comes before the document's fact pages (from ``start``): they print the margin's terms, it the margin."""
         facts = [f for _, found in pages for f in found]
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
@@ -104,7 +108,7 @@ class FactPins(PinReader):
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
-        echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
+        echoes = [(page, h, _MARGIN_ECHO) for h in hits
                   if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
         if not echoes:
             tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
@@ -117,9 +121,18 @@ class FactPins(PinReader):
                           if (page := said_amount_page(h.source, amounts)) is not None and page not in tagged]
         if echoes:
             page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
-            pins.append(Hit(h.id, top * (1.05 - 0.01 * len(pins)),
-                            {**h.source, "_page": page, "_basis": "fact",
-                             "_reason": f"prints the figure asked again ({what})"}))
+            echo = Hit(h.id, 0.0, {**h.source, "_page": page, "_basis": "fact",
+                                   "_reason": f"prints the figure asked again ({what})"})
+            place_echo(pins, echo, start if what == _MARGIN_ECHO else len(pins), top)
+
+
+def place_echo(pins: list[Hit], echo: Hit, at: int, top: float) -> None:
+    """Put ``echo`` at ``at`` among the facts' ``pins`` (a margin printed: before its document's fact pages;
+    an amount printed again: last), and score the pins from there in their new order, each just below the
+    one before (``top``: the best passage's score)."""
+    pins.insert(at, echo)
+    for i, pinned in enumerate(pins[at:], start=at):
+        pinned.score = top * (1.05 - 0.01 * i)
 
 
 def said_amounts(facts: list[dict], asked: frozenset[str]) -> list[tuple[float, frozenset[str]]]:

@@ -65,3 +65,16 @@ def test_percent_page_ignores_other_rows_and_other_values():
     assert percent_page({"10.0"}, asked, tax) is None  # the value, under words the question does not say
     other = {"text": "Operating margin | 10.7% | 10.0%", "page_start": 35, "page_end": 35}
     assert percent_page({"13.7"}, asked, other) is None
+
+
+def test_the_margin_printed_goes_before_its_documents_fact_pages():
+    """"What was General Dynamics' operating margin in 2023?": the facts' pages print operating earnings and
+    revenue, MD&A's page the margin itself, so it comes before them; another document's pins keep their
+    place, and each pin scores below the one before."""
+    from kernel.search import Hit
+    from query.fact_pins import place_echo
+
+    pins = [Hit("other:3", 1.05, {"_page": 3}), Hit("gd:54", 1.04, {"_page": 54}), Hit("gd:80", 1.03, {"_page": 80})]
+    place_echo(pins, Hit("gd:35", 0.0, {"_page": 35}), 1, 1.0)
+    assert [h.source["_page"] for h in pins] == [3, 35, 54, 80]
+    assert [round(h.score, 2) for h in pins] == [1.05, 1.04, 1.03, 1.02]
