@@ -33,9 +33,6 @@ class FactPinned(NamedTuple):
     wholes: frozenset[str] = frozenset()
 
 
-_MARGIN_ECHO = "the margin asked, as the facts compute it, off their tagged pages"
-
-
 class FactPins(PinReader):
     """``FactPins(backend)(question, best documents, top score, pages taken)``: the facts' pages, then the
     amount printed again."""
@@ -108,9 +105,10 @@ class FactPins(PinReader):
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
-        echoes = [(page, h, _MARGIN_ECHO) for h in hits
+        echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
                   if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
-        if not echoes:
+        margin = bool(echoes)  # the margin printed: before the document's fact pages, not after them
+        if not margin:
             tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
                       and page not in own]
             echoes = [(page, h, "the facts' amount, off their tagged pages") for page, h in tables
@@ -123,7 +121,7 @@ class FactPins(PinReader):
             page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             echo = Hit(h.id, 0.0, {**h.source, "_page": page, "_basis": "fact",
                                    "_reason": f"prints the figure asked again ({what})"})
-            place_echo(pins, echo, start if what == _MARGIN_ECHO else len(pins), top)
+            place_echo(pins, echo, start if margin else len(pins), top)
 
 
 def place_echo(pins: list[Hit], echo: Hit, at: int, top: float) -> None:
