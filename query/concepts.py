@@ -38,6 +38,7 @@ class Concept:
     written: tuple[str, ...] = ()  # the cues as the map writes them (the first: the name filings print most)
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
     listed: bool = False  # long tables list the parts row by row under one header of this measure
+    unreported: bool = False  # a statistic MD&A reports and no statement does: its words name no fact
 
     def matches(self, stems: str) -> bool:
         return _said_with(stems, self.cues, self.with_cues)
@@ -112,6 +113,11 @@ class ConceptMap:
     def figure_cues(self, names: list[str]) -> tuple[Cue, ...]:
         """Every cue of the named figure concepts: the measure asked, however a filing's table may say it."""
         return tuple(cue for c in self.concepts if c.name in names and c.figure for cue in c.cues)
+
+    def unreported_terms(self) -> tuple[str, ...]:
+        """The cues, as the map writes them, of the measures no statement reports ("organic net sales",
+        "comparable sales", "backlog"): though their words name a line, no fact states them."""
+        return tuple(w for c in self.concepts if c.unreported for w in c.written)
 
     def measure_cues(self) -> tuple[Cue, ...]:
         """Every figure concept's cues: the words by which a table's header says what it measures (a passage
@@ -212,7 +218,8 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 tuple(_cue(c, where) for c in entry.get("with") or ()),
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
                                 bool(entry.get("one_measure", False)), tuple(entry["cues"]),
-                                tuple(entry.get("about") or ()), bool(entry.get("listed", False))))
+                                tuple(entry.get("about") or ()), bool(entry.get("listed", False)),
+                                bool(entry.get("unreported", False))))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of + c.about if n not in names]:

@@ -33,6 +33,7 @@ from domain.text import (
 )
 from domain.text import terms as full_text_terms
 from kernel.search import SearchReader
+from query.concepts import concept_map
 from query.parts import ASKING, SECTION_WORDS
 from schemas.index import INDEXES
 
@@ -103,11 +104,13 @@ class ConceptMatch:
 
 @functools.cache
 def synonyms() -> dict[str, tuple[str, ...]]:
-    """Analyst term (lower case) -> concepts, from the reviewed file."""
+    """Analyst term (lower case) -> concepts, from the reviewed file; and the names of the measures no
+    statement reports (the concept map's ``unreported``: "organic net sales") -> none, so a question asking
+    one gets no fact pins though its words name a line ("net sales"), and MD&A's words answer it."""
     data = vocabulary.load("fact_synonyms")
-    out = {}
+    out: dict[str, tuple[str, ...]] = {term.lower(): () for term in concept_map().unreported_terms()}
     for term, concepts in data.items():
-        if not isinstance(concepts, list) or not all(isinstance(c, str) and ":" in c for c in concepts):
+        if not isinstance(concepts, list) or not concepts or not all(isinstance(c, str) and ":" in c for c in concepts):
             raise FactsError(f"fact_synonyms.yaml: {term!r} must list concept QNames")
         out[str(term).lower()] = tuple(concepts)
     return out
@@ -229,7 +232,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     scope = {"doc_id": doc_id, "kind": "numeric"}
     terms = synonym_terms(question)
     if any(not synonyms()[t] for t in terms):
-        return []  # a measure no statement reports ("comparable sales"): its "sales" is not the revenue line
+        return []  # a measure no statement reports ("organic net sales"): its "net sales" is not the revenue line
     concepts = [m.concept for m in _term_concepts(terms)]
     asked = metric_words(question, names)
     said = frozenset(words(question))

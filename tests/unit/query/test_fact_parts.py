@@ -120,10 +120,16 @@ def test_pinned_pages_run_on_only_for_one_company():
 
 
 def test_no_facts_for_a_measure_no_statement_reports():
-    """"comparable sales" is no revenue line: the question gets no fact pins, so no search runs (no backend)."""
+    """"comparable sales" is no revenue line: the question gets no fact pins, so no search runs (no backend).
+    The measures are the concept map's (``unreported``), every name of them: "organic net sales" is not the
+    "net sales" line, "constant currency revenues" not the revenue line."""
     from query.facts import question_facts
 
     assert question_facts(None, {}, "What was Lowe's comparable sales change in fiscal 2023?", ["Lowe's"], "LOW") == []
+    for asked in ("What were Acme's Organic Net Sales in 2023?", "Acme constant-currency revenues, Q3 2023",
+                  "What was Acme's currency-neutral revenue growth in fiscal 2024?", "Acme's order backlog in 2023",
+                  "What was Acme's underwriting expense ratio?"):
+        assert question_facts(None, {}, asked, ["Acme"], "ACME") == [], asked
 
 
 def test_a_figure_asked_split_one_way_takes_that_splits_rows():
@@ -253,7 +259,8 @@ def test_the_concepts_a_questions_words_find_and_a_lenders_reviewed_terms():
     assert best_concepts(scored, floor=0.9) == ["us-gaap:GrossProfit"] and best_concepts([]) == []
     assert synonym_terms("What provisions for credit losses did Acme record?") == ["provision for credit losses"]
     assert "us-gaap:InterestIncomeExpenseNet" in synonyms()["net interest income"]
-    assert synonyms()["written premiums"] == synonyms()["combined ratio"] == ()
+    untagged = synonym_terms("What were Acme's net written premiums and combined ratio?")
+    assert sorted(untagged) == ["combined ratio", "written premium"] and [synonyms()[t] for t in untagged] == [(), ()]
 
 
 def test_a_part_said_after_the_companys_possessive_is_a_metric_word():
