@@ -116,8 +116,15 @@ class ConceptMap:
 
     def unreported_terms(self) -> tuple[str, ...]:
         """The cues, as the map writes them, of the measures no statement reports ("organic net sales",
-        "comparable sales", "backlog"): though their words name a line, no fact states them."""
-        return tuple(w for c in self.concepts if c.unreported for w in c.written)
+        "comparable sales", "backlog"): though their words name a line, no fact states them. Not the cues of
+        one said with a qualifier elsewhere in the text ("revenue" ... "in constant currency"): alone, they
+        name the line."""
+        return tuple(w for c in self.concepts if c.unreported and not c.with_cues for w in c.written)
+
+    def unreported(self, text: str) -> bool:
+        """Whether the text asks a measure no statement reports, by its name or by the line's with the
+        qualifier said after it ("net revenue grew on a currency-neutral basis")."""
+        return any(c.unreported for c in self.matching(text))
 
     def measure_cues(self) -> tuple[Cue, ...]:
         """Every figure concept's cues: the words by which a table's header says what it measures (a passage

@@ -231,7 +231,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     facts = INDEXES["facts"]
     scope = {"doc_id": doc_id, "kind": "numeric"}
     terms = synonym_terms(question)
-    if any(not synonyms()[t] for t in terms):
+    if any(not synonyms()[t] for t in terms) or concept_map().unreported(question):
         return []  # a measure no statement reports ("organic net sales"): its "net sales" is not the revenue line
     concepts = [m.concept for m in _term_concepts(terms)]
     asked = metric_words(question, names)

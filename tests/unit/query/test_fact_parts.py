@@ -128,7 +128,10 @@ def test_no_facts_for_a_measure_no_statement_reports():
     assert question_facts(None, {}, "What was Lowe's comparable sales change in fiscal 2023?", ["Lowe's"], "LOW") == []
     for asked in ("What were Acme's Organic Net Sales in 2023?", "Acme constant-currency revenues, Q3 2023",
                   "What was Acme's currency-neutral revenue growth in fiscal 2024?", "Acme's order backlog in 2023",
-                  "What was Acme's underwriting expense ratio?"):
+                  "What was Acme's underwriting expense ratio?",
+                  # the qualifier said after the line: the line's name alone, which stays the revenue line's term
+                  "How much did Acme's net revenue grow on a currency-neutral basis in 2023?",
+                  "What were Acme's revenues in constant currency terms?", "How much did Acme's sales grow organically?"):
         assert question_facts(None, {}, asked, ["Acme"], "ACME") == [], asked
 
 

@@ -227,6 +227,11 @@ def test_concepts_route_judgements_to_their_evidence():
     p = plan_of("What was Acme's total backlog at the end of 2022?")
     assert p.concepts == ["backlog"] and p.figure and p.statements == [] and "7" in p.items
     assert [synonyms()[t] for t in synonym_terms(p.core)] == [()]
+    # a line qualified by words said after it is the qualified measure (MD&A's), and its name alone stays the line
+    p = plan_of("How much did Acme's net revenue grow on a currency-neutral basis in 2023?")
+    assert "qualified sales said after" in p.concepts and concept_map().unreported(p.core)
+    assert plan_of("What were Acme's Organic Net Sales in 2023?").concepts == ["qualified sales"]
+    assert not concept_map().unreported("What was Acme's net revenue in 2023?") and synonyms()["revenue"]
     # a statement named outright decides, even in the instructions
     p = plan_of("Using the cash flow statement, how much did Acme generate from operations in FY2020?")
     assert p.statements == ["cash flow statement"]
