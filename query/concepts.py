@@ -233,6 +233,8 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
             raise ConceptMapError(f"{source} concept {c.name}: instead_of or about names no concept: {', '.join(unknown)}")
         if (c.one_measure or c.listed) and not c.figure:
             raise ConceptMapError(f"{source} concept {c.name}: one_measure and listed need figure: true (a row's label)")
+        if c.unreported and not c.figure:
+            raise ConceptMapError(f"{source} concept {c.name}: unreported needs figure: true (a measure)")
     doc_types = {t: tuple(_doc_type_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())

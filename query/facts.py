@@ -111,7 +111,8 @@ def synonyms() -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {term.lower(): () for term in concept_map().unreported_terms()}
     for term, concepts in data.items():
         if not isinstance(concepts, list) or not concepts or not all(isinstance(c, str) and ":" in c for c in concepts):
-            raise FactsError(f"fact_synonyms.yaml: {term!r} must list concept QNames")
+            raise FactsError(f"fact_synonyms.yaml: {term!r} must list concept QNames (a measure no statement "
+                             "reports is concepts.yaml's, unreported: true)")
         out[str(term).lower()] = tuple(concepts)
     return out
 

@@ -525,6 +525,12 @@ def test_a_row_of_one_measure_may_print_any_of_its_names():
     assert plan_of("What was Acme's capex in 2023?").lexical.endswith("capital expenditure")
     with pytest.raises(ConceptMapError, match="one_measure and listed need figure"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "one_measure": True}]})
+    with pytest.raises(ConceptMapError, match="unreported needs figure"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "unreported": True}]})
+    unreported = parse({"concepts": [{"name": "x", "cues": ["x y"], "evidence": ["cover"], "figure": True, "unreported": True},
+                                     {"name": "z", "cues": ["z"], "with": ["y"], "evidence": ["cover"], "figure": True,
+                                      "unreported": True}]})
+    assert unreported.unreported_terms() == ("x y",) and unreported.unreported("z, said with y")
 
 
 def test_the_concept_map_is_validated():
