@@ -231,9 +231,9 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     then that part's; one search finds both (the question's words bring a part's rows up)."""
     facts = INDEXES["facts"]
     scope = {"doc_id": doc_id, "kind": "numeric"}
-    terms = synonym_terms(question)
-    if any(not synonyms()[t] for t in terms) or concept_map().unreported(question):
+    if concept_map().unreported(question):  # its names are also synonyms' terms of no concept (:func:`synonyms`)
         return []  # a measure no statement reports ("organic net sales"): its "net sales" is not the revenue line
+    terms = synonym_terms(question)
     concepts = [m.concept for m in _term_concepts(terms)]
     asked = metric_words(question, names)
     said = frozenset(words(question))
