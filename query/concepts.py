@@ -39,6 +39,7 @@ class Concept:
     about: tuple[str, ...] = ()  # concepts that, said with this one, name what it is about: they do not count
     listed: bool = False  # long tables list the parts row by row under one header of this measure
     unreported: bool = False  # a statistic MD&A reports and no statement does: its words name no fact
+    by_plan: bool = False  # a benefit plan's figure: filers tag it plan by plan, and no consolidated fact states it
 
     def matches(self, stems: str) -> bool:
         return _said_with(stems, self.cues, self.with_cues)
@@ -125,6 +126,11 @@ class ConceptMap:
         """Whether the text asks a measure no statement reports, by its name or by the line's with the
         qualifier said after it ("net revenue grew on a currency-neutral basis")."""
         return any(c.unreported for c in self.matching(text))
+
+    def by_plan(self, text: str) -> bool:
+        """Whether the text asks a benefit plan's figure (a pension plan's discount rate), which filers tag
+        plan by plan (pension or retiree medical, U.S. or foreign) with no consolidated fact."""
+        return any(c.by_plan for c in self.matching(text))
 
     def measure_cues(self) -> tuple[Cue, ...]:
         """Every figure concept's cues: the words by which a table's header says what it measures (a passage
@@ -226,15 +232,15 @@ def parse(data: dict, source: str = "concept map") -> ConceptMap:
                                 bool(entry.get("narrative", False)), tuple(entry.get("instead_of") or ()),
                                 bool(entry.get("one_measure", False)), tuple(entry["cues"]),
                                 tuple(entry.get("about") or ()), bool(entry.get("listed", False)),
-                                bool(entry.get("unreported", False))))
+                                bool(entry.get("unreported", False)), bool(entry.get("by_plan", False))))
     names = {c.name for c in concepts}
     for c in concepts:
         if unknown := [n for n in c.instead_of + c.about if n not in names]:
             raise ConceptMapError(f"{source} concept {c.name}: instead_of or about names no concept: {', '.join(unknown)}")
         if (c.one_measure or c.listed) and not c.figure:
             raise ConceptMapError(f"{source} concept {c.name}: one_measure and listed need figure: true (a row's label)")
-        if c.unreported and not c.figure:
-            raise ConceptMapError(f"{source} concept {c.name}: unreported needs figure: true (a measure)")
+        if (c.unreported or c.by_plan) and not c.figure:
+            raise ConceptMapError(f"{source} concept {c.name}: unreported and by_plan need figure: true (a measure)")
     doc_types = {t: tuple(_doc_type_cue(c, f"{source} doc type {t}") for c in cues)
                  for t, cues in (data.get("doc_types") or {}).items()}
     narrative = tuple(_cue(c, f"{source} narrative") for c in data.get("narrative") or ())

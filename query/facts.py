@@ -233,6 +233,11 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     scope = {"doc_id": doc_id, "kind": "numeric"}
     if concept_map().unreported(question):  # its names are also synonyms' terms of no concept (:func:`synonyms`)
         return []  # a measure no statement reports ("organic net sales"): its "net sales" is not the revenue line
+    plans = concept_map().by_plan(question)  # a plan's figure: the plans' own rows stand for the whole
+
+    def as_whole(fact: dict) -> bool:
+        return not fact.get("dimensions") or plans and of_plans(fact)
+
     terms = synonym_terms(question)
     concepts = [m.concept for m in _term_concepts(terms)]
     asked = metric_words(question, names)
@@ -262,7 +267,8 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
         concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
-             for h in backend.bm25(targets["facts"], facts, _measure_text(asked), {**scope, "dimensional": False}, 50)],
+             for h in backend.bm25(targets["facts"], facts, _measure_text(asked),
+                                   scope if plans else {**scope, "dimensional": False}, 50) if as_whole(h.source)],
             taxes=taxes)
     if not concepts:
         return []
@@ -280,7 +286,7 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
                               asked, metric, own, whole, initials)
     # a segment's, a product line's figure ("Mobility's operating income"): its own rows; a figure asked for
     # every segment, region or product ("revenues by segment"): the rows of that split, not the total
-    return named or split_by(found, breakdown_axes(question)) or [f for f in found if not f.get("dimensions")]
+    return named or split_by(found, breakdown_axes(question)) or [f for f in found if as_whole(f)]
 
 
 LABEL_OWN_WORDS = 2  # a row's label said whole asks for its figure when it has this many words besides joining ones
@@ -420,6 +426,19 @@ PART_AXES = ("StatementBusinessSegmentsAxis", "StatementGeographicalAxis")
 def of_a_part(fact: dict) -> bool:
     """Whether a fact is a segment's or a region's (:data:`PART_AXES`): the statements print the whole's."""
     return _on_axes(fact, PART_AXES)
+
+
+# The axes of a company's benefit plans (pension or retiree medical, U.S. or foreign, a plan by its name): a plan's
+# figures (its discount rate, its expected return on assets) are tagged plan by plan, with no consolidated fact
+PLAN_AXES = ("RetirementPlanTypeAxis", "RetirementPlanSponsorLocationAxis", "RetirementPlanNameAxis")
+RANGE_AXIS = "RangeAxis"  # the low and the high end of a figure given as a range ("3.0% - 5.5%")
+
+
+def of_plans(fact: dict) -> bool:
+    """Whether a fact is one benefit plan's or one kind of plans' (a :data:`PLAN_AXES` member, and no other
+    dimension but the end of a range): not a plan's assets of one category, nor a segment's plans."""
+    axes = {_axis(d) for d in fact.get("dimensions") or []}
+    return bool(axes & set(PLAN_AXES)) and axes <= {*PLAN_AXES, RANGE_AXIS}
 
 
 def _on_axes(fact: dict, axes: tuple[str, ...]) -> bool:

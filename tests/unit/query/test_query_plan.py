@@ -525,8 +525,10 @@ def test_a_row_of_one_measure_may_print_any_of_its_names():
     assert plan_of("What was Acme's capex in 2023?").lexical.endswith("capital expenditure")
     with pytest.raises(ConceptMapError, match="one_measure and listed need figure"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "one_measure": True}]})
-    with pytest.raises(ConceptMapError, match="unreported needs figure"):
+    with pytest.raises(ConceptMapError, match="unreported and by_plan need figure"):
         parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "unreported": True}]})
+    with pytest.raises(ConceptMapError, match="unreported and by_plan need figure"):
+        parse({"concepts": [{"name": "x", "cues": ["x"], "evidence": ["cover"], "by_plan": True}]})
     unreported = parse({"concepts": [{"name": "x", "cues": ["x y"], "evidence": ["cover"], "figure": True, "unreported": True},
                                      {"name": "z", "cues": ["z"], "with": ["y"], "evidence": ["cover"], "figure": True,
                                       "unreported": True}]})
