@@ -228,7 +228,9 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
     and any within QUESTION_FLOOR of it, QUESTION_CONCEPTS at most). Scoped to the document, so a company's
     own extension concepts compete only with what that company reports. The consolidated figures, unless the
     question names a part of the company one of whose facts' members it says in full (:func:`named_members`):
-    then that part's; one search finds both (the question's words bring a part's rows up)."""
+    then that part's; one search finds both (the question's words bring a part's rows up). A benefit plan's
+    figure has no consolidated fact (filers tag it plan by plan): for a question naming one (the concept map's
+    ``by_plan``), the plans' own rows (:func:`of_plans`) count as the consolidated figures."""
     facts = INDEXES["facts"]
     scope = {"doc_id": doc_id, "kind": "numeric"}
     if concept_map().unreported(question):  # its names are also synonyms' terms of no concept (:func:`synonyms`)
