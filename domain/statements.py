@@ -24,6 +24,7 @@ TITLED_FIGURES_SHARE = 0.10  # ... at this share: a statement's rows may carry l
 # reconcile to net cash flows provided by operating activities"), twice prose's share still
 HEADING_WINDOW = 250  # a page's heading (a statement's title, a note's) starts within its first characters
 HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a running sentence)
+TITLE_WORDS = 8  # words a section's title holds at most ("Disney Parks, Experiences and Products")
 PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
 DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
@@ -43,6 +44,27 @@ def is_figures(text: str | None, share: float = FIGURES_SHARE) -> bool:
 def is_heading(line: str, offset: int) -> bool:
     """Whether a line starting ``offset`` characters into its page can head the page."""
     return offset <= HEADING_WINDOW and len(line.strip()) <= HEADING_LINE
+
+
+def part_heads(text: str | None, part: frozenset[str]) -> bool:
+    """Whether a line heading the page (:func:`is_heading`, above its first figure) holds every one of a part's
+    stems (``part``, as ``domain.text.words`` gives them): a segment's results page in MD&A opens under its
+    name ("International Package", "Disney Parks, Experiences and Products") and its sentences then say
+    "revenue decreased" without it."""
+    offset = 0
+    for line in (text or "").split("\n") if part else ():
+        if offset > HEADING_WINDOW or re.search(r"\d", line):
+            return False
+        if is_heading(line, offset) and _titled(line) and part <= set(words(line)):
+            return True
+        offset += len(line) + 1
+    return False
+
+
+def _titled(line: str) -> bool:
+    """A line that reads as a title, not a sentence: ``TITLE_WORDS`` words at most, no stop or colon closing it
+    ("Commercial airplane deliveries ... were as follows:" is a sentence)."""
+    return len(line.split()) <= TITLE_WORDS and not line.rstrip().endswith((".", ":", ";"))
 
 
 def line_at(text: str, index: int) -> tuple[int, str]:
@@ -275,7 +297,7 @@ def driver_labels(text: str) -> list[str]:
     prose = "\n".join(line for line in plain_spaces(text or "").split("\n") if _prose_line(line))
     out = []
     for m in _DRIVER.finditer(prose):
-        label = " ".join(m.group(1).split()).lower()
+        label = " ".join(m.group(1).split()).lower().removeprefix("total ")  # "Total revenue in Supply Chain ..."
         if 1 <= len(label.split()) <= 5 and not _NOT_A_METRIC & set(label.split()):
             out.append(label)
     return list(dict.fromkeys(out))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from domain import vocabulary
+from domain.periods import PERIOD_WORDS
 from domain.rules import ANNUAL_PERIOD, concept_words, split_concept
 from domain.sec_items import STATEMENT_ITEMS, item_label
 from domain.text import (
@@ -315,7 +316,7 @@ def _says_label(said: str, label: str | None) -> bool:
     return len([w for w in stems if w not in FUNCTION_WORDS]) >= LABEL_OWN_WORDS and has_phrase(said, stems)
 
 
-_PERIODS = frozenset(words("quarter quarters half year years month months fiscal first second third fourth "
+_PERIODS = PERIOD_WORDS | frozenset(words("half period report reported balance "
                            "ended ending period report reported"))
 _UNMEASURED = FUNCTION_WORDS | ASKING | _PERIODS  # words that join, ask or name a period: never what is measured
 
@@ -325,6 +326,14 @@ def measure_words(asked: str, proper: str) -> frozenset[str]:
     not a part's name (``proper``: its words written with capitals), nor a word that asks, says a part is one
     ("segment"), names a period or says a figure was reported (:data:`_PERIODS`)."""
     return frozenset(words(asked)) - frozenset(words(proper)) - _UNMEASURED - SECTION_WORDS
+
+
+def part_named(lexical: str) -> str:
+    """The name of the part of a company a question names, its words written with capitals ("International
+    Package", "Optum Health"; ``lexical``: the plan's text, its companies' names left out), without a word that
+    asks, names a period or a section: empty when it names none."""
+    said = (w for w, _ in surface_words(lexical) if w[:1].isupper())
+    return " ".join(w for w in said if set(words(w)) - _UNMEASURED - SECTION_WORDS)
 
 
 def _measure_text(asked: str) -> str:

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from domain.periods import FORECAST_TERMS
 from domain.sec_items import MDNA_ITEMS
-from domain.statements import HEADING_WINDOW, Section
-from domain.text import terms
+from domain.statements import HEADING_WINDOW, Section, part_heads
+from domain.text import terms, words
 from kernel import timing
 from kernel.search import Filters, Hit, SearchReader
 from query import scoring
@@ -20,6 +20,7 @@ from query.concepts import concept_map
 from query.counts import Counted, count_row_page, count_sentence_page
 from query.defined import definition_at
 from query.fact_pins import FactPinned, FactPins
+from query.facts import part_named
 from query.line_items import line_item, line_item_page
 from query.part_pins import PartPins
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, pins_run_on
@@ -50,6 +51,7 @@ from schemas.index import INDEXES
 STATEMENT_MATCHES = 100  # a statement's title is looked for among this many matches of its words ...
 STATEMENT_MATCHES_MORE = 400  # ... and among this many when those show it in MD&A alone, or nowhere
 NARRATIVE_PINS = 2  # MD&A pages pinned for a question asking what drove a change
+PART_HEADINGS = 20  # passages searched by a part's name for the pages it heads
 PAGE_PASSAGES = 12  # passages read per page for its whole text (a page holds about five to ten)
 COVER_PAGES = (0, 1)  # a 10-K's or 10-Q's cover: its first page and the one it runs on to
 FORECAST_WHAT = 2  # words of what is forecast a sentence found by the year and a verb alone must share with the question
@@ -278,9 +280,14 @@ class Pins(PinReader):
         ``unstated_rank``: first when they do not name its profit either, second when they explain it."""
         mdna = {**scope, "item": sorted(MDNA_ITEMS)}
         pages, _ = self._searched_pages(q, mdna, 20)
+        name = part_named(q.plan.lexical)
+        part = frozenset(words(name))
+        headed = self._headed_pages(q, mdna, name, part)
+        pages.update({page: h for page, h in headed.items() if page not in pages})
         texts = self._page_texts(q, mdna, list(pages))
         ratios = ratio_rows(concept_map().row_labels(q.plan.core, q.plan.concepts), q.plan.core)
-        order: list[int | None] = list(scoring.explaining_first(texts, q.plan.core, ratios)[:NARRATIVE_PINS])
+        order: list[int | None] = list(scoring.explaining_first(texts, q.plan.core, ratios, part,
+                                                                 frozenset(headed))[:NARRATIVE_PINS])
         rank = unstated_rank(ratios, texts.values())
         if rank is not None:
             order.insert(rank, None)  # the income statement's place among MD&A's pages
@@ -290,6 +297,17 @@ class Pins(PinReader):
             else:
                 h = pages[page]
                 pin(h.source, h.id, page, "section", "MD&A's discussion of results (the question asks what drove them)")
+
+    def _headed_pages(self, q: Question, scope: Filters, name: str, part: frozenset[str]) -> dict[int, Hit]:
+        """The pages of ``scope`` headed by the name of the part a question names (``name``; ``part``: its
+        stems), each with the passage holding its heading: a segment's results in MD&A open under its name, and
+        the question's words may not bring that page up (UPS's "International Package" page is its table)."""
+        found: dict[int, Hit] = {}
+        for h in self._bm25(q, name, scope, PART_HEADINGS) if part else ():
+            for page in dict.fromkeys((h.source["page_start"], h.source["page_end"])):
+                if page not in found and part_heads(scoring.page_head(h.source, page), part):
+                    found[page] = h
+        return found
 
     def _unstated_pin(self, q: Question, scope: Filters, pin: Callable, rank: int) -> None:
         """A margin MD&A never states (a card issuer's gross margin: it prints no gross profit; Amazon's
@@ -306,13 +324,13 @@ class Pins(PinReader):
         """A figure no statement, note or section is named for may be a primary statement's line item asked by its
         own name (``query.line_items``): each statement's page (found by its title, as a statement asked is) and
         the page it runs on to are read for the item's row; the first page printing it is pinned."""
-        for statement, words in QUERIES.items():  # the page the statement pins take first (no look further)
+        for statement, title in QUERIES.items():  # the page the statement pins take first (no look further)
             found = best_statement_page(statement, *self._statement_matches(q, statement, scope, STATEMENT_MATCHES),
                                         summaries=True)
             if not found:
                 continue
             pages = [found[0], found[0] + 1]
-            hits = self._bm25(q, f"{' '.join(item)} {words}", {**scope, "page_start": [pages[0] - 1, *pages]}, 30)
+            hits = self._bm25(q, f"{' '.join(item)} {title}", {**scope, "page_start": [pages[0] - 1, *pages]}, 30)
             rows = [(p, h) for h in hits if (p := line_item_page(item, h.source)) in pages]
             if rows:
                 page, h = min(rows, key=lambda t: t[0])

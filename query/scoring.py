@@ -386,7 +386,19 @@ def page_texts(pages: list[int], passages: list[dict]) -> dict[int, str]:
     return {page: "\n".join(parts) for page, parts in texts.items()}
 
 
-def explaining_first(texts: dict[int, str], question: str, rows: tuple[tuple[str, ...], ...] = ()) -> list[int]:
+def page_head(chunk: dict, page: int) -> str:
+    """What a passage holds of the top of ``page``: all of it when it opens the page, the head of the page it
+    runs on to (after the page break it spans) when that is ``page``; else nothing."""
+    text = chunk.get("text") or ""
+    if chunk.get("page_start") == page and not chunk.get("char_start"):
+        return text
+    if chunk.get("page_end") == page and chunk.get("page_start", page) < page:
+        return text[-(chunk.get("char_end") or 0):] if chunk.get("char_end") else ""
+    return ""
+
+
+def explaining_first(texts: dict[int, str], question: str, rows: tuple[tuple[str, ...], ...] = (),
+                     part: frozenset[str] = frozenset(), headed: frozenset[int] = frozenset()) -> list[int]:
     """Pages (page -> its text, :func:`page_texts`, in the search's order) whose prose explains a change of a metric
     the question names first ("Net sales decreased 3% ... driven by ...", ``domain.statements``), the page
     whose metric is most wholly the question's ahead ("worldwide net sales" before "net sales in Latin
@@ -394,22 +406,28 @@ def explaining_first(texts: dict[int, str], question: str, rows: tuple[tuple[str
     asked (``rows``: :func:`query.statements.ratio_rows`) is explained where its row of percents is printed
     above the sentences on its lines (3M's "Operating income margin 19.1 % 20.8 %" over why cost of sales
     rose): such a page comes after one explaining the ratio by name, before those explaining another metric
-    or a part of it ("business segment operating income margins"). Then the others; ties in the search's
-    order."""
+    or a part of it ("business segment operating income margins"). Then the pages headed by the part of the
+    company the question names (``part``: its name's stems; ``headed``: those pages), a segment's table and its
+    "Revenue Change Drivers"; then the others; ties in the search's order. When a part is named, a sentence
+    explains its metric only if its label names the part or its page is headed by it: the whole's "revenues
+    increased" is not the part's."""
     asked = set(words(question))
 
-    def fit(page: int) -> tuple[float, int]:
-        best = (0.0, 0)
+    def fit(page: int) -> tuple[bool, float, int]:
+        """(whether a label is the metric asked, the share of the best label's words the question says, their
+        count)."""
+        best = (False, 0.0, 0)
         for label in driver_labels(texts[page]):
             named = [w for w in words(label) if w not in _NOT_A_PART] or [""]
             hits = sum(w in asked for w in named)
+            whole = hits == len(named) and (not part or page in headed or part <= set(words(label)))
             if hits:
-                best = max(best, (hits / len(named), hits))
+                best = max(best, (whole, hits / len(named), hits))
         return best
     fits = {page: fit(page) for page in texts}
     printed = {page for page in texts if any(row_line(label, {"text": texts[page]}, percent=True) for label in rows)}
-    tier = {page: 2 if fits[page][0] == 1 else int(page in printed) for page in texts}
-    return sorted(texts, key=lambda page: (-tier[page], -fits[page][0], -fits[page][1]))
+    tier = {page: 3 if fits[page][0] else 2 if page in printed else int(page in headed) for page in texts}
+    return sorted(texts, key=lambda page: (-tier[page], -fits[page][1], -fits[page][2]))
 
 
 def forecasting_first(texts: dict[int, str], question: str, year: int, least: int = 0) -> list[int]:
