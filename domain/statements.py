@@ -273,12 +273,15 @@ def sections() -> dict[str, Section]:
 
 
 # A change explained in prose: "<Metric> (for the segment) increased/decreased ... primarily due to ...",
-# "<Metric> were $19,457 in 2023, up 8.5% from 2022, due to ...", or "<Metric> was $1.4 billion in 2022 compared
-# to $2.3 billion in 2021, a decrease of 37%. The current year benefited from ..." (the cause may open the next
-# sentence).
+# "<Metric> were $19,457 in 2023, up 8.5% from 2022, due to ...", "<Metric> was $1.4 billion in 2022 compared
+# to $2.3 billion in 2021, a decrease of 37%. The current year benefited from ...", "... an increase of $602
+# million, or 20 percent, ... The increase was primarily due to", or "<Metric> were flat ..., primarily due to"
+# (the cause may open the next sentence).
 _DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
-                     r"(?:(?:increased|decreased|grew|declined|rose|fell)\b|(?:was|were)\s(?:[^.]|\.\d){0,80}?\b(?:(?:up|down)"
-                     r"\s+|an?\s+(?:increase|decrease|decline)\s+of\s+)\d+(?:\.\d+)?\s*%)(?:[^.]|\.\d|\.\s+(?=[A-Z])){0,250}?"
+                     r"(?:(?:increased|decreased|grew|declined|rose|fell)\b|(?:was|were)\s+(?:(?:essentially\s+|relatively\s+)?"
+                     r"flat\b|(?:[^.]|\.\d){0,80}?\b(?:(?:up|down)\s+|an?\s+(?:increase|decrease|decline)\s+of\s+)"
+                     r"(?:\$[\d.,]+\s*(?:million|billion)?,?\s+or\s+)?\d+(?:\.\d+)?\s*(?:%|percent\b)))"
+                     r"(?:[^.]|\.\d|\.\s+(?=[A-Z])){0,250}?"
                      r"\b(?:due to|driven by|as a result of|reflecting|attributable to|benefit(?:ed|ing) from)\b")
 _NOT_A_METRIC = {"it", "this", "we", "our", "they", "which", "or", "and", "new", "company"}  # a clause, not a line item
 

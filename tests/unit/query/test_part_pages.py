@@ -74,3 +74,14 @@ def test_a_ratio_printed_outranks_a_page_headed_by_the_part():
     services = frozenset(words("Services"))
     assert explaining_first(texts, question, rows) == [18, 20, 17]
     assert explaining_first(texts, question, rows, services, frozenset({17})) == [18, 17, 20]
+
+
+def test_a_change_stated_in_dollars_and_percent_or_as_flat_is_explained():
+    """Caterpillar's "an increase of $602 million, or 20 percent" and Nike's "were flat": the segment's own
+    sentence, which names it, explains the change asked."""
+    assert driver_labels("Resource Industries’ total sales were $3.563 billion in the second quarter of 2023, an "
+                         "increase of $602 million, or 20 percent, compared with $2.961 billion in the second quarter "
+                         "of 2022. The increase was primarily due to favorable price realization.") == \
+        ["resource industries’ total sales"]
+    assert driver_labels("EMEA revenues were flat on a currency-neutral basis, primarily due to lower revenues in "
+                         "Women's and Kids'.") == ["emea revenues"]
