@@ -26,7 +26,7 @@ HEADING_WINDOW = 250  # a page's heading (a statement's title, a note's) starts 
 HEADING_LINE = 90  # ... on a line of its own no longer than this (not in a running sentence)
 TITLE_WORDS = 8  # words a section's title holds at most ("Disney Parks, Experiences and Products")
 PROSE_WORDS = 6  # words of letters a line holds to read as a sentence (a table's row holds its label's few)
-DRIVER_RULE = f"drivers/2:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
+DRIVER_RULE = f"drivers/3:prose>={PROSE_WORDS}"  # what a change explained in prose is: in the ranker's recipe
 TITLE_GAP = 120  # another statement's title this close: an index of the statements, not a statement
 PAGE_RULE = (f"figures>={TITLED_FIGURES_SHARE}/{FIGURES_WINDOW}-leaders;heading<={HEADING_WINDOW}:{HEADING_LINE};gap={TITLE_GAP};contents;summary+analysis;"
              "notes:numbered-anywhere,heading-words,contents")
