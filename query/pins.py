@@ -126,6 +126,8 @@ class Pins(PinReader):
                 self.sums(q, d, scope, pin)
             if plan.figure and q.opts.rows:
                 self.parts(q, d, scope, part_pin)
+            if plan.narrative:  # what drove a change is told in MD&A, before a statement's or a note's figures
+                self._narrative_pins(q, scope, pin)
             for statement in plan.statements:
                 found = self._statement_pages(q, statement, scope)
                 for i, (page, source) in enumerate(found):  # the statement itself after the summary of its lines
@@ -149,8 +151,6 @@ class Pins(PinReader):
                               [h for h in pinned if h.source["doc_id"] == d.doc_id], pin, d is best[0])
             for name in plan.sections:
                 self._section_pins(q, concept_map().sections[name], scope, pin, run_on)
-            if plan.narrative:
-                self._narrative_pins(q, scope, pin)
             if plan.forecast is not None:
                 self._forecast_pins(q, scope, plan.forecast, pin)
             if plan.cover:

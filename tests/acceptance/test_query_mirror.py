@@ -391,3 +391,11 @@ def test_shares_in_percent_adding_up_to_a_hundred_are_pinned(retriever):
                              "segment?", k=5).evidence[:5]
     pinned = [e for e in found if (e.doc_id, e.page) == ("KO_2023_10K", 47)]
     assert pinned and "shares add up to" in (pinned[0].reason or ""), found
+
+
+def test_what_drove_a_change_is_read_in_mdna_before_the_note_the_question_names(retriever):
+    """Asked why Coca-Cola's effective tax rate changed, MD&A's income taxes discussion (page 51) comes first
+    and the income taxes note (page 109), which the question's words also name, after it."""
+    found = retriever.search("Why did Coca-Cola's effective tax rate change in 2023?", k=5).evidence[:5]
+    pages = [(e.doc_id, e.page) for e in found]
+    assert pages[0] == ("KO_2023_10K", 51) and ("KO_2023_10K", 109) in pages[1:], found
