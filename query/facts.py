@@ -316,8 +316,9 @@ def _says_label(said: str, label: str | None) -> bool:
     return len([w for w in stems if w not in FUNCTION_WORDS]) >= LABEL_OWN_WORDS and has_phrase(said, stems)
 
 
-_PERIODS = PERIOD_WORDS | frozenset(words("half period report reported balance "
-                           "ended ending period report reported"))
+# Words that name a period (months too), say a figure was reported, or that it is a balance at a date ("commercial
+# paper balance at December 31": not the "Balance, December 31" rows of a roll-forward)
+_PERIODS = PERIOD_WORDS | frozenset(words("half period report reported balance"))
 _UNMEASURED = FUNCTION_WORDS | ASKING | _PERIODS  # words that join, ask or name a period: never what is measured
 
 

@@ -392,8 +392,9 @@ def page_head(chunk: dict, page: int) -> str:
     text = chunk.get("text") or ""
     if chunk.get("page_start") == page and not chunk.get("char_start"):
         return text
-    if chunk.get("page_end") == page and chunk.get("page_start", page) < page:
-        return text[-(chunk.get("char_end") or 0):] if chunk.get("char_end") else ""
+    end = chunk.get("char_end")
+    if chunk.get("page_end") == page and chunk.get("page_start", page) < page and end:
+        return text[-end:]
     return ""
 
 
