@@ -219,7 +219,12 @@ def proper_words(text: str, names: list[str]) -> str:
     """A question's words written with a capital, its companies' names left out (:func:`metric_words`): where
     a part's name is ("GE's Aerospace segment", "Google Cloud"), not the metric's words ("property and
     equipment", "net sales")."""
-    return metric_words(" ".join(w for w, _ in surface_words(text) if w[:1].isupper()), names)
+    return metric_words(" ".join(_capitalized(text)), names)
+
+
+def _capitalized(text: str) -> list[str]:
+    """The words of a text written with a capital, as written: where the names of parts and companies are."""
+    return [w for w, _ in surface_words(text) if w[:1].isupper()]
 
 
 def question_facts(backend: SearchReader, targets: Mapping[str, str], question: str, names: list[str], doc_id: str,
@@ -333,8 +338,7 @@ def part_named(lexical: str) -> str:
     """The name of the part of a company a question names, its words written with capitals ("International
     Package", "Optum Health"; ``lexical``: the plan's text, its companies' names left out), without a word that
     asks, names a period or a section: empty when it names none."""
-    said = (w for w, _ in surface_words(lexical) if w[:1].isupper())
-    return " ".join(w for w in said if set(words(w)) - _UNMEASURED - SECTION_WORDS)
+    return " ".join(w for w in _capitalized(lexical) if set(words(w)) - _UNMEASURED - SECTION_WORDS)
 
 
 def _measure_text(asked: str) -> str:
