@@ -406,15 +406,17 @@ PRODUCT_AXIS = "ProductOrServiceAxis"  # a product line's members: the split "by
 
 # A figure asked split one way ("revenues by segment", "sales by region", "which segment earned the most"): the
 # XBRL axes whose members make that split (US GAAP and SEC reporting taxonomies' own names)
-# ("which of its segments", "which of Apple's regions", "which of the operating regions")
-_ANY = (r"\b(?:by|each|per|across|every|which|what|any)(?: of(?: (?:its|the|their|[\w.&-]+['’]s))?)?"
+# ("which of its segments", "which of Apple's regions", "which of Johnson Controls' regional segments", "which
+# of the operating regions")
+_ANY = (r"\b(?:by|each|per|across|every|which|what|any)(?: of(?: (?:its|the|their|(?:[\w.&-]+ ){0,3}[\w.&-]+(?:['’]s|s['’])))?)?"
         r"(?: (?:business|operating|reportable|reporting))? ")
 GEOGRAPHIC_AXIS = "StatementGeographicalAxis"
 BREAKDOWNS = (
     (re.compile(_ANY + r"(?:segments?|divisions?)\b|\bsegment (?:breakdown|split|mix)\b"),
      ("StatementBusinessSegmentsAxis",)),
     (re.compile(_ANY + r"(?:regions?|geograph(?:y|ies|ic(?:al)? (?:areas?|regions?|markets?|segments?))"
-                r"|countr(?:y|ies))\b|\b(?:regional|geographic) (?:breakdown|split|mix)\b"), (GEOGRAPHIC_AXIS,)),
+                r"|countr(?:y|ies)|regional (?:segments?|divisions?|markets?))\b|\b(?:regional|geographic) "
+                r"(?:breakdown|split|mix)\b"), (GEOGRAPHIC_AXIS,)),
     (re.compile(_ANY + r"(?:products?(?: (?:lines?|categor(?:y|ies)))?|product categor(?:y|ies)"
                 r"|class(?:es)? of (?:similar )?products)\b"),
      (PRODUCT_AXIS,)),

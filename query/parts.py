@@ -25,6 +25,7 @@ from query.statements import (
     has_words,
     opens_on_header,
     page_position,
+    prose,
     row_cells,
     table_head,
 )
@@ -100,16 +101,30 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
 
 
 CAPTION_LINES = 2  # the last lines of the text before a table where its caption stands
+HEAD_SPILL = 12  # lines of a table's head the text before it may close with, below its caption
 
 
 def captioned(before: str, metric: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether the caption closing the text before a table (its last ``CAPTION_LINES`` lines with words, the
-    last of them ending in a colon: "The following tables provide detail by sales category:") names the
-    metric by one of its cues: the table is of that metric though no line of it says so."""
-    lines = [line.strip() for line in before.split("\n") if has_words(line)][-CAPTION_LINES:]
-    if not lines or not lines[-1].endswith(":"):
-        return False
-    return names_cue(" ".join(lines), metric)
+    """Whether the caption closing the text before a table (:func:`caption`) names the metric by one of its
+    cues: the table is of that metric though no line of it says so."""
+    said = caption(before)
+    return bool(said) and names_cue(said, metric)
+
+
+def caption(before: str) -> str:
+    """The caption closing the text before a table: its last ``CAPTION_LINES`` lines with words, the last of
+    them ending in a colon ("The following tables provide detail by sales category:"), below which only the
+    short lines of a table's head may stand (up to ``HEAD_SPILL``: the conversion may print a table's head
+    in the text and its rows in the table's passage, Coca-Cola's "... for each of our operating segments:"
+    then "Percent Change 2023 versus 2022", "Volume", ...). "" when none: a sentence after the colon's line
+    is prose of its own, not the table's head."""
+    lines = [line.strip() for line in before.split("\n") if has_words(line)]
+    for i in range(len(lines) - 1, max(-1, len(lines) - 2 - HEAD_SPILL), -1):
+        if lines[i].endswith(":"):
+            return " ".join(lines[max(0, i - CAPTION_LINES + 1):i + 1])
+        if prose(lines[i]):
+            return ""
+    return ""
 
 
 def names_cue(text: str, cues: tuple[tuple[str, ...], ...]) -> bool:

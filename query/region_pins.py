@@ -18,7 +18,7 @@ from domain.text import FUNCTION_WORDS, has_phrase, phrase_text, words
 from kernel.search import Filters, Hit
 from query.catalog import DocInfo
 from query.concepts import concept_map
-from query.parts import PART_LABEL_WORDS, of_period, printed_label
+from query.parts import PART_LABEL_WORDS, captioned, names_cue, of_period, printed_label
 from query.pin_policy import PinReader
 from query.question import Question
 from query.statements import FIGURE, ROW_FIGURES, ROW_LINES, page_position, prose, row_cells, table_head
@@ -31,6 +31,10 @@ _STATED = re.compile(r"%|\bpercent\b|\$\s?\d", re.I)  # a sentence stating a reg
 # sentence is one statement (3M's bullets of its countries' sales, below its table of regions, would otherwise
 # count six regions over the table's), which :func:`domain.text.sentence_spans` would split
 _SENTENCE = re.compile(r"(?<=[.;])\s+(?=[A-Z])")
+# a change said: asked ("which region grew most", "saw revenues fall", "the slowest growth") or printed by a
+# list ("% Change from Prior Period", "Percent Change 2023 versus 2022", "Inc/ (Dec)", "increased 14.0%")
+_CHANGE = re.compile(r"\b(?:gr[eo]w(?:s|n|th|ing)?|f[ae]ll(?:s|en|ing)?|declin\w*|rose|ris(?:e|es|en|ing)|"
+                     r"increas\w*|decreas\w*|chang\w*|versus|vs\.?|inc\.?\s*/\s*\(?dec)(?!\w)", re.I)
 
 
 @functools.cache
@@ -52,6 +56,16 @@ def _by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
 
 def _opening_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
     return next((n for n in _by_first_word().get(stems[0], ()) if stems[:len(n)] == n), None) if stems else None
+
+
+def _label_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The region a row's short label names: opening it ("North America"), else closing it (Johnson
+    Controls' segments "Building Solutions North America", "Building Solutions Asia Pacific")."""
+    opening = _opening_region(stems)
+    if opening:
+        return opening
+    return next((n for i in range(1, len(stems)) for n in [_opening_region(stems[i:])] if n and len(n) == len(stems) - i),
+                None)
 
 
 def named_regions(stems: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -100,7 +114,7 @@ def _table_lists(lines: list[str], months: frozenset[int], years: frozenset[int]
         said = words(label)
         if not said or _figures(FIGURE.findall(line[len(label):]) + row_cells(lines[i + 1:i + ROW_LINES])) < ROW_FIGURES:
             continue
-        region = _opening_region(said) if len(said) <= PART_LABEL_WORDS else None
+        region = _label_region(said) if len(said) <= PART_LABEL_WORDS else None
         if (region or block is None) and not of_period(lines, i, months, years=years):
             continue  # the period is read off the head where it counts: a table's first row, a region's row
         if block is None:  # the table's first row: the regions its head names are its columns
@@ -187,23 +201,45 @@ class RegionPins(PinReader):
         for where in ({**scope, "item": sorted(MDNA_ITEMS)}, scope):
             hits = self._bm25(q, q.plan.lexical, where, REGION_SEARCH) + self._bm25(q, listing, where, REGION_SEARCH)
             unread = {h.id: h for h in hits if h.id not in read}
-            best = self._best(q, list(unread.values()), measures)
+            best = self._best(q, list(unread.values()), measures, self._captioned(q, list(unread.values()), measures))
             if best is not None:
                 page, h, n = best
                 pin(h.source, h.id, page, "row", f"sets {n} regions' figures side by side")
                 return
             read |= set(unread)
 
+    def _captioned(self, q: Question, hits: list[Hit], measures: tuple) -> set[str]:
+        """The table passages among ``hits`` that say none of ``measures`` but whose caption, in the text
+        before them, does (:func:`query.parts.captioned`: Coca-Cola's percent changes of net operating
+        revenues by segment, captioned above a head that says no measure), by id. One lookup."""
+        bare = [h.source for h in hits if measures and h.source.get("kind") == "table"
+                and not names_cue(h.source.get("text") or "", measures)]
+        before = self._before(q, bare, over_tables=True) if bare else {}
+        return {h.id for h in hits if captioned(before.get(h.source.get("chunk_id", ""), ""), measures)}
+
     @staticmethod
-    def _best(q: Question, hits: list[Hit], measures: tuple) -> tuple[int, Hit, int] | None:
-        best = None
+    def _best(q: Question, hits: list[Hit], measures: tuple, captioned_ids: set[str]) -> tuple[int, Hit, int] | None:
+        """The hit listing most regions saying the measure (a captioned table's, whatever its lines say); of
+        equal ones, when a change is asked, one printing a change (``_CHANGE``: Alphabet's revenues by
+        geography as percents of the whole, then "% Change from Prior Period" by geography, for "which region
+        grew most"); then the first page's. (page, hit, how many regions)."""
+        best, key = None, None
         a = q.plan.analysis
         for h in hits:
-            regions, at = listed_regions(h.source.get("text") or "", a.months, frozenset(a.years), measures)
+            text = h.source.get("text") or ""
+            said = () if h.id in captioned_ids else measures
+            regions, at = listed_regions(text, a.months, frozenset(a.years), said)
             page = page_position(h.source, at)[0]
-            if len(regions) >= REGIONS_LISTED and (best is None or (len(regions), -page) > (best[2], -best[0])):
-                best = (page, h, len(regions))
+            ranked = (len(regions), change_answered(q.plan.core, text), -page)
+            if len(regions) >= REGIONS_LISTED and (key is None or ranked > key):
+                best, key = (page, h, len(regions)), ranked
         return best
+
+
+def change_answered(question: str, text: str) -> bool:
+    """Whether a question asks a change ("Which region grew Alphabet's revenues the most?") and a passage
+    prints one ("% Change from Prior Period"), not only the figures or shares of a year (``_CHANGE``)."""
+    return bool(_CHANGE.search(question)) and bool(_CHANGE.search(text))
 
 
 def _first_region_page(chunk: dict) -> int:

@@ -399,3 +399,14 @@ def test_what_drove_a_change_is_read_in_mdna_before_the_note_the_question_names(
     found = retriever.search("Why did Coca-Cola's effective tax rate change in 2023?", k=5).evidence[:5]
     pages = [(e.doc_id, e.page) for e in found]
     assert pages[0] == ("KO_2023_10K", 51) and ("KO_2023_10K", 109) in pages[1:], found
+
+
+def test_a_regions_table_captioned_in_the_text_before_it_is_the_measures(retriever):
+    """Coca-Cola's percent changes of net operating revenues by operating segment print under a caption in the
+    text passage before the table's (the table's own lines name no measure); the unit case table the page
+    before lists regions beside "Concentrate Sales". Asked which region's revenue grew most, the captioned
+    table's page is pinned, the regions' figures side by side."""
+    found = retriever.search("Which of Coca-Cola's operating regions posted the strongest net operating revenue "
+                             "growth in 2023?", k=5).evidence[:5]
+    rows = [(e.doc_id, e.page) for e in found if "regions' figures side by side" in (e.reason or "")]
+    assert rows == [("KO_2023_10K", 46)], found

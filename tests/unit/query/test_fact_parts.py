@@ -143,9 +143,13 @@ def test_a_figure_asked_split_one_way_takes_that_splits_rows():
     assert breakdown_axes("Acme sales by region 2023") == ("StatementGeographicalAxis",)
     # the parts named as the company's ("which of Acme's regions"), or as its geographic segments
     for q in ("Which of Acme's regions grew most?", "Which of its geographic segments had the highest sales?",
-              "Which of the operating regions grew fastest?", "In which geography did sales fall?"):
+              "Which of the operating regions grew fastest?", "In which geography did sales fall?",
+              # a name of several words, its possessive an apostrophe alone; segments called regional
+              "Which of Acme Controls' regional segments grew sales fastest?"):
         assert breakdown_axes(q) == ("StatementGeographicalAxis",), q
     assert breakdown_axes("Which of Acme's segments earned the most?") == ("StatementBusinessSegmentsAxis",)
+    assert breakdown_axes("Which of the Acme Tools Company's segments earned the most?") == (
+        "StatementBusinessSegmentsAxis",)
     assert breakdown_axes("revenue by product category") == ("ProductOrServiceAxis",)
     # a total, or one part named, is no split
     for q in ("What was Acme's segment revenue?", "What was Acme's Mobility segment revenue?", "Acme revenue 2023"):

@@ -207,6 +207,25 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
 
 
 
+def test_a_caption_is_read_above_the_head_the_text_before_its_table_closes_with():
+    """The conversion may print a table's head in the text and its rows in the table's passage: Coca-Cola's
+    caption "... in net operating revenues ... for each of our operating segments:" then the head's short
+    lines. The caption above them is the table's; a sentence below the colon's line is prose of its own, and
+    a head longer than ``HEAD_SPILL`` lines is no head."""
+    from query.concepts import concept_map
+    from query.parts import HEAD_SPILL, caption, captioned
+
+    cues = concept_map().figure_cues(["revenue and growth"])
+    said = ("the increase (decrease) in net operating revenues on\na consolidated basis and for each of our "
+            "operating segments:")
+    head = "\nPercent Change 2023 versus 2022\nVolume\nPrice, Product &\nGeographic Mix\nTotal"
+    assert caption(said + head) == said.replace("\n", " ") and captioned(said + head, cues)
+    assert not captioned(said + "\nThe table below shows the impact of each factor on our operating segments.", cues)
+    assert caption(said + "\nVolume" * (HEAD_SPILL + 1)) == ""
+    assert caption(said + "\nVolume" * HEAD_SPILL) != ""
+    assert not captioned("Unit case volume grew in each of our operating segments:" + head, cues)
+
+
 def test_a_group_heading_a_caption_and_a_segment_named_by_its_goods_label_a_parts_rows():
     """Abbott's note of sales by category: its table names no measure (the caption before it does, closing
     with a colon), and heads each segment's products with the part's name and a dash, no figures of its own

@@ -110,3 +110,32 @@ def test_an_html_tables_rows_of_many_cells_are_rows_not_prose():
     found, at = listed_regions(html, years=frozenset({2024}), measures=(("net", "sale"),))
     assert found == {("america",), ("europ",), ("greater", "china"), ("japan",)}
     assert html[at:].startswith("Americas")
+
+
+def test_a_change_asked_is_answered_by_a_list_printing_changes():
+    """Alphabet prints its revenues by geography twice: as shares of the whole, then with the "% Change from
+    Prior Period". Asked which region grew most, the second answers; asked which had the highest revenues,
+    neither is preferred for a change."""
+    from query.region_pins import change_answered
+
+    shares = "Year Ended December 31, | 2023 | 2024\nUnited States | 47 % | 49 %\nEMEA | 30 % | 29 %"
+    changes = "2024 % Change from Prior Period | As Reported\nUnited States | $ 170,447 | 17 %\nEMEA | 102,127 | 12 %"
+    for asked in ("Which geographic region grew Alphabet's revenues the most in 2024?",
+                  "Which region had the slowest revenue growth at Medtronic?", "Which region saw revenues fall?",
+                  "Which of Kraft Heinz's geographic segments saw net sales decline in 2023?"):
+        assert change_answered(asked, changes) and not change_answered(asked, shares), asked
+    assert change_answered("Which segment had the highest revenue growth?", "2023 | 2022 | Inc/ (Dec)\nU.S. | 823.1 | 17 %")
+    assert not change_answered("Which of Apple's regions had the highest net sales in 2025?", changes)
+    assert not change_answered("Which region grew most?", "Growthcorp Europe | 12 | 14")  # a name, no change
+
+
+def test_segments_named_for_their_regions_are_the_regions_listed():
+    """Johnson Controls names its segments for their regions ("Building Solutions North America"): a short
+    label closing with a region's name is that region's row; a label with more words after the region is
+    not."""
+    table = ("(in millions) | 2024 | 2023 | Change\nBuilding Solutions North America | $ 11,348 | $ 10,330 | 10 %\n"
+             "Building Solutions Asia Pacific | 2,237 | 2,746 | (19)%\nGlobal Products | 5,071 | 5,159 | (2)%")
+    found, at = listed_regions(table)
+    assert found == {("north", "america"), ("asia", "pacif")} and table[at:].startswith("Building Solutions North")
+    assert listed_regions(table.replace("North America |", "North America Service Centers |")
+                          .replace("Asia Pacific |", "Asia Pacific Service Centers |")) == (frozenset(), -1)
