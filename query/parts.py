@@ -14,6 +14,7 @@ from domain.text import (
     has_phrase,
     opens_sentence,
     phrase_text,
+    sentence_spans,
     surface_words,
     typed_lower,
     words,
@@ -113,15 +114,18 @@ def captioned(before: str, metric: tuple[tuple[str, ...], ...]) -> bool:
 
 def caption(before: str) -> str:
     """The caption closing the text before a table: its last ``CAPTION_LINES`` lines with words, the last of
-    them ending in a colon ("The following tables provide detail by sales category:"), below which only the
+    them ending in a colon, its last sentence ("The following tables provide detail by sales category:"; not
+    Mastercard's "... 10% of net revenue in those periods" before "The following table reflects the
+    geographical location of the Company's property, equipment ... :"), below which only the
     short lines of a table's head may stand (up to ``HEAD_SPILL``: the conversion may print a table's head
     in the text and its rows in the table's passage, Coca-Cola's "... for each of our operating segments:"
     then "Percent Change 2023 versus 2022", "Volume", ...). "" when none: a sentence after the colon's line
     is prose of its own, not the table's head."""
     lines = [line.strip() for line in before.split("\n") if has_words(line)]
     for i in range(len(lines) - 1, max(-1, len(lines) - 2 - HEAD_SPILL), -1):
-        if lines[i].endswith(":"):
-            return " ".join(lines[max(0, i - CAPTION_LINES + 1):i + 1])
+        if lines[i].endswith(":"):  # its last sentence: not the one before it on those lines
+            said = " ".join(lines[max(0, i - CAPTION_LINES + 1):i + 1])
+            return said[sentence_spans(said)[-1][0]:].strip()
         if prose(lines[i]):
             return ""
     return ""

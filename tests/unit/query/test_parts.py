@@ -224,6 +224,11 @@ def test_a_caption_is_read_above_the_head_the_text_before_its_table_closes_with(
     assert caption(said + "\nVolume" * (HEAD_SPILL + 1)) == ""
     assert caption(said + "\nVolume" * HEAD_SPILL) != ""
     assert not captioned("Unit case volume grew in each of our operating segments:" + head, cues)
+    # the caption is the colon's sentence: not the one before it on the same lines (Mastercard's)
+    assets = ("No country other than the U.S. generated more than 10% of net revenue in those periods. The "
+              "following table\nreflects the geographical location of the Company's property, equipment, net:")
+    assert caption(assets).startswith("The following table") and not captioned(assets, cues)
+    assert caption("Sales in the U.S. and Europe by\nregion were as follows:") == "Sales in the U.S. and Europe by region were as follows:"
 
 
 def test_a_group_heading_a_caption_and_a_segment_named_by_its_goods_label_a_parts_rows():
