@@ -61,11 +61,11 @@ def _opening_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
 def _label_region(stems: tuple[str, ...]) -> tuple[str, ...] | None:
     """The region a row's short label names: opening it ("North America"), else closing it (Johnson
     Controls' segments "Building Solutions North America", "Building Solutions Asia Pacific")."""
-    opening = _opening_region(stems)
-    if opening:
-        return opening
-    return next((n for i in range(1, len(stems)) for n in [_opening_region(stems[i:])] if n and len(n) == len(stems) - i),
-                None)
+    for i in range(len(stems)):
+        name = _opening_region(stems[i:])
+        if name and (i == 0 or len(name) == len(stems) - i):
+            return name
+    return None
 
 
 def named_regions(stems: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -200,13 +200,13 @@ class RegionPins(PinReader):
         read: set[str] = set()  # MD&A's passages, read first: none listed regions, so the document's search skips them
         for where in ({**scope, "item": sorted(MDNA_ITEMS)}, scope):
             hits = self._bm25(q, q.plan.lexical, where, REGION_SEARCH) + self._bm25(q, listing, where, REGION_SEARCH)
-            unread = {h.id: h for h in hits if h.id not in read}
-            best = self._best(q, list(unread.values()), measures, self._captioned(q, list(unread.values()), measures))
+            unread = list({h.id: h for h in hits if h.id not in read}.values())
+            best = self._best(q, unread, measures, self._captioned(q, unread, measures))
             if best is not None:
                 page, h, n = best
                 pin(h.source, h.id, page, "row", f"sets {n} regions' figures side by side")
                 return
-            read |= set(unread)
+            read |= {h.id for h in unread}
 
     def _captioned(self, q: Question, hits: list[Hit], measures: tuple) -> set[str]:
         """The table passages among ``hits`` that say none of ``measures`` but whose caption, in the text
