@@ -90,6 +90,7 @@ _OVER_YEARS = re.compile(r"\b(?:last|past|previous|prior|recent)\s+(?:(?:two|thr
 # A share asked for ("gross margin percentage", "as a percent of sales", "EBITDA % margin"); in the core question,
 # so "answer in percents" (an instruction) is not one.
 _PERCENT = re.compile(r"\bpercent(?:age)?s?\b|%")
+_AMOUNT = re.compile(r"\bhow (?:much|many)\b", re.I)  # a number asked, whatever concept it is of
 _WHICH = re.compile(r"\bwhich\b", re.I)  # "which of its segments had the highest ...": the parts compared
 _PARTS_NOTE = "segments"  # the note (concepts.yaml's notes) listing a filing's parts: segments, regions
 _ALSO_NAMED = {"income statement": re.compile(r"\bp&l\b|profit and loss", re.I)}  # names a title never prints
@@ -385,6 +386,16 @@ def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
 def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
     """D: a report of an allowed type whose period ends on the day the question names alone."""
     return (not plan.doc_types or form in plan.doc_types) and balance_day(plan, period_end)
+
+
+def names_filing(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
+    """Whether the question names this filing by its day (or its month): D's report of the day asked, when
+    the question also names its form ("its 8-K dated May 5, 2023") or asks no figure, so it asks what was
+    reported that day ("What executive change did Meta report in December 2025?"): the filing of that day
+    is the answer, whatever words an older report shares with the question. An amount asked ("How much cash
+    did Acme hold at December 31, 2025?") is a figure though no concept names it: the balance sheet's."""
+    asks_figure = plan.figure or bool(_AMOUNT.search(plan.core))
+    return (bool(plan.doc_types) or not asks_figure) and on_day(plan, form, period_end)
 
 
 def previews_annual(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None) -> bool:

@@ -50,9 +50,10 @@ from query.facts import (
 )
 from query.page_order import page_order, question_kind
 from query.pins import Pins
-from query.plan import QueryPlan, follow_up_plan, make_plan, on_day, reports_span, spelled_out
+from query.plan import QueryPlan, follow_up_plan, make_plan, names_filing, reports_span, spelled_out
 from query.question import Question, page_vector
 from query.ranker import CANDIDATES, PageRanker, page_features
+from query.report_body import body_first
 from query.scoring import ScoredDoc
 from query.snapshot import Snapshot, load_ranker
 from schemas.index import INDEXES
@@ -309,6 +310,7 @@ class Retriever:
         item_weights = scoring.flam_weights(q.snap.lexicon(), q.text) if opts.flam else {}
         tree_chunks = self.tree_chunks(q, list(doc_weight)) if opts.trees else set()
         rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
+        rescored = body_first(rescored, [d.doc.doc_id for d in docs if scoring.short_filing(d.doc)], q.text, plan.cover)
         if opts.reranker:
             rescored = self._rerank_passages(q.text, rescored[:20], opts.reranker) + rescored[20:]
         return rescored
@@ -317,8 +319,9 @@ class Retriever:
         """The first document, when a short 8-K (:func:`scoring.short_filing`), is read whole: its other
         passages join the hits just below its best one, so its Item's page is not outranked by other documents'
         pages that share the question's date or words (its exhibit list printed them); one the question names
-        by its form and day, at the top (:func:`scoring.read_whole`)."""
-        named = bool(q.plan.doc_types) and on_day(q.plan, doc.form, doc.period_end)
+        by its day, with its form or asking no figure, at the top (:func:`query.plan.names_filing`,
+        :func:`scoring.read_whole`)."""
+        named = names_filing(q.plan, doc.form, doc.period_end)
         if not scoring.short_filing(doc) or not (named or any(h.source["doc_id"] == doc.doc_id for h in hits)):
             return hits
         own = self.backend.hybrid(q.snap.target("passages"), INDEXES["passages"], q.plan.lexical, q.page_vector,

@@ -746,3 +746,20 @@ def test_the_parts_compared_are_read_off_their_tables_not_the_whole_statement():
     assert whole.statements == ["income statement"]
     assert plan_of("Which of Acme's segments is the largest? Use the income statement.").statements == [
         "income statement"]  # a statement named outright still decides
+
+
+def test_a_filing_of_the_day_or_month_asked_is_named_when_the_question_asks_no_figure():
+    """Meta's 8-K of December 19, 2025, asked "What executive change did Meta report in December 2025?": the
+    question names the filing by its month and asks what it reports, so it is read at the top, ahead of the
+    older 10-K whose Item 11 shares the word "executive"; a figure asked of that day is the balance sheet's."""
+    import datetime as dt
+
+    from query.plan import names_filing
+
+    event = plan_of("What executive change did Acme report in December 2025?")
+    assert names_filing(event, "8-K", dt.date(2025, 12, 19))
+    assert not names_filing(event, "8-K", dt.date(2025, 10, 30))  # another month's filing
+    assert names_filing(plan_of("What did Acme report in its 8-K dated December 19, 2025?"), "8-K",
+                        dt.date(2025, 12, 19))
+    assert not names_filing(plan_of("How much cash did Acme hold at December 31, 2025?"), "8-K",
+                            dt.date(2025, 12, 31))

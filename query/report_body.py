@@ -1,0 +1,48 @@
+"""A short 8-K's body before its boilerplate: what it reports before its cover, exhibit list and signatures.
+
+A current report of a few pages prints the same frame around every event: a cover (the form, the date of
+the report, the registrant's address and securities), the Item reporting the event ("Item 5.02 Departure
+of Directors ..."), the list of exhibits it files (Item 9.01) and the signatures. Asked what the filing
+reports ("What executive change did JPMorgan Chase report in June 2026?"), the cover and the signature
+page match as well as the Item does or better: they print the date asked and the company's name, which
+the Item's text may not repeat. So among one short filing's passages (``query.scoring.short_filing``) the
+Item's come first, the exhibit list next (first too when the question asks about exhibits), the cover and
+the signatures last. The places the filing's passages hold among all the hits are kept, with their scores:
+the other documents' passages stay where they were. A question asking for the cover (its securities, its
+address: the plan's cover evidence) is left as it was. Pure: hits in, hits out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from domain.sec_items import COVER, EXHIBITS_ITEM, signature_block
+from kernel.search import Hit
+
+_EXHIBITS_ASKED = re.compile(r"\bexhibits?\b", re.I)
+_WORD = re.compile(r"[A-Za-z]{3}")  # a passage with no word (a page number alone) reports nothing
+
+
+def body_first(hits: list[Hit], filings: Collection[str], question: str, cover_asked: bool = False) -> list[Hit]:
+    """``hits`` (best first) with each short filing's passages (``filings``: their doc_ids) reordered among
+    the places they hold: its Items' text, then its exhibit list, then its cover and signatures."""
+    if cover_asked or not filings:
+        return hits
+    exhibits = bool(_EXHIBITS_ASKED.search(question))
+    out = list(hits)
+    for doc_id in filings:
+        places = [i for i, h in enumerate(hits) if h.source.get("doc_id") == doc_id]
+        ordered = sorted((hits[i] for i in places), key=lambda h: part_rank(h.source, exhibits))
+        for i, h in zip(places, ordered, strict=True):
+            out[i] = Hit(h.id, hits[i].score, h.source)
+    return out
+
+
+def part_rank(chunk: dict, exhibits: bool = False) -> int:
+    """0: an Item reporting the event; 1: the exhibit list (0 when exhibits are asked); 2: the cover, the
+    signatures, a passage with no word."""
+    text = chunk.get("text", "")
+    if chunk.get("item") == COVER or signature_block(text) or not _WORD.search(text):
+        return 2
+    return 1 if chunk.get("item") == EXHIBITS_ITEM and not exhibits else 0

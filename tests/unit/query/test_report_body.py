@@ -1,0 +1,43 @@
+"""A short 8-K's Item before its cover, exhibit list and signatures (query.report_body)."""
+
+from domain.sec_items import signature_block
+from kernel.search import Hit
+from query.report_body import body_first, part_rank
+
+
+def chunk(doc_id: str, item: str, text: str) -> dict:
+    return {"doc_id": doc_id, "item": item, "text": text}
+
+
+COVER = Hit("cover", 0.9, chunk("X_8K", "cover", "FORM 8-K CURRENT REPORT Date of Report June 24, 2026"))
+SIGNED = Hit("signed", 0.85, chunk("X_8K", "9.01", "SIGNATURE Pursuant to the requirements of the Securities"))
+TENK = Hit("10k", 0.8, chunk("X_10K", "11", "Item 11. Executive Compensation"))
+LISTED = Hit("listed", 0.7, chunk("X_8K", "9.01", "Item 9.01 Financial Statements and Exhibits (d) Exhibits 99.1"))
+ITEM = Hit("item", 0.6, chunk("X_8K", "5.02", "Item 5.02 Departure of Directors or Certain Officers"))
+HITS = [COVER, SIGNED, TENK, LISTED, ITEM]
+
+
+def test_the_items_text_takes_the_filings_best_place():
+    """JPMorgan Chase's 8-K of June 2026, asked what executive change it reported: its cover and signatures
+    print the date and the name, so they matched first; its Item 5.02 takes the first of the places the
+    filing's passages hold, then the exhibit list, then the cover and signatures. The 10-K's passage keeps
+    its place and every place its score."""
+    out = body_first(HITS, ["X_8K"], "What executive change did JPMorgan Chase report in June 2026?")
+    assert [h.id for h in out] == ["item", "listed", "10k", "cover", "signed"]
+    assert [h.score for h in out] == [h.score for h in HITS]
+
+
+def test_exhibits_asked_keep_the_exhibit_list_with_the_items_and_the_cover_asked_leaves_all():
+    out = body_first(HITS, ["X_8K"], "Which exhibits did the company file with its June 2026 8-K?")
+    assert [h.id for h in out] == ["listed", "item", "10k", "cover", "signed"]
+    assert body_first(HITS, ["X_8K"], "What securities are registered?", cover_asked=True) == HITS
+    assert body_first(HITS, [], "What did it report?") == HITS  # no short filing chosen
+
+
+def test_signatures_and_empty_passages_rank_with_the_cover():
+    assert signature_block("SIGNATURES Pursuant to the requirements of the Securities Exchange Act of 1934")
+    assert signature_block("META PLATFORMS, INC. / Date: | December 19, 2025 | By: | /s/ Katherine Kelly")
+    assert signature_block("ORACLE CORPORATION Dated: June 13, 2022 | By: | /S/ WILLIAM COREY WEST")
+    assert not signature_block("Item 5.02 Departure of Directors; the signing of an employment agreement")
+    assert part_rank(chunk("X_8K", "8.01", "3")) == 2  # a page number alone
+    assert part_rank(chunk("X_8K", "8.01", "Item 8.01 Other Events. On December 17, 2019, ...")) == 0
