@@ -120,9 +120,10 @@ ANNUAL_ONLY_ITEMS = frozenset({BUSINESS_ITEM, "1C", "2"})
 COVER = "cover"  # text before the first item: cover page, table of contents
 UNKNOWN = "unknown"  # a filing in which no item was recognized
 EXHIBITS_ITEM = "9.01"  # an 8-K's "Financial Statements and Exhibits": the list of what it files with it
-# A filing's signature block: its heading ("SIGNATURE Pursuant to the requirements of ...") or a conformed
-# signature ("By: /s/ Daniel Durn"), which the segmentation leaves under the last Item
-_SIGNATURE_RE = re.compile(r"^\W*SIGNATURES?\b|/s/", re.I)
+# A filing's signature block: its heading ("SIGNATURE Pursuant to the requirements of ..."), a conformed
+# signature ("By: /s/ Daniel Durn") or its date line ("Date: March 15, 2023"), which the segmentation leaves
+# under the last Item
+_SIGNATURE_RE = re.compile(r"^\W*(?:SIGNATURES?\b|Dated?:)|/s/", re.I)
 
 
 def signature_block(text: str) -> bool:

@@ -21,6 +21,10 @@ from domain.sec_items import COVER, EXHIBITS_ITEM, signature_block
 from kernel.search import Hit
 
 _EXHIBITS_ASKED = re.compile(r"\bexhibits?\b", re.I)
+# Item 9.01's heading or its table of exhibits; the text of an exhibit printed after it (a PDF filing carries
+# its press release on, under the last Item's name) is what the filing reports, not its list
+_EXHIBIT_LIST = re.compile(r"financial\s+statements\s+and\s+exhibits|\bexhibit\s+(?:no\b|number|index|description)|"
+                           r"\(d\)\W*exhibits", re.I)
 _WORD = re.compile(r"[A-Za-z]{3}")  # a passage with no word (a page number alone) reports nothing
 
 
@@ -40,9 +44,10 @@ def body_first(hits: list[Hit], filings: Collection[str], question: str, cover_a
 
 
 def part_rank(chunk: dict, exhibits: bool = False) -> int:
-    """0: an Item reporting the event; 1: the exhibit list (0 when exhibits are asked); 2: the cover, the
-    signatures, a passage with no word."""
+    """0: an Item reporting the event, or an exhibit's own text; 1: the exhibit list (0 when exhibits are
+    asked); 2: the cover, the signatures, a passage with no word."""
     text = chunk.get("text", "")
     if chunk.get("item") == COVER or signature_block(text) or not _WORD.search(text):
         return 2
-    return 1 if chunk.get("item") == EXHIBITS_ITEM and not exhibits else 0
+    listed = chunk.get("item") == EXHIBITS_ITEM and _EXHIBIT_LIST.search(text)
+    return 1 if listed and not exhibits else 0

@@ -165,6 +165,21 @@ def test_a_question_about_an_earnings_release_finds_its_page_first(exhibit_index
     assert retriever.search("revenue", k=5, filters={"filing_item": "1.01"}).evidence == []  # none reports it
 
 
+def test_a_short_8k_answers_with_its_item_before_its_cover_and_signatures(exhibit_index):
+    """JPMorgan Chase's 8-K of June 2026 and Apple's of November 2019, asked what they reported: their covers
+    and signature pages print the date and the name asked, yet the Item reporting the event comes first."""
+    from kernel.resources import Resources
+    from query import Retriever
+
+    retriever = Retriever(Resources(exhibit_index))
+    for question, doc_id, item in [
+            ("What executive change did JPMorgan Chase report in June 2026?", "JPM_2026-06-24_8K", "5.02"),
+            ("What did Apple report in its Form 8-K dated November 7, 2019?", "AAPL_2019-11-07_8K", "8.01")]:
+        result = retriever.search(question, k=5)
+        top = result.evidence[0]
+        assert (top.doc_id, top.item) == (doc_id, item), [(e.doc_id, e.page, e.item) for e in result.evidence]
+
+
 def _ibm_filing_with_an_annual_report(edgar_mirror, root):
     """A filing directory in the mirror's layout, built from real parts: IBM's 2023 10-K (0000051143-24-000012,
     whose Items 3, 7, 7A and 8 point into its Annual Report to Stockholders) as filed, and as its EX-13 the

@@ -39,5 +39,16 @@ def test_signatures_and_empty_passages_rank_with_the_cover():
     assert signature_block("META PLATFORMS, INC. / Date: | December 19, 2025 | By: | /s/ Katherine Kelly")
     assert signature_block("ORACLE CORPORATION Dated: June 13, 2022 | By: | /S/ WILLIAM COREY WEST")
     assert not signature_block("Item 5.02 Departure of Directors; the signing of an employment agreement")
+    assert signature_block("Date: March 15, 2023 5")
     assert part_rank(chunk("X_8K", "8.01", "3")) == 2  # a page number alone
     assert part_rank(chunk("X_8K", "8.01", "Item 8.01 Other Events. On December 17, 2019, ...")) == 0
+
+
+def test_an_exhibits_own_text_under_item_9_01_is_what_the_filing_reports():
+    """A PDF 8-K carries its press release on after Item 9.01, under that Item's name: Ulta Beauty's
+    announcement of its new chief operating officer is the filing's body, not its list of exhibits."""
+    release = chunk("X_8K", "9.01", "Bolingbrook, IL - September 18, 2023 - Ulta Beauty, Inc. today announced")
+    assert part_rank(release) == 0
+    assert part_rank(chunk("X_8K", "9.01", "Item 9.01 Financial Statements and Exhibits. (a) Not applicable")) == 1
+    assert part_rank(chunk("X_8K", "9.01", "Exhibit No. | Description 99.1 | Press release")) == 1
+    assert part_rank(chunk("X_8K", "9.01", "Exhibit No. | Description 99.1 | Press release"), exhibits=True) == 0
