@@ -218,6 +218,17 @@ def named_day(text: str) -> dt.date | None:
     return dt.date(int(mid.group(1)), 6, 30) if mid else None
 
 
+def month_named(text: str) -> bool:
+    """Whether the text names a month with its year and no day ("in March 2023"): :func:`named_day` reads it as
+    its last day (a balance's), while an event of that month may be of any of its days."""
+    return not any(_day(*m.groups()) for m in _DATE.finditer(text or "")) and bool(_MONTH_YEAR.search(text or ""))
+
+
+def in_month(date: dt.date | None, day: dt.date) -> bool:
+    """Whether ``date`` falls in the month of ``day``."""
+    return date is not None and (date.year, date.month) == (day.year, day.month)
+
+
 def _masked(text: str | None) -> str:
     """The text lowered, its curly apostrophes straight: what the period patterns read."""
     return (text or "").lower().replace("’", "'")

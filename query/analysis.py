@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from domain.companies import Entity, EntityIndex
-from domain.periods import Period, forecast_year, named_day, period_ended, periods, vantage_year
+from domain.periods import Period, forecast_year, month_named, named_day, period_ended, periods, vantage_year
 from domain.rules import ANNUAL, ANNUAL_PERIOD, CURRENT, PERIOD_MONTHS, QUARTERLY, asked_period, ended_periods
 
 __all__ = ["Entity", "EntityIndex", "QueryAnalysis", "analyze"]
@@ -34,6 +34,7 @@ class QueryAnalysis:
     inferred: list[str] = field(default_factory=list)  # a company read off its product's name, as a note says it
     forecast: int | None = None  # the year it asks a forecast of ("expect to pay in 2024"): the year before's report
     spans: list[str] = field(default_factory=list)  # the facts' periods its quarters ask: "Q2", six months "H1"
+    month_only: bool = False  # ``day`` is a month's last day, the month named with no day ("in March 2023")
 
     @property
     def dated(self) -> bool:
@@ -77,7 +78,8 @@ def analyze(question: str, entities: EntityIndex | None = None) -> QueryAnalysis
     return QueryAnalysis(question, entities.find(question) if entities else [], list(dict.fromkeys(years)),
                          list(dict.fromkeys(quarters)), forms, named_day(question), ended,
                          entities.own_names(question) if entities else [], vantage_year(question, mentioned),
-                         written, forecast=forecast_year(question, mentioned, written), spans=_spans(mentioned, ended))
+                         written, forecast=forecast_year(question, mentioned, written), spans=_spans(mentioned, ended),
+                         month_only=month_named(question))
 
 
 def _spans(mentioned: list[Period], ended: tuple[int, dt.date] | None) -> list[str]:

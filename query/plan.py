@@ -48,7 +48,9 @@ about the document it needs (year, period, form) weighed against a candidate's m
      reports then print no balance of that day: tier 1, no points, whatever year they are of (the fiscal 2023
      10-K holds December's balances, not June 30, 2023's), and so are the reports the slack alone lets in
      when another filing of the company is dated that day itself (``scoring.farther_from_day``); not when a
-     later year is named too (the day is then a comparative column of that year's report).
+     later year is named too (the day is then a comparative column of that year's report). A month named
+     with no figure asked ("What board change did MGM Resorts report in March 2023?") takes an 8-K dated any
+     day of it as of the day asked (:func:`event_in_month`).
 A date alone is otherwise a year (a balance "as of December 31, 2022"); only an event's wording points at an
 8-K.
 """
@@ -62,8 +64,8 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from domain import vocabulary
-from domain.periods import COMPARATIVE_YEARS, ends_on, printed_periods, releases_quarter
-from domain.rules import ANNUAL, EARNINGS, PERIODIC, QUARTERLY, QUARTERS
+from domain.periods import COMPARATIVE_YEARS, ends_on, in_month, printed_periods, releases_quarter
+from domain.rules import ANNUAL, CURRENT, EARNINGS, PERIODIC, QUARTERLY, QUARTERS
 from domain.sec_items import ANNUAL_ONLY_ITEMS
 from domain.text import lower_words, without_names
 from query.analysis import FORM_NAMED, Entity, QueryAnalysis
@@ -348,7 +350,10 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
         day = plan.analysis.ended[1]
         return (0, f"E it reports the quarter ended {day}") if reports_span(plan, form, period_end) else (2, "")
     if on_day(plan, form, period_end):
-        return 0, f"D its period ends {plan.analysis.day}, the day asked"
+        day = plan.analysis.day
+        if event_in_month(plan, form, period_end):
+            return 0, f"D dated {period_end}, in the month asked ({day:%B %Y})"
+        return 0, f"D its period ends {day}, the day asked"
     if company_has_day:
         return 1, ""  # D: another of the company's reports is dated that day
     type_ok = not plan.doc_types or form in plan.doc_types
@@ -383,19 +388,34 @@ def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
         ends_on(period_end, day)
 
 
+def event_in_month(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
+    """D over a month named with no day and no figure asked ("What board change did MGM Resorts report in
+    March 2023?"): an 8-K dated any day of that month is of the day asked, as a report ending with the month
+    is for a balance (MGM's 8-K of March 1 stands 30 days off the month's last day)."""
+    day = plan.analysis.day
+    return form == CURRENT and plan.analysis.month_only and day is not None and plan.analysis.ended is None and \
+        plan.target_year in (None, day.year) and in_month(period_end, day) and not asks_figure(plan)
+
+
 def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
-    """D: a report of an allowed type whose period ends on the day the question names alone."""
-    return (not plan.doc_types or form in plan.doc_types) and balance_day(plan, period_end)
+    """D: a report of an allowed type whose period ends on the day the question names alone (an 8-K of the
+    month named, when no figure is asked: :func:`event_in_month`)."""
+    return (not plan.doc_types or form in plan.doc_types) and \
+        (balance_day(plan, period_end) or event_in_month(plan, form, period_end))
+
+
+def asks_figure(plan: QueryPlan) -> bool:
+    """Whether the question asks a figure: a concept of one, or an amount ("How much cash did Acme hold at
+    December 31, 2025?"), which no concept need name."""
+    return plan.figure or bool(_AMOUNT.search(plan.core))
 
 
 def names_filing(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
     """Whether the question names this filing by its day (or its month): D's report of the day asked, when
-    the question also names its form ("its 8-K dated May 5, 2023") or asks no figure, so it asks what was
-    reported that day ("What executive change did Meta report in December 2025?"): the filing of that day
-    is the answer, whatever words an older report shares with the question. An amount asked ("How much cash
-    did Acme hold at December 31, 2025?") is a figure though no concept names it: the balance sheet's."""
-    asks_figure = plan.figure or bool(_AMOUNT.search(plan.core))
-    return (bool(plan.doc_types) or not asks_figure) and on_day(plan, form, period_end)
+    the question also names its form ("its 8-K dated May 5, 2023") or asks no figure (:func:`asks_figure`),
+    so it asks what was reported that day ("What executive change did Meta report in December 2025?"): the
+    filing of that day is the answer, whatever words an older report shares with the question."""
+    return (bool(plan.doc_types) or not asks_figure(plan)) and on_day(plan, form, period_end)
 
 
 def previews_annual(plan: QueryPlan, fiscal_year: int | None, form: str | None, fiscal_period: str | None) -> bool:
@@ -446,12 +466,14 @@ def document_choice(plan: QueryPlan, fiscal_year: int | None, form: str | None, 
                                company_has_day, company_has_quarter, company_has_annual)
     weight = 0.0 if rule == PREVIEW_RULE.format(year=plan.target_year) else TIER_POINTS[tier]  # P: none
     points = [(rule, weight)] if rule else []
-    dated_that_day = tier == 0 and balance_day(plan, period_end)
+    in_month_asked = tier == 0 and event_in_month(plan, form, period_end)
+    dated_that_day = tier == 0 and (balance_day(plan, period_end) or in_month_asked)
     if tier < 2 and plan.target_year is not None and form == ANNUAL and not plan.doc_types and \
             not plan.analysis.quarters and (dated_that_day or not plan.analysis.dated):  # the year's annual report
         points.append(("A a fiscal year, no quarter: the annual report", ANNUAL_POINTS))
     if dated_that_day:
-        points.append(("D the balance sheet of the day asked", DAY_POINTS))
+        points.append(("D filed in the month asked" if in_month_asked else "D the balance sheet of the day asked",
+                       DAY_POINTS))
     if plan.target_year is None and latest and form in PERIODIC and (not plan.doc_types or form in plan.doc_types):
         points.append((f"{LATEST_RULE}: the newest " + ("annual report" if plan.annual else "report"),
                        LATEST_POINTS))

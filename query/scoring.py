@@ -36,6 +36,7 @@ from query.plan import (
     QueryPlan,
     document_choice,
     document_tier,
+    event_in_month,
     latest_moved,
     on_day,
     quarter_document,
@@ -161,12 +162,13 @@ def farther_from_day(docs: list[DocInfo], plan: QueryPlan) -> set[str]:
     """D's documents (:func:`~query.plan.on_day`) farther from the day asked than another of their company's:
     the 52/53-week slack lets a report ending near the day stand for it, not when a filing is dated that day
     itself (Amcor's 8-K of July 1, 2022 against its fiscal 2022 10-K ending June 30). They are the company's
-    other reports (tier 1, no points)."""
+    other reports (tier 1, no points). An 8-K of the month an event is asked of stands on the day asked
+    (:func:`~query.plan.event_in_month`)."""
     day = plan.analysis.day
     if day is None:
         return set()
-    near = {d.doc_id: (d.entity, abs((as_date(d.period_end) - day).days)) for d in docs
-            if on_day(plan, d.form, d.period_end)}
+    near = {d.doc_id: (d.entity, 0 if event_in_month(plan, d.form, d.period_end) else
+                       abs((as_date(d.period_end) - day).days)) for d in docs if on_day(plan, d.form, d.period_end)}
     nearest: dict[str | None, int] = {}
     for entity, gap in near.values():
         nearest[entity] = min(gap, nearest.get(entity, gap))
@@ -505,10 +507,15 @@ SHORT_FILING_PAGES = 10  # an 8-K this short (cover, Items, signature, a short e
 WHOLE_SHARE = 0.95  # a short filing's other passages join just below its best one
 
 
+def current_report(doc: DocInfo) -> bool:
+    """An 8-K's own document (not an exhibit): a cover, its Items, its signatures (``query.report_body``)."""
+    return doc.form == CURRENT and not doc.exhibit_type
+
+
 def short_filing(doc: DocInfo) -> bool:
     """An 8-K of its own (not an exhibit) of at most ``SHORT_FILING_PAGES`` pages: the question it is chosen
     for (by its date, its event) is answered by its Item's page, whatever words that page shares with it."""
-    return doc.form == CURRENT and not doc.exhibit_type and 0 < doc.page_count <= SHORT_FILING_PAGES
+    return current_report(doc) and 0 < doc.page_count <= SHORT_FILING_PAGES
 
 
 def read_whole(hits: list[Hit], doc_id: str, own: list[Hit], named: bool = False) -> list[Hit]:

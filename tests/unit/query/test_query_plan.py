@@ -763,3 +763,23 @@ def test_a_filing_of_the_day_or_month_asked_is_named_when_the_question_asks_no_f
                         dt.date(2025, 12, 19))
     assert not names_filing(plan_of("How much cash did Acme hold at December 31, 2025?"), "8-K",
                             dt.date(2025, 12, 31))
+
+
+def test_an_8k_of_the_month_an_event_is_asked_of_is_of_the_day_asked():
+    """MGM Resorts' 8-K of March 1, 2023, asked "What board change did MGM Resorts report in March 2023?":
+    a month named with no day is its last day for a balance, but an event of that month may be of any of its
+    days, so the 8-K is D's (tier 0) and the company's other reports are not; a figure asked of the month
+    stays the report ending with it, and a day named stays that day."""
+    import datetime as dt
+
+    from query.plan import event_in_month
+
+    event = plan_of("What board change did Acme report in March 2023?")
+    assert event.analysis.month_only and event_in_month(event, "8-K", dt.date(2023, 3, 1))
+    assert document_tier(event, None, "8-K", None, True, dt.date(2023, 3, 1))[0] == 0
+    assert document_tier(event, 2023, "10-Q", "Q2", True, dt.date(2023, 6, 30), company_has_day=True)[0] == 1
+    assert not event_in_month(event, "8-K", dt.date(2023, 4, 3))  # the next month's filing
+    assert not event_in_month(event, "10-Q", dt.date(2023, 3, 1))  # a report's period is no event's day
+    assert not event_in_month(plan_of("How much cash did Acme hold in March 2023?"), "8-K", dt.date(2023, 3, 1))
+    day = plan_of("What did Acme report on March 1, 2023?")
+    assert not day.analysis.month_only and not event_in_month(day, "8-K", dt.date(2023, 3, 2))

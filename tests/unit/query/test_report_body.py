@@ -52,3 +52,14 @@ def test_an_exhibits_own_text_under_item_9_01_is_what_the_filing_reports():
     assert part_rank(chunk("X_8K", "9.01", "Item 9.01 Financial Statements and Exhibits. (a) Not applicable")) == 1
     assert part_rank(chunk("X_8K", "9.01", "Exhibit No. | Description 99.1 | Press release")) == 1
     assert part_rank(chunk("X_8K", "9.01", "Exhibit No. | Description 99.1 | Press release"), exhibits=True) == 0
+
+
+def test_a_releases_safe_harbor_legend_comes_after_what_it_announces():
+    """MGM Resorts' 8-K of March 1, 2023 prints its press release after Item 9.01; the release's closing
+    legend matched "What did MGM Resorts report in March 2023?" first."""
+    legend = chunk("X_8K", "9.01", "Forward Looking Statements: Statements in this release that are not historical")
+    assert part_rank(legend) == 1 and part_rank(legend, legend=True) == 0
+    assert part_rank(chunk("X_8K", "9.01", "Cautionary Note Regarding Forward-Looking Statements This release")) == 1
+    cut = chunk("X_8K", "9.01", "financings, approvals and other contingencies ... other forward-looking statements.")
+    assert part_rank(cut) == 1  # the legend's passage however the chunking cut it
+    assert part_rank(chunk("X_8K", "9.01", "today appointed award-winning producer Ben Winston to the Board")) == 0
