@@ -310,7 +310,8 @@ class Retriever:
         item_weights = scoring.flam_weights(q.snap.lexicon(), q.text) if opts.flam else {}
         tree_chunks = self.tree_chunks(q, list(doc_weight)) if opts.trees else set()
         rescored = scoring.rescore_passages(hits, doc_weight, item_weights, tree_chunks, plan.items, opts.item_boost)
-        rescored = body_first(rescored, [d.doc.doc_id for d in docs if scoring.current_report(d.doc)], q.text, plan.cover)
+        reports = [d.doc.doc_id for d in docs if scoring.current_report(d.doc)]
+        rescored = body_first(rescored, reports, q.text, plan.cover, plan.lexical)
         if opts.reranker:
             rescored = self._rerank_passages(q.text, rescored[:20], opts.reranker) + rescored[20:]
         return rescored

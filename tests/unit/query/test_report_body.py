@@ -63,3 +63,21 @@ def test_a_releases_safe_harbor_legend_comes_after_what_it_announces():
     cut = chunk("X_8K", "9.01", "financings, approvals and other contingencies ... other forward-looking statements.")
     assert part_rank(cut) == 1  # the legend's passage however the chunking cut it
     assert part_rank(chunk("X_8K", "9.01", "today appointed award-winning producer Ben Winston to the Board")) == 0
+
+
+def test_asked_only_what_was_reported_the_items_opening_comes_first():
+    """Southern Company's 8-K of December 2019, asked "What event did Southern Company report on Form 8-K in
+    December 2019?": its Item 8.01 opens on page 2 with the event, and page 3 (the rate plan's terms) had
+    matched the date better. Asked a detail ("How much will customers receive as refunds in 2020?"), the
+    search's order of the Item's pages stands."""
+    from query.report_body import asks_what_happened
+
+    terms_page = Hit("terms", 0.9, chunk("X_8K", "8.01", "and the remaining 20% retained by Georgia Power in December"))
+    opening = Hit("opening", 0.8, chunk("X_8K", "8.01", "Item 8.01 Other Events. On December 17, 2019, the PSC voted"))
+    hits = [terms_page, opening]
+    assert asks_what_happened("What event did report on in December 2019?")  # lexical: no name, no form
+    assert not asks_what_happened("How much will customers receive as refunds in 2020?")
+    general = body_first(hits, ["X_8K"], "q", lexical="What event did report on in December 2019?")
+    assert [h.id for h in general] == ["opening", "terms"]
+    detail = body_first(hits, ["X_8K"], "q", lexical="How much will customers receive as refunds in 2020?")
+    assert [h.id for h in detail] == ["terms", "opening"]
