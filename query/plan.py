@@ -378,23 +378,28 @@ def document_tier(plan: QueryPlan, fiscal_year: int | None, form: str | None, fi
     return 2, ""
 
 
-def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
-    """Whether a report's period ends on the day a question names without a span ("cash at March 3, 2023",
-    "as of June 30, 2023"): its balance sheet is dated that day (D), whatever the fiscal year's number. Not
-    when a later year is named too ("the 2023 10-K's debt as of December 31, 2022"): that day is then a
-    comparative column of the later year's report."""
+def day_alone(plan: QueryPlan) -> dt.date | None:
+    """The day a question names without a span ("cash at March 3, 2023", "as of June 30, 2023", a month's last
+    day for "in March 2023"), which D reads; None when it names none, or a later year too ("the 2023 10-K's
+    debt as of December 31, 2022": that day is then a comparative column of the later year's report)."""
     day = plan.analysis.day
-    return day is not None and plan.analysis.ended is None and plan.target_year in (None, day.year) and \
-        ends_on(period_end, day)
+    return day if day is not None and plan.analysis.ended is None and plan.target_year in (None, day.year) else None
+
+
+def balance_day(plan: QueryPlan, period_end: dt.date | None) -> bool:
+    """Whether a report's period ends on the day a question names alone (:func:`day_alone`): its balance sheet
+    is dated that day (D), whatever the fiscal year's number."""
+    day = day_alone(plan)
+    return day is not None and ends_on(period_end, day)
 
 
 def event_in_month(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
     """D over a month named with no day and no figure asked ("What board change did MGM Resorts report in
     March 2023?"): an 8-K dated any day of that month is of the day asked, as a report ending with the month
     is for a balance (MGM's 8-K of March 1 stands 30 days off the month's last day)."""
-    day = plan.analysis.day
-    return form == CURRENT and plan.analysis.month_only and day is not None and plan.analysis.ended is None and \
-        plan.target_year in (None, day.year) and in_month(period_end, day) and not asks_figure(plan)
+    day = day_alone(plan)
+    return form == CURRENT and plan.analysis.month_only and day is not None and in_month(period_end, day) and \
+        not asks_figure(plan)
 
 
 def on_day(plan: QueryPlan, form: str | None, period_end: dt.date | None) -> bool:
