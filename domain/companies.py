@@ -435,6 +435,25 @@ class EntityIndex:
                 out.append(bare)
         return list(dict.fromkeys(out))
 
+    def unnamed_runs(self, question: str) -> list[str]:
+        """Each name that holds an :meth:`unnamed` word, as written: the run of capitalized words around it
+        ("Solar Turbines", "Bath Iron Works"; "Humira" alone). The filings that print the run, not its one
+        unlisted word, are the ones that name it: "Turbines" alone is on every turbine maker's pages."""
+        unnamed = set(self.unnamed(question))
+        runs: list[list[str]] = []
+        end = -1
+        for word, at in surface_words(question):
+            bare = _bare(word)
+            if not bare[:1].isupper():
+                end = -1
+                continue
+            if runs and end >= 0 and question[end:at].isspace():
+                runs[-1].append(bare)
+            else:
+                runs.append([bare])
+            end = at + len(word) if bare == word else -1  # a possessive ends the name ("Humira's sales")
+        return list(dict.fromkeys(" ".join(r) for r in runs if unnamed & set(r)))
+
     def unindexed(self, question: str) -> list[Entity]:
         """Companies a question names that have no published document (the universe knows them), by names no
         company with documents shares: "Allergan" names AbbVie too, whose filings answer it."""
@@ -489,11 +508,23 @@ class EntityIndex:
         once per question (``_seen``: the last ``SEEN_QUESTIONS`` questions)."""
         found = self._seen.get(question)  # read once, kept in a local: another thread's query may empty it
         if found is None:
-            found = tuple((w, frozenset(keys), at) for w, keys, at in self._find_names(question))
+            found = tuple((w, frozenset(keys), at) for w, keys, at in self._opening_words(question,
+                                                                                        self._find_names(question)))
             if len(self._seen) >= SEEN_QUESTIONS:
                 self._seen.clear()
             self._seen[question] = found
         return found
+
+    def _opening_words(self, question: str, found: list[tuple[str, set[str], int]]) \
+            -> list[tuple[str, set[str], int]]:
+        """``found`` without a one-word brand or business that is an ordinary word ("Cruise", "Sky", "Chase")
+        opening the sentence, no possessive, when another company is named: "Cruise ship revenue of Royal
+        Caribbean" asks of cruises, and its capital is the sentence's; "Cruise's loss" still names GM."""
+        others = {k for _, keys, _ in found for k in keys}
+        return [(w, keys, at) for w, keys, at in found
+                if not (" " not in w and not _possessive(w) and squash(w) in self.vocab.generic
+                        and squash(w) in self.businesses | self.brands and opens_sentence(question, at)
+                        and others - keys)]
 
     def _find_names(self, question: str) -> list[tuple[str, set[str], int]]:
         tokens = surface_words(question)
@@ -518,6 +549,9 @@ class EntityIndex:
                         not (uncased and self._uncased_name(question, tokens, i, written)):  # a name holds a capital
                     continue
                 keys = self._named(written, n, _hyphenated(question, tokens[i:i + n]), uncased)
+                if keys and self._brand_after_name(question, tokens, i, written, keys, out, spans):
+                    covered = i + n
+                    break
                 if keys and (n > 1 or self._stands(question, tokens, i)):
                     out.append((written, keys, tokens[i][1]))
                     spans.append((i, i + n))
@@ -529,6 +563,18 @@ class EntityIndex:
                     out.append((tokens[i][0], {short}, tokens[i][1]))
                     spans.append((i, i + 1))
         return sorted(out + self._listed_with(question, tokens, spans), key=lambda m: m[2]) if uncased else out
+
+    def _brand_after_name(self, question: str, tokens: list[tuple[str, int]], i: int, written: str,
+                          keys: set[str], out: list[tuple[str, set[str], int]],
+                          spans: list[tuple[int, int]]) -> bool:
+        """Whether ``written``, a reviewed brand or business name, is the tail of the name written just before
+        it, with nothing but a space between ("Carnival Cruise Line": Carnival's brand, not GM's Cruise): one
+        proper name, whose first words named its company."""
+        if not spans or spans[-1][1] != i or squash(written) not in self.businesses | self.brands or \
+                keys & out[-1][1]:
+            return False
+        word, at = tokens[i - 1]
+        return question[at + len(word):tokens[i][1]].isspace() and not _possessive(word)
 
     def _owns_possessive(self, written: str) -> bool:
         """Whether a name written across a possessive carries it itself ("McDonald's Corp", "Dick's Sporting

@@ -213,7 +213,9 @@ class Retriever:
         words = " ".join(unnamed)
         hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], words, filters, scoring.OWNER_HITS)
         docs = snap.catalog.docs
-        key = scoring.owner([docs[h.source["doc_id"]].entity if h.source["doc_id"] in docs else None for h in hits])
+        runs = snap.catalog.entities.unnamed_runs(analysis.question)
+        key = scoring.owner([docs[h.source["doc_id"]].entity if h.source["doc_id"] in docs
+                             and scoring.prints_any(h.source.get("text"), runs) else None for h in hits])
         entity = snap.catalog.entities.entities.get(key) if key else None
         if entity is not None:
             analysis.entities = [entity]

@@ -191,6 +191,13 @@ OWNER_SHARE = 0.7  # the share of them one company's filings must hold to be the
 OWNER_LEAST = 3  # and at least this many (a word two passages print names nobody)
 
 
+def prints_any(text: str | None, names: list[str]) -> bool:
+    """Whether a passage prints one of ``names`` as written, case and spacing aside: "Solar Turbines" is
+    Caterpillar's, and a passage on GE's turbines does not print it."""
+    flat = " ".join((text or "").lower().split())
+    return any(" ".join(n.lower().split()) in flat for n in names)
+
+
 def owner(entities: list[str | None], share: float = OWNER_SHARE, least: int = OWNER_LEAST) -> str | None:
     """The company whose filings hold ``share`` of the passages a corpus-wide search for a question's
     unnamed words found (``entities``: each hit's company, best first), at least ``least`` of them: "Humira"

@@ -455,6 +455,10 @@ def test_capitalized_words_no_company_takes_are_what_a_question_naming_none_sear
     assert idx.unnamed("What did Walt Disney say about Hulu in June 2023?") == ["Hulu"]
     assert idx.unnamed("Keytruda sales in 2023? Humira's too.") == []  # each opens its sentence
     assert idx.unnamed("What was GAAP revenue on Monday?") == []
+    # the name holding such a word, as written, is what the filings that name it print
+    assert idx.unnamed_runs("How much did Humira's U.S. sales fall in 2023?") == ["Humira"]
+    assert idx.unnamed_runs("What did Solar Turbines sell in 2023?") == ["Solar Turbines"]
+    assert idx.unnamed_runs("What did Walt Disney say about Hulu in June 2023?") == ["Hulu"]
 
 
 def test_a_business_spun_off_under_its_parents_name_reads_as_the_parents_when_it_has_no_filings():
@@ -552,3 +556,25 @@ def test_a_sector_noun_in_the_singular_names_no_company_with_the_reviewed_vocabu
     assert [e.name for e in idx.find("How did the Electronic segment and the System segment do?")] == []
     assert [e.name for e in idx.find("What was Dow Chemical's revenue?")] == ["Dow Chemical Company"]
     assert [e.name for e in idx.find("What did Waters report for 2023?")] == ["Waters Corporation"]  # a surname
+
+
+def test_a_business_name_written_after_another_company_s_name_is_that_name_s_tail():
+    """"Cruise" is GM's segment (``business_names``), yet in "Carnival Cruise Line" it follows Carnival's name
+    with a space alone: one proper name, Carnival's brand, so GM is not named (its pages would leak into a
+    Carnival question). After a possessive, or beside the same company's name, it still names GM."""
+    vocab = Vocabulary(names={}, generic=frozenset({"cruise", "line", "general", "motors"}), common=frozenset(),
+                       filing_words=frozenset(), businesses={"GM": ("Cruise",)})
+    idx = EntityIndex(vocab=vocab)
+    for name, ticker in (("General Motors Company", "GM"), ("Carnival Corp", "CCL")):
+        idx.add(name, ticker)
+    add_vocabulary_names(idx)
+    idx.finish(searchable={idx.tickers["GM"]})
+    assert [e.name for e in idx.find("What was Cruise's EBIT-adjusted in 2023?")] == ["General Motors Company"]
+    assert idx.find("What were Carnival Cruise Line's revenues?") == []  # Carnival has no documents
+    assert [e.name for e in idx.unindexed("What were Carnival Cruise Line's revenues?")] == ["Carnival Corp"]
+    assert [e.name for e in idx.find("Did Carnival's Cruise unit grow?")] == ["General Motors Company"]
+    assert [e.name for e in idx.find("What did GM Cruise lose in 2023?")] == ["General Motors Company"]
+    # an ordinary word opening the sentence, beside another company named, is the word ("cruise ships")
+    assert idx.find("Cruise ship revenue at Carnival in 2023?") == []
+    assert [e.name for e in idx.find("Cruise losses in 2023?")] == ["General Motors Company"]
+    assert [e.name for e in idx.find("Cruise's losses at GM in 2023?")] == ["General Motors Company"]

@@ -31,6 +31,7 @@ from query.scoring import (
     page_texts,
     pages,
     previous_report,
+    prints_any,
     read_whole,
     rescore_passages,
     score_documents,
@@ -465,6 +466,10 @@ def test_the_company_whose_filings_print_a_products_name_is_the_one_asked_about(
     assert owner(["abbvie", "abbvie", "amgen", "merck", "pfizer"]) is None  # 2 of 5: below the share
     assert owner(["abbvie", "abbvie"]) is None  # too few passages to say
     assert owner([]) is None
+    # a passage counts when it prints the name as the question writes it, not one of its words
+    assert prints_any("Sales of Solar  Turbines rose.", ["Solar Turbines"])
+    assert not prints_any("Gas turbines and wind turbines", ["Solar Turbines"])
+    assert not prints_any(None, ["Humira"]) and prints_any("HUMIRA net revenues", ["Humira"])
 
 
 def test_a_short_8k_chosen_first_is_read_whole():
