@@ -161,7 +161,8 @@ class Pins(PinReader):
                 self._count_pins(q, scope, plan.counted, pin)
             if summed_up:
                 self._stated_pin(q, d.doc_id, summed_up, pin)
-        return pinned
+        order = rows_before_notes(pinned)
+        return [Hit(h.id, top * (1.02 - 0.01 * n), h.source) for n, h in enumerate(order)] if order != pinned else pinned
 
     def _statement_pages(self, q: Question, statement: str, scope: Filters) -> list[tuple[int, dict]]:
         """(page, chunk) of the statement in one document (:func:`best_statement_page`) among the best
@@ -446,6 +447,26 @@ def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
 
 PART = "_part"  # a pin's mark: a part's own page (:class:`query.part_pins.PartPins`)
 COMPARED = "_compared"  # a pin's mark: the table setting the parts compared side by side (regions')
+
+
+NOTE_SPAN = 8  # pages a note runs over after its heading's page, at most, for a row to be read as inside it
+
+
+def rows_before_notes(pinned: list[Hit]) -> list[Hit]:
+    """``pinned`` (best first) with each row pin that falls inside a note pinned in its document (on the
+    note's heading page or up to ``NOTE_SPAN`` pages after it) moved just above that note's first pin: the
+    row prints the figure asked ("Discount rate" in the pension note's table of assumptions, three pages
+    on), the note's heading page only opens the subject (3M's retirement-benefits note opens under its debt
+    note's last paragraphs)."""
+    out = list(pinned)
+    for row in [h for h in pinned if h.source.get("_basis") == "row"]:
+        page, doc = int(row.source["_page"]), row.source["doc_id"]
+        note = next((n for n, h in enumerate(out) if h.source.get("_basis") == "note" and h.source["doc_id"] == doc
+                     and 0 <= page - int(h.source["_page"]) <= NOTE_SPAN), None)
+        if note is not None and out.index(row) > note:
+            out.remove(row)
+            out.insert(note, row)
+    return out
 
 
 def with_facts(pinned: list[Hit], facts: FactPinned) -> list[Hit]:
