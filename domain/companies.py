@@ -523,7 +523,7 @@ class EntityIndex:
         others = {k for _, keys, _ in found for k in keys}
         return [(w, keys, at) for w, keys, at in found
                 if not (" " not in w and not _possessive(w) and squash(w) in self.vocab.generic
-                        and squash(w) in self.businesses | self.brands and opens_sentence(question, at)
+                        and self._reviewed_brand(w) and opens_sentence(question, at)
                         and others - keys)]
 
     def _find_names(self, question: str) -> list[tuple[str, set[str], int]]:
@@ -570,11 +570,16 @@ class EntityIndex:
         """Whether ``written``, a reviewed brand or business name, is the tail of the name written just before
         it, with nothing but a space between ("Carnival Cruise Line": Carnival's brand, not GM's Cruise): one
         proper name, whose first words named its company."""
-        if not spans or spans[-1][1] != i or squash(written) not in self.businesses | self.brands or \
-                keys & out[-1][1]:
+        if not spans or spans[-1][1] != i or not self._reviewed_brand(written) or keys & out[-1][1]:
             return False
         word, at = tokens[i - 1]
         return question[at + len(word):tokens[i][1]].isspace() and not _possessive(word)
+
+    def _reviewed_brand(self, written: str) -> bool:
+        """Whether ``written`` is a reviewed brand or business name (``company_names.yaml``), not a company's
+        own name: what may be another name's tail or, opening a sentence, an ordinary word."""
+        squashed = squash(written)
+        return squashed in self.businesses or squashed in self.brands
 
     def _owns_possessive(self, written: str) -> bool:
         """Whether a name written across a possessive carries it itself ("McDonald's Corp", "Dick's Sporting

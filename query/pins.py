@@ -109,7 +109,7 @@ class Pins(PinReader):
         item = line_item(plan.lexical) if unplaced else ()  # read off a statement's row
 
         def pin(source: dict, chunk_id: str, page: int, basis: str, reason: str, mark: str = "") -> None:
-            pinned.append(Hit(chunk_id, top * (1.02 - 0.01 * len(pinned)),
+            pinned.append(Hit(chunk_id, pin_score(top, len(pinned)),
                               {**source, "_page": page, "_basis": basis, "_reason": reason} | ({mark: True} if mark else {})))
 
         part_pin, compared_pin = functools.partial(pin, mark=PART), functools.partial(pin, mark=COMPARED)
@@ -161,8 +161,7 @@ class Pins(PinReader):
                 self._count_pins(q, scope, plan.counted, pin)
             if summed_up:
                 self._stated_pin(q, d.doc_id, summed_up, pin)
-        order = rows_before_notes(pinned)
-        return [Hit(h.id, top * (1.02 - 0.01 * n), h.source) for n, h in enumerate(order)] if order != pinned else pinned
+        return [Hit(h.id, pin_score(top, n), h.source) for n, h in enumerate(rows_before_notes(pinned))]
 
     def _statement_pages(self, q: Question, statement: str, scope: Filters) -> list[tuple[int, dict]]:
         """(page, chunk) of the statement in one document (:func:`best_statement_page`) among the best
@@ -447,6 +446,12 @@ def _whole_of_part(pin: Hit, parts: frozenset[str]) -> bool:
 
 PART = "_part"  # a pin's mark: a part's own page (:class:`query.part_pins.PartPins`)
 COMPARED = "_compared"  # a pin's mark: the table setting the parts compared side by side (regions')
+
+
+def pin_score(top: float, place: int) -> float:
+    """The score of the pin at ``place`` (0: first) among one question's pins: just above the best passage's
+    (``top``), each next one a step lower."""
+    return top * (1.02 - 0.01 * place)
 
 
 NOTE_SPAN = 8  # pages a note runs over after its heading's page, at most, for a row to be read as inside it
