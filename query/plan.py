@@ -130,6 +130,11 @@ def _short_forms() -> tuple[tuple[re.Pattern, str], ...]:
                   rf"\g<0> {words}" if kept else words) for short, words, kept in sorted(forms, key=lambda f: -len(f[0])))
 
 
+def short_form(word: str) -> bool:
+    """Whether ``word`` is a short form the vocabulary spells out ("R&D", "FCF"): the trade's, no company's."""
+    return any(pattern.fullmatch(word) for pattern, _ in _short_forms())
+
+
 # "How much did Apple sell in its first fiscal quarter", "how much has the segment sold": the sales figure,
 # asked by a verb the stemmer keeps apart from the "net sales" filings print. Only after "how much" and an
 # auxiliary, within a few words of them: "how much revenue did the sold business bring" asks no sales, "how

@@ -48,9 +48,25 @@ from query.facts import (
     FactsRequest,
     find_facts,
 )
+from query.initials import (
+    INITIALS_HITS,
+    OWNER_CHECKED,
+    printed_initials,
+    read_initials,
+    spelled_question,
+    written_initials,
+)
 from query.page_order import page_order, question_kind
 from query.pins import Pins
-from query.plan import QueryPlan, follow_up_plan, make_plan, names_filing, reports_span, spelled_out
+from query.plan import (
+    QueryPlan,
+    follow_up_plan,
+    make_plan,
+    names_filing,
+    reports_span,
+    short_form,
+    spelled_out,
+)
 from query.question import Question, page_vector
 from query.ranker import CANDIDATES, PageRanker, page_features
 from query.report_body import body_first
@@ -192,7 +208,14 @@ class Retriever:
             analysis = analyze(text, snap.catalog.entities)
             _parents(analysis, snap.catalog.entities)
             self._product_owner(analysis, filters, snap)
+            text, names = self._initials(analysis, filters, snap)
+            if names:
+                spelled = analyze(text, snap.catalog.entities)
+                spelled.entities, spelled.inferred = analysis.entities, analysis.inferred  # the company read before
+                analysis = spelled
             plan = make_plan(analysis)
+            plan.rules += [f"{i} read as {n}, as {analysis.entities[0].name}'s filings print it"
+                           for i, n in names.items()]
         with timing.stage("embed"):
             vector, pages = self._vectors(text, plan)
         return Question(text, plan, vector, filters, opts, snap, page_vector=pages)
@@ -220,6 +243,41 @@ class Retriever:
         if entity is not None:
             analysis.entities = [entity]
             analysis.inferred = [f"{words}: no company named; the evidence is {entity.name}'s, whose filings print it"]
+
+    def _initials(self, analysis: QueryAnalysis, filters: Filters | None, snap: Snapshot) -> tuple[str, dict[str, str]]:
+        """The names the question's capitals stand for in its one company's filings (``query.initials``): its
+        initials not read as that company ("J&J"; a ticker may be another's initials: "CI" is Cigna's and
+        Caterpillar's Construction Industries) and no short form, read off the passages a search of the
+        company's documents for the question finds; a name only that company's filings print
+        (:meth:`_owned`), not one every filer does ("Chief Executive Officer")."""
+        keys = {e.key for e in analysis.entities}
+        if len(keys) != 1:
+            return analysis.question, {}
+        entities, docs = snap.catalog.entities, snap.catalog.docs
+        asked = [i for i in written_initials(analysis.question) if i not in analysis.written and not short_form(i)
+                 and not keys & {e.key for e in entities.find(i)}]
+        allowed = set((filters or {}).get("doc_id", docs))
+        scope = {**(filters or {}), "doc_id": [d for d, doc in docs.items() if doc.entity in keys and d in allowed]}
+        if not asked or not scope["doc_id"]:
+            return analysis.question, {}
+        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], analysis.question, scope,
+                                 INITIALS_HITS)
+        texts = [h.source.get("text") or "" for h in hits]
+        company = analysis.entities[0]
+        names = {i: name for i in asked
+                 if (name := read_initials(i, texts, company.name)) and self._owned(name, company.key, filters, snap)}
+        return spelled_question(analysis.question, names, {i for i in names if printed_initials(i, texts)}), names
+
+    def _owned(self, name: str, key: str, filters: Filters | None, snap: Snapshot) -> bool:
+        """Whether ``name`` is one company's own: of the passages of the whole corpus whose text prints it
+        (their text alone: a company field saying "United" is no print of "United States"), that company's
+        hold the share ``scoring.owner`` asks. A segment's name is its company's; "Chief Executive Officer"
+        every filer's."""
+        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], name, filters, OWNER_CHECKED,
+                                 fields=("text",))
+        docs = snap.catalog.docs
+        return scoring.owner([docs[h.source["doc_id"]].entity for h in hits if h.source["doc_id"] in docs
+                              and scoring.prints_any(h.source.get("text"), [name])]) == key
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
         """A complementary query for curation: the parent's plan narrowed to one company (and year), its text
