@@ -214,7 +214,7 @@ class Retriever:
                 spelled.entities, spelled.inferred = analysis.entities, analysis.inferred  # the company read before
                 analysis = spelled
             plan = make_plan(analysis)
-            plan.rules += [f"{i} read as {n}, as {analysis.entities[0].name}'s filings print it"
+            plan.rules += [f"{i} read as {n}, as the filings of {analysis.entities[0].name} print it"
                            for i, n in names.items()]
         with timing.stage("embed"):
             vector, pages = self._vectors(text, plan)
