@@ -19,6 +19,7 @@ from domain.text import (
     typed_lower,
     words,
 )
+from query.concepts import concept_map
 from query.statements import (
     FIGURE,
     ROW_FIGURES,
@@ -95,10 +96,31 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
         if part and (best is None or (len(part), amount) > (best.named, best.amount)) and (cued or named == part) and \
                 len(said) <= PART_LABEL_WORDS and _names_metric(said, part, named, asked | measured) and \
                 _label_first(line) and (not titled or _titled(_alternative(printed_label(line), parts))) and \
-                _amounts(cells, cued) and of_period(lines, i, months, before):
+                _amounts(cells, cued) and of_period(lines, i, months, before) and \
+                not (cued and under_other_measure(lines[:i], metric)):
             best = PartRow(page_position(chunk, at)[0], len(part), printed_label(line), amount)
         at += len(line) + 1
     return best
+
+
+def under_other_measure(above: list[str], metric: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the nearest heading above a row naming a measure (a line in capitals: "SELLING, GENERAL &
+    ADMINISTRATIVE EXPENSES") names another one than the metric, with no line naming the metric between:
+    the row is that table's, though the passage names the metric in the prose before the heading
+    (McDonald's "Company-operated margins" above its SG&A table's "U.S." row)."""
+    for line in reversed(above):
+        stems = phrase_text(words(line))
+        if any(has_phrase(stems, cue) for cue in metric):
+            return False
+        if _heading(line) and any(has_phrase(stems, cue) for cue in concept_map().measure_cues()):
+            return True
+    return False
+
+
+def _heading(line: str) -> bool:
+    """A line in capitals of two words or more, no figure: a section's or a table's title."""
+    letters = [c for c in line if c.isalpha()]
+    return len(line.split()) >= 2 and bool(letters) and all(c.isupper() for c in letters) and not FIGURE.search(line)
 
 
 CAPTION_LINES = 2  # the last lines of the text before a table where its caption stands

@@ -396,3 +396,26 @@ def test_a_parts_row_is_of_the_period_asked_and_prints_an_amount():
     assert part_row(asked, parts, cues, changes) == (20, 2, "Health Care", True)
     assert part_row(asked, parts, cues, {**changes, "text": changes["text"].rsplit("Total", 1)[0]}) == \
         (20, 2, "Health Care", False)
+
+
+def test_a_row_under_another_measures_heading_is_that_tables_not_the_metrics():
+    """A passage naming the metric in prose, then a heading in capitals naming another measure over a table:
+    the part's row there is that measure's (McDonald's "Company-operated margins" above its SG&A table's
+    "U.S." row); with the metric's own heading nearer, or a heading naming no measure, the row is the metric's."""
+    from domain.text import words
+    from query.concepts import concept_map
+    from query.parts import part_row, under_other_measure
+
+    question = "How much profit did McDonald's U.S. segment earn in 2023?"
+    cues = concept_map().metric_cues(question, ["margins"])
+    asked, parts = frozenset(words(question)), frozenset(words("U.S."))
+    prose = "Company-operated margins in the U.S. reflected strong sales.\n"
+    sga = {"text": prose + "SELLING, GENERAL & ADMINISTRATIVE EXPENSES\nDollars in millions | 2023 | 2022\n"
+                   "U.S. | $661 | $692\nInternational Operated Markets | 635 | 629", "page_start": 16, "page_end": 16}
+    assert part_row(asked, parts, cues, sga) is None
+    income = {**sga, "text": sga["text"] + "\nOPERATING INCOME\nOperating income | 2023 | 2022\nU.S. | $5,694 | $5,136"}
+    found = part_row(asked, parts, cues, income)  # the operating income table's row: the SG&A one was refused
+    assert found is not None and (found.page, found.label, found.amount) == (16, "U.S.", True)
+    assert under_other_measure(["SELLING, GENERAL & ADMINISTRATIVE EXPENSES", "Amount"], cues)
+    assert not under_other_measure(["NORTH AMERICA", "Amount"], cues)  # a region's caption names no measure
+    assert not under_other_measure(["Operating income by segment", "SELLING, GENERAL & ADMINISTRATIVE"][::-1], cues)
