@@ -41,7 +41,7 @@ from query.plan import (
     on_day,
     quarter_document,
 )
-from query.statements import row_line
+from query.statements import page_break, row_line
 
 
 class ScoredDoc(NamedTuple):
@@ -401,9 +401,9 @@ def page_head(chunk: dict, page: int) -> str:
     text = chunk.get("text") or ""
     if chunk.get("page_start") == page and not chunk.get("char_start"):
         return text
-    end = chunk.get("char_end")
-    if chunk.get("page_end") == page and chunk.get("page_start", page) < page and end:
-        return text[-end:]
+    broken = page_break(chunk)
+    if chunk.get("page_end") == page and broken is not None and chunk.get("char_end"):
+        return text[broken:]
     return ""
 
 
@@ -589,7 +589,7 @@ def chunk_pages(chunk: dict, asked: frozenset[str] = frozenset()) -> tuple[int, 
     if end <= start or chunk.get("kind", "text") != "text":
         return start, None
     on_last = int(chunk.get("char_end") or 0)
-    on_first = len(chunk.get("text") or "") - on_last - (end - start)
+    on_first = (page_break(chunk) or 0) - (end - start)  # the newlines between its pages aside
     if end - start > 1:  # the middle pages are wholly inside: the chunk's body is there
         return (start + 1 if on_first < on_last else end - 1), None
     most = end if on_last > on_first else start

@@ -34,12 +34,22 @@ from domain.text import FUNCTION_WORDS, ends_sentence, has_phrase, lower_words, 
 TITLES: dict[str, re.Pattern] = {name: s.title for name, s in statements().items()}
 
 
+def page_break(chunk: dict) -> int | None:
+    """Where a chunk's text runs on to ``page_end``: the index its head there starts at (a text chunk is the
+    tail of ``page_start`` from ``char_start``, a newline, and the head of ``page_end`` up to ``char_end``);
+    None for a chunk on one page. The one formula :func:`page_position`, ``query.scoring.page_head`` and
+    ``query.scoring.chunk_pages`` read."""
+    if int(chunk.get("page_end") or 0) <= int(chunk.get("page_start") or 0):
+        return None
+    return len(chunk.get("text") or "") - int(chunk.get("char_end") or 0)
+
+
 def page_position(chunk: dict, index: int) -> tuple[int, int]:
-    """(page, offset on that page) of character ``index`` of a chunk's text. A text chunk is the tail of
-    ``page_start`` from ``char_start``, a newline, and the head of ``page_end`` up to ``char_end``."""
+    """(page, offset on that page) of character ``index`` of a chunk's text (:func:`page_break`)."""
     text = chunk.get("text") or ""
     start, end = int(chunk.get("page_start") or 0), int(chunk.get("page_end") or 0)
-    boundary = len(text) - int(chunk.get("char_end") or 0) if end > start else len(text) + 1
+    broken = page_break(chunk)
+    boundary = len(text) + 1 if broken is None else broken
     if index >= boundary:  # on page_end
         return end, index - boundary
     return start, int(chunk.get("char_start") or 0) + index

@@ -448,3 +448,17 @@ def test_a_line_with_words_is_a_label_head_or_prose_not_cells():
 
     assert has_words("Total revenues") and has_words("Three months ended")
     assert not has_words("$ 1,234 (5) %") and not has_words("Q2 2023") and not has_words("")
+
+
+def test_a_chunks_page_break_places_its_characters_and_its_pages_head():
+    """One formula says where a chunk over two pages runs on to the next (``page_break``): the character
+    positions read by ``page_position`` and the next page's head read by ``scoring.page_head`` agree."""
+    from query.scoring import page_head
+    from query.statements import page_break, page_position
+
+    chunk = {"text": "tail of p3\nhead of p4", "page_start": 3, "page_end": 4, "char_start": 120, "char_end": 10}
+    assert page_break(chunk) == 11
+    assert page_position(chunk, 0) == (3, 120) and page_position(chunk, 11) == (4, 0)
+    assert page_head(chunk, 4) == "head of p4" and page_head(chunk, 3) == ""
+    one = {"text": "all on p7", "page_start": 7, "page_end": 7, "char_start": 0, "char_end": 9}
+    assert page_break(one) is None and page_position(one, 5) == (7, 5) and page_head(one, 7) == "all on p7"
