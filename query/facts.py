@@ -35,6 +35,7 @@ from domain.text import (
 from domain.text import terms as full_text_terms
 from kernel.search import SearchReader
 from query.concepts import concept_map
+from query.initials import written_initials
 from query.parts import ASKING, SECTION_WORDS
 from schemas.index import INDEXES
 
@@ -630,7 +631,6 @@ def _label_names(fact: dict, metric: frozenset[str], says: Callable[[set[str]], 
         and says(label)
 
 
-_CAPITALS = re.compile(r"(?<![\w&])[A-Z](?:&?[A-Z]){1,4}(?![\w&])")  # "AWS", "BSNA", "E&T" (a word of its own)
 
 
 def question_initials(question: str) -> frozenset[str]:
@@ -638,7 +638,7 @@ def question_initials(question: str) -> frozenset[str]:
     segment may be named by its initials, as analysts and the filings' own MD&A write them ("Amazon Web
     Services (AWS)", "Disney Media and Entertainment Distribution (DMED)"). A company's ticker or a metric's
     initials ("EPS", "R&D") are among them: no segment's or region's member has those."""
-    return frozenset(m.group().replace("&", "") for m in _CAPITALS.finditer(question))
+    return frozenset(i.replace("&", "") for i in written_initials(question))
 
 
 _JOINING = frozenset({"and", "of", "the", "for", "&"})  # words a member's initials leave out

@@ -71,12 +71,12 @@ def read_initials(initials: str, passages: Iterable[str], company: str = "") -> 
     passages, at least :data:`LEAST_PASSAGES`, clearly more than any other; None when none is. When as many
     passages print the initials themselves, only a name one of them defines them as counts (Adobe's "AI" is no
     "Adobe Illustrator": BM25 finds what is written), printed in more passages than the initials are (Adobe's
-    "ARR", defined once as "Annualized Recurring Revenue" and printed on every page asked, stays as written). The company's own name is no reading ("Caterpillar Inc" spells
-    "CI" too: Construction Industries is meant)."""
+    "ARR", defined once as "Annualized Recurring Revenue" and printed on every page asked, stays as written).
+    The company's own name is no reading ("Caterpillar Inc" spells "CI" too: Construction Industries is meant)."""
     texts = list(passages)
     own = _words(company)
     counts = Counter(run for text in texts for run in set(spelled_runs(initials, text)) if not _words(run) <= own)
-    printed = sum(bool(_as_word(initials).search(text)) for text in texts)
+    printed = printed_in(initials, texts)
     if printed >= LEAST_PASSAGES:
         # the filings print the initials themselves: a name they define them as ("Disney Media and
         # Entertainment Distribution (DMED)"), else the initials as printed (Adobe's "AI")
@@ -89,9 +89,15 @@ def read_initials(initials: str, passages: Iterable[str], company: str = "") -> 
     return ranked[0][0]
 
 
+def printed_in(initials: str, texts: list[str]) -> int:
+    """How many of the texts print the initials as a word of their own."""
+    written = _as_word(initials)
+    return sum(bool(written.search(text)) for text in texts)
+
+
 def printed_initials(initials: str, texts: list[str]) -> bool:
     """Whether :data:`LEAST_PASSAGES` of the texts print the initials as a word of their own."""
-    return sum(bool(_as_word(initials).search(text)) for text in texts) >= LEAST_PASSAGES
+    return printed_in(initials, texts) >= LEAST_PASSAGES
 
 
 def _as_word(initials: str) -> re.Pattern:

@@ -108,11 +108,12 @@ def under_other_measure(above: list[str], metric: tuple[tuple[str, ...], ...]) -
     ADMINISTRATIVE EXPENSES") names another one than the metric, with no line naming the metric between:
     the row is that table's, though the passage names the metric in the prose before the heading
     (McDonald's "Company-operated margins" above its SG&A table's "U.S." row)."""
+    measures = concept_map().measure_cues()
     for line in reversed(above):
         stems = phrase_text(words(line))
         if any(has_phrase(stems, cue) for cue in metric):
             return False
-        if _heading(line) and any(has_phrase(stems, cue) for cue in concept_map().measure_cues()):
+        if _heading(line) and any(has_phrase(stems, cue) for cue in measures):
             return True
     return False
 

@@ -234,11 +234,8 @@ class Retriever:
         if not unnamed:
             return
         words = " ".join(unnamed)
-        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], words, filters, scoring.OWNER_HITS)
-        docs = snap.catalog.docs
         runs = snap.catalog.entities.unnamed_runs(analysis.question)
-        key = scoring.owner([docs[h.source["doc_id"]].entity if h.source["doc_id"] in docs
-                             and scoring.prints_any(h.source.get("text"), runs) else None for h in hits])
+        key = scoring.owner(self._printers(words, runs, filters, snap, scoring.OWNER_HITS))
         entity = snap.catalog.entities.entities.get(key) if key else None
         if entity is not None:
             analysis.entities = [entity]
@@ -256,9 +253,11 @@ class Retriever:
         entities, docs = snap.catalog.entities, snap.catalog.docs
         asked = [i for i in written_initials(analysis.question) if i not in analysis.written and not short_form(i)
                  and not keys & {e.key for e in entities.find(i)}]
+        if not asked:
+            return analysis.question, {}
         allowed = set((filters or {}).get("doc_id", docs))
         scope = {**(filters or {}), "doc_id": [d for d, doc in docs.items() if doc.entity in keys and d in allowed]}
-        if not asked or not scope["doc_id"]:
+        if not scope["doc_id"]:
             return analysis.question, {}
         hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], analysis.question, scope,
                                  INITIALS_HITS)
@@ -273,11 +272,22 @@ class Retriever:
         (their text alone: a company field saying "United" is no print of "United States"), that company's
         hold the share ``scoring.owner`` asks. A segment's name is its company's; "Chief Executive Officer"
         every filer's."""
-        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], name, filters, OWNER_CHECKED,
-                                 fields=("text",))
+        printers = self._printers(name, [name], filters, snap, OWNER_CHECKED, ("text",), printing_only=True)
+        return scoring.owner(printers) == key
+
+    def _printers(self, text: str, names: list[str], filters: Filters | None, snap: Snapshot, k: int,
+                  fields: tuple[str, ...] | None = None, printing_only: bool = False) -> list[str | None]:
+        """The companies of the ``k`` passages a BM25 search for ``text`` finds, for ``scoring.owner``: each
+        hit's, None for one printing none of ``names`` (``scoring.prints_any``); with ``printing_only``, the
+        printing hits' alone. What a product's owner (:meth:`_product_owner`) and a name's (:meth:`_owned`)
+        are read from."""
+        hits = self.backend.bm25(snap.target("passages"), INDEXES["passages"], text, filters, k, fields=fields)
         docs = snap.catalog.docs
-        return scoring.owner([docs[h.source["doc_id"]].entity for h in hits if h.source["doc_id"] in docs
-                              and scoring.prints_any(h.source.get("text"), [name])]) == key
+        found = [(h.source["doc_id"] in docs and scoring.prints_any(h.source.get("text"), names), h.source["doc_id"])
+                 for h in hits]
+        if printing_only:
+            return [docs[d].entity for printing, d in found if printing]
+        return [docs[d].entity if printing else None for printing, d in found]
 
     def follow_up(self, parent: Question, entity: Entity | None, year: int | None) -> Question:
         """A complementary query for curation: the parent's plan narrowed to one company (and year), its text
