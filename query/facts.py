@@ -273,11 +273,13 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
                              taxes=taxes)
 
     if not concepts and asked:
+        stems = words(_measure_text(asked))
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
         concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
              for h in backend.bm25(targets["facts"], facts, _measure_text(asked),
-                                   scope if plans else {**scope, "dimensional": False}, 50) if as_whole(h.source)],
+                                   scope if plans else {**scope, "dimensional": False}, 50)
+             if as_whole(h.source) and qualified(h.source, stems)],
             taxes=taxes)
     if not concepts:
         return []
@@ -364,6 +366,22 @@ def _measures(fact: dict, measured: frozenset[str]) -> bool:
         return True
     initials = label_initials(label)
     return any(len(m) > 2 and initials.startswith(m) for m in measured)
+
+
+# The words that make one measure of another of the same name ("gross profit" is not "profit", "diluted
+# earnings" not "earnings"): a concept found by a question's words, not by a reviewed synonym, says each such word
+# the question says together with the word it qualifies, in its name or its row's label (Walmart's "gross profit
+# rate": neither its consolidated net income, "ProfitLoss", matched by "profit", nor its gross property and
+# equipment, matched by "gross")
+QUALIFIERS = frozenset(words("gross diluted basic comprehensive"))
+
+
+def qualified(fact: dict, asked: tuple[str, ...]) -> bool:
+    """Whether a fact's concept or row label says each :data:`QUALIFIERS` stem of the question's (``asked``: its
+    stems in order) and the word it qualifies, the next one that is not a joining word."""
+    said = set(words(f"{concept_words(fact['concept'])} {fact.get('row_label') or ''}"))
+    measured = [w for w in asked if w not in FUNCTION_WORDS]
+    return all(set(measured[i:i + 2]) <= said for i, w in enumerate(measured) if w in QUALIFIERS)
 
 
 def label_initials(label: str) -> str:
