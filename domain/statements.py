@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from domain import vocabulary
-from domain.text import figures_share, plain_spaces, spaced_pattern, surface_words, words
+from domain.text import CHANGED, figures_share, plain_spaces, spaced_pattern, surface_words, words
 from domain.vocabulary import VocabularyError
 
 FIGURES_SHARE = 0.15  # digits among visible characters at or above which text is figures: prose reads under 0.05
@@ -278,7 +278,7 @@ def sections() -> dict[str, Section]:
 # million, or 20 percent, ... The increase was primarily due to", or "<Metric> were flat ..., primarily due to"
 # (the cause may open the next sentence).
 _DRIVER = re.compile(r"(?:^|[.;•]\s+|\n)(?:Total\s+)?([A-Z][A-Za-z&'’ -]{3,50}?)\s+(?:for\s+[^.]{0,60}?\s+)?"
-                     r"(?:(?:increased|decreased|grew|declined|rose|fell)\b|(?:was|were)\s+(?:(?:essentially\s+|relatively\s+)?"
+                     r"(?:(?:" + "|".join(CHANGED) + r")\b|(?:was|were)\s+(?:(?:essentially\s+|relatively\s+)?"
                      r"flat\b|(?:[^.]|\.\d){0,80}?\b(?:(?:up|down)\s+|an?\s+(?:increase|decrease|decline)\s+of\s+)"
                      r"(?:\$[\d.,]+\s*(?:million|billion)?,?\s+or\s+)?\d+(?:\.\d+)?\s*(?:%|percent\b)))"
                      r"(?:[^.]|\.\d|\.\s+(?=[A-Z])){0,250}?"

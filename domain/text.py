@@ -35,6 +35,9 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 # Words that join a label's or a phrase's names without naming anything ("Research and Development", "Cost of
 # Sales"): a label's fit is read on its other words.
 FUNCTION_WORDS = frozenset({"in", "at", "of", "the", "for", "and", "also", "from", "our", "its", "through", "by"})
+# The verbs a filing states a figure's change with, past tense ("Net sales increased 8%", "Revenues fell"): one list
+# for the sentences explaining a change (``domain.statements``) and those summing a measure up (``query.stated``)
+CHANGED = ("increased", "decreased", "grew", "declined", "rose", "fell")
 
 
 def typed_lower(text: str | None) -> bool:

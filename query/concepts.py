@@ -132,9 +132,11 @@ class ConceptMap:
         plan by plan (pension or retiree medical, U.S. or foreign) with no consolidated fact."""
         return any(c.by_plan for c in self.matching(text))
 
+    @functools.cached_property
     def measure_cues(self) -> tuple[Cue, ...]:
         """Every figure concept's cues: the words by which a table's header says what it measures (a passage
-        naming none is a table's rows without their header, or prose about no figure)."""
+        naming none is a table's rows without their header, or prose about no figure); read once per map,
+        as every part row and sum pin asks."""
         return tuple(dict.fromkeys(cue for c in self.concepts if c.figure for cue in c.cues))
 
     def lists_parts(self, names: list[str]) -> bool:
@@ -155,7 +157,7 @@ class ConceptMap:
         hyphenated compound ``said`` in which no cue says them in a row: "company-operated" names a part,
         though "company" and "operated" each name a measure ("growth company", "operating income"), while
         "long-term" stays the measure's ("expected long-term rate of return")."""
-        cues = self.measure_cues() + self.narrative + tuple(cue for c in self.concepts if c.narrative
+        cues = self.measure_cues + self.narrative + tuple(cue for c in self.concepts if c.narrative
                                                            for cue in c.cues)
         runs = [phrase_text(cue) for cue in cues]
         kept = frozenset(w for run in hyphenated(said) if not any(has_phrase(r, run) for r in runs) for w in run)

@@ -35,7 +35,7 @@ from domain.text import (
 from domain.text import terms as full_text_terms
 from kernel.search import SearchReader
 from query.concepts import concept_map
-from query.initials import written_initials
+from query.initials import JOINING, written_initials
 from query.parts import ASKING, SECTION_WORDS
 from schemas.index import INDEXES
 
@@ -387,7 +387,7 @@ def qualified(fact: dict, asked: tuple[str, ...]) -> bool:
 def label_initials(label: str) -> str:
     """The initials of a row label's words, lower case, what it says in brackets and joining words left out."""
     said = re.sub(r"\([^)]*\)", " ", label)
-    return "".join(w[0] for w in re.findall(r"[a-z0-9]+", said.lower()) if w not in _JOINING)
+    return "".join(w[0] for w in re.findall(r"[a-z0-9]+", said.lower()) if w not in JOINING)
 
 
 def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict, concepts: list[str],
@@ -659,9 +659,6 @@ def question_initials(question: str) -> frozenset[str]:
     return frozenset(i.replace("&", "") for i in written_initials(question))
 
 
-_JOINING = frozenset({"and", "of", "the", "for", "&"})  # words a member's initials leave out
-
-
 @functools.lru_cache(maxsize=65536)
 def member_initials(dimension: str) -> str:
     """The initials of a member's words, two or more, a "Segment" suffix and joining words ("And", "Of", "The")
@@ -670,7 +667,7 @@ def member_initials(dimension: str) -> str:
     member = member_name(dimension)
     if not member:
         return ""
-    kept = [w for w in _member_phrase(member).split() if w.lower() not in _JOINING]
+    kept = [w for w in _member_phrase(member).split() if w.lower() not in JOINING]
     return "".join(w[0].upper() for w in kept) if len(kept) >= 2 else ""
 
 

@@ -17,7 +17,10 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 
-JOINING = frozenset({"and", "of", "the", "&", ","})  # a name's words its initials leave out ("Energy & Transportation")
+# The words a name's initials leave out ("Energy & Transportation" E&T, "Safety and Productivity Solutions" SPS,
+# "Pharmaceuticals for Life" PL), and the comma a list of its words is written with: one set for the names a
+# question's initials are read as and for the rows and members whose initials a question may write
+JOINING = frozenset({"and", "of", "the", "for", "&", ","})
 INITIALS_HITS = 100  # passages of the company's filings, best first, the name is read from
 OWNER_CHECKED = 20  # passages of the whole corpus read for whose filings print the name read
 CLOSE = 2 / 3  # a second name printed in this share of the first's passages makes the initials ambiguous

@@ -105,7 +105,7 @@ class PartPins(PinReader):
         named = any(len(w) > INITIAL for w in parts)  # initials ("U.S.") label every geographic table's rows
         if not pinned >= set(PLACES) and named and concept_map().lists_parts(q.plan.concepts):
             headless = self._bm25(q, " ".join(sorted(parts)), scope, PART_SEARCH)  # the part's name alone
-            self._row(q, parts, cues, unpinned(headless, pinned), pin, {}, concept_map().measure_cues())
+            self._row(q, parts, cues, unpinned(headless, pinned), pin, {}, concept_map().measure_cues)
 
     def _row(self, q: Question, parts: frozenset[str], cues: tuple, hits: list[Hit], pin: Callable,
              captions: Mapping[str, str], measures: tuple = ()) -> set[str]:

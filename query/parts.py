@@ -61,7 +61,7 @@ def part_row(asked: frozenset[str], parts: frozenset[str], metric: tuple[tuple[s
     its cues (``metric``: a table of parts' revenue or net sales, not of their comparable sales); with
     ``titled`` (a question typed in lower case), a label written as a name. The consolidated statements print
     no part's row, so a part's figure stands in MD&A's or a note's table of parts. Given ``measures`` (every
-    measure's cues: :meth:`~query.concepts.ConceptMap.measure_cues`), only a chunk naming no measure at all
+    measure's cues: :attr:`~query.concepts.ConceptMap.measure_cues`), only a chunk naming no measure at all
     counts, on a row labelled by the part's name alone: a long table of products is cut into passages, and the
     one printing "XARELTO" over its figures is far below the header naming the measure ("Sales to
     customers"); a chunk naming another measure is that measure's table ("North America" in a table of
@@ -108,7 +108,7 @@ def under_other_measure(above: list[str], metric: tuple[tuple[str, ...], ...]) -
     ADMINISTRATIVE EXPENSES") names another one than the metric, with no line naming the metric between:
     the row is that table's, though the passage names the metric in the prose before the heading
     (McDonald's "Company-operated margins" above its SG&A table's "U.S." row)."""
-    measures = concept_map().measure_cues()
+    measures = concept_map().measure_cues
     for line in reversed(above):
         stems = phrase_text(words(line))
         if any(has_phrase(stems, cue) for cue in metric):

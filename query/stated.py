@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from domain.periods import PERIOD_WORDS
-from domain.text import FUNCTION_WORDS, sentence_spans, words
+from domain.text import CHANGED, FUNCTION_WORDS, sentence_spans, words
 from query.parts import ASKING
 from query.statements import page_position
 
@@ -19,8 +19,7 @@ from query.statements import page_position
 _ASKING_A_FIGURE = frozenset(words("report reported record recorded post posted disclose disclosed big large "
                                    "size amount value figure company company's its their"))
 # Words that join a measure to its figure in a summing-up ("of $850 million", "increased 10% to", "totaled")
-_STATING = frozenset(words("of was were totaled totalled increased decreased rose fell grew declined improved "
-                           "amounted reached up down"))
+_STATING = frozenset(words(" ".join(("of was were totaled totalled improved amounted reached up down", *CHANGED))))
 MEASURE_WORDS = 4  # more words than this are a sentence's, not a measure's name
 LEAD_WORDS = 1  # words a statement may say before the measure ("Consolidated revenues", "Total ...")
 FIGURE_WINDOW = 12  # words after the measure (as the text spaces them) within which a statement gives its figure

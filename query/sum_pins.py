@@ -114,7 +114,7 @@ def _says(s: PartSum, before: str, measures: tuple[tuple[str, ...], ...]) -> boo
     if not measures:
         return True
     label = phrase_text(words(s.label))
-    if any(has_phrase(label, cue) for cue in concept_map().measure_cues()):
+    if any(has_phrase(label, cue) for cue in concept_map().measure_cues):
         return any(has_phrase(label, cue) for cue in measures)
     stems = phrase_text(words(f"{s.caption} {before}"))
     return any(has_phrase(stems, cue) for cue in measures)

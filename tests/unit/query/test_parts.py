@@ -146,7 +146,7 @@ def test_a_parts_figure_is_read_off_the_row_its_name_labels():
     years = {**later, "text": "Patent expiration\nXarelto\n2025\n2028\n2025"}
     more = {**later, "text": "XARELTO U.S. litigation accrual\n2,473\n2,438"}
     assert part_row(asked_x, part_x, cues, later) is None
-    measures = concept_map().measure_cues()
+    measures = concept_map().measure_cues
     other = {**later, "text": "Operating income\n" + later["text"]}
     changes = {**later, "text": "     XARELTO\n(1)\n—\n4 %\n(2)"}
     assert part_row(asked_x, part_x, cues, later, measures=measures) == (83, 1, "XARELTO", True)
