@@ -214,6 +214,8 @@ class Pins(PinReader):
         metric, rows = self._rows(q, scope, labels[:1], doc_hits, first)
         if not rows and labels[1:]:  # the measure's other names: one more search for them all
             metric, rows = self._rows(q, scope, labels[1:], doc_hits, first)
+        if not rows and (ratios := ratio_rows(labels, q.plan.core)):  # a margin asked: its row of percents, in
+            metric, rows = self._rows(q, scope, list(ratios), doc_hits, first, True)  # any form it is printed in
         if not rows:
             return
         if not non_gaap(q.plan.core):  # a GAAP figure asked: a non-GAAP reconciliation's row comes last
@@ -228,11 +230,12 @@ class Pins(PinReader):
                 return
 
     def _rows(self, q: Question, scope: Filters, labels: list[tuple[str, ...]], doc_hits: list[Hit],
-              first: bool) -> tuple[tuple[str, ...], list[tuple[int, Hit]]]:
+              first: bool, percent: bool = False) -> tuple[tuple[str, ...], list[tuple[int, Hit]]]:
         """The first of ``labels`` printed as a table's row and (page, passage) of each passage printing it:
         among the document's passages found, else, in the first document, the matches of the labels' words
-        (one search, however many labels)."""
-        percent = q.plan.percent
+        (one search, however many labels); a row of percentages when the question asks a share or ``percent``
+        (a ratio's printed forms)."""
+        percent = percent or q.plan.percent
         for metric in labels:
             if rows := [(page, h) for h in doc_hits if (page := row_page(metric, h.source, percent)) is not None]:
                 return metric, rows

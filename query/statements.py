@@ -198,6 +198,7 @@ def row_page(metric: tuple[str, ...], chunk: dict, percent: bool = False, after:
 
 _RATIO_WORDS = frozenset(words("margin rate"))  # a metric's last word saying it is a ratio, as words() stems it
 _MARGIN = words("margin")[0]
+_RATE = words("rate")[0]
 _PROFIT_WORDS = tuple(words("income profit"))  # a margin's row may name the profit it is the margin of
 # what follows the profit's words in a margin's row: "Operating income margin", "Gross profit rate", "Operating
 # income as a percentage of net sales" (the margin printed as the profit's share of sales)
@@ -209,13 +210,15 @@ def ratio_rows(labels: list[tuple[str, ...]], question: str) -> tuple[tuple[str,
     :meth:`~query.concepts.ConceptMap.row_labels`), as filings label them: a margin with or without its
     profit's word ("Operating margin", "Operating income margin", "Operating profit margin"), whichever the
     question says ("operating income margin": the metric's cue is "operating income"), or as its profit's rate
-    or share of sales ("Gross profit rate", "Operating income as a percentage of net sales"). None for a metric
-    of amounts: its row of percents is its growth, not the metric."""
+    or share of sales ("Gross profit rate", "Operating income as a percentage of net sales"), whichever the
+    question says it by ("gross margin", "gross profit margin", "gross profit rate"). None for a metric of
+    amounts: its row of percents is its growth, not the metric."""
     said = phrase_text(words(question))
     out: list[tuple[str, ...]] = []
     for label in labels:
-        if label[-1] not in _RATIO_WORDS and has_phrase(said, (*label, _MARGIN)):
-            label = (*label, _MARGIN)
+        if label[-1] not in _RATIO_WORDS and (has_phrase(said, (*label, _MARGIN)) or (
+                label[-1] in _PROFIT_WORDS and has_phrase(said, (*label, _RATE)))):
+            label = (*label, _MARGIN)  # a profit's rate is its margin ("gross profit rate"; not "income tax rate")
         if label[-1] in _RATIO_WORDS:
             out.append(label)
         if label[-1] == _MARGIN and (len(label) == 2 or (len(label) == 3 and label[1] in _PROFIT_WORDS)):

@@ -412,6 +412,10 @@ def test_a_ratio_asked_is_read_off_its_rows_as_filings_label_them():
     assert ratio_rows([("oper", "incom")], "Why did operating income fall?") == ()
     assert ratio_rows([("effect", "tax", "rate")], "Why did the effective tax rate fall?") == (("effect", "tax", "rate"),)
     assert ratio_rows([("net", "sale")], "Why did net sales grow?") == ()
+    # the profit's rate said is its margin, in every printed form ("Gross profit as a percentage of net sales")
+    gross = set(ratio_rows([("gross", "profit")], "What gross profit rate did Acme report?"))
+    assert {("gross", "margin"), ("gross", "profit", "rate"), ("gross", "profit", "as", "a", "percentag", "of")} <= gross
+    assert ratio_rows([("incom", "tax")], "What was Acme's income tax rate?") == ()  # a tax's rate is no margin
 
 
 def test_a_margin_mdna_never_states_is_read_off_the_income_statement():
