@@ -273,11 +273,12 @@ def question_facts(backend: SearchReader, targets: Mapping[str, str], question: 
                              taxes=taxes)
 
     if not concepts and asked:
-        stems = words(_measure_text(asked))
+        measure = _measure_text(asked)
+        stems = words(measure)
         # a concept is chosen by the part's facts, else by the consolidated facts (searched only then)
         concepts = part_concepts(measure_words(asked, proper)) or best_concepts(
             [(h.source["concept"], h.score)
-             for h in backend.bm25(targets["facts"], facts, _measure_text(asked),
+             for h in backend.bm25(targets["facts"], facts, measure,
                                    scope if plans else {**scope, "dimensional": False}, 50)
              if as_whole(h.source) and qualified(h.source, stems)],
             taxes=taxes)
@@ -361,10 +362,9 @@ def _measures(fact: dict, measured: frozenset[str]) -> bool:
     pre-tax income, "Construction Industries" under "Profit from reportable segments"), not with revenue."""
     if measured & _PROFIT:
         measured = measured | _PROFIT
-    label = fact.get("row_label") or ""
-    if measured & set(words(f"{concept_words(fact['concept'])} {label}")):
+    if measured & _fact_words(fact):
         return True
-    initials = label_initials(label)
+    initials = label_initials(fact.get("row_label") or "")
     return any(len(m) > 2 and initials.startswith(m) for m in measured)
 
 
@@ -379,9 +379,14 @@ QUALIFIERS = frozenset(words("gross diluted basic comprehensive"))
 def qualified(fact: dict, asked: tuple[str, ...]) -> bool:
     """Whether a fact's concept or row label says each :data:`QUALIFIERS` stem of the question's (``asked``: its
     stems in order) and the word it qualifies, the next one that is not a joining word."""
-    said = set(words(f"{concept_words(fact['concept'])} {fact.get('row_label') or ''}"))
+    said = _fact_words(fact)
     measured = [w for w in asked if w not in FUNCTION_WORDS]
     return all(set(measured[i:i + 2]) <= said for i, w in enumerate(measured) if w in QUALIFIERS)
+
+
+def _fact_words(fact: dict) -> set[str]:
+    """The stems of a fact's concept name and row label: what says which measure it is."""
+    return set(words(f"{concept_words(fact['concept'])} {fact.get('row_label') or ''}"))
 
 
 def label_initials(label: str) -> str:
@@ -647,8 +652,6 @@ def _label_names(fact: dict, metric: frozenset[str], says: Callable[[set[str]], 
     label = set(words(fact.get("row_label") or ""))
     return len(label - metric) >= LABEL_WORDS and any(_axis(d) in PART_AXES for d in fact.get("dimensions") or []) \
         and says(label)
-
-
 
 
 def question_initials(question: str) -> frozenset[str]:
