@@ -12,8 +12,24 @@ from domain.sec_items import STATEMENT_ITEMS
 from domain.text import FUNCTION_WORDS, words
 from kernel.search import Hit
 from query.catalog import DocInfo
-from query.facts import describe, fact_pages, of_a_part, question_facts, says_a_row, synonym_concepts
-from query.margins import margin_percents, says_margin
+from query.facts import (
+    consolidated_facts,
+    describe,
+    fact_pages,
+    of_a_part,
+    question_facts,
+    says_a_row,
+    synonym_concepts,
+)
+from query.margins import (
+    RATE_WORDS,
+    margin_percents,
+    rate_tagged,
+    says_margin,
+    says_tax_rate,
+    tax_rate_concepts,
+    tax_rate_percents,
+)
 from query.part_pins import asked_parts
 from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
 from query.question import Question
@@ -79,22 +95,36 @@ class FactPins(PinReader):
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
-            if pages and not several_companies(len(best)):
+            if says_tax_rate(plan.core):  # its terms are tagged where the rate is not: the rate printed
+                # the rate printed: before the pages of its terms, after a page of the rate tagged
+                tagged = rate_tagged(f for _, facts in pages for f in facts)
+                self._echo(q, d, pages, self._tax_rates(q, d), pins, top, taken, start, "tax rate", not tagged)
+            elif pages and not several_companies(len(best)):
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
                 periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
                 percents = margin_percents(found, periods) if says_margin(plan.core) else set()
                 self._echo(q, d, pages, percents, pins, top, taken, start)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
 
+    def _tax_rates(self, q: Question, d: DocInfo) -> set[str]:
+        """The tax rates the document's facts give for the period asked (the one its best page of the rate's
+        terms prints: :func:`query.facts.fact_pages`), tagged or computed (:func:`query.margins.tax_rate_percents`)."""
+        facts = consolidated_facts(self.backend, q.snap.targets, d.doc_id, tax_rate_concepts())
+        chosen = fact_pages(facts, q.plan.target_year or d.fiscal_year, 1, q.plan.analysis.spans)
+        periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, kept in chosen for f in kept}
+        return tax_rate_percents(facts, periods)
+
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
-              pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]], start: int) -> None:
+              pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]], start: int,
+              ratio: str = "margin", before: bool = True) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
         (:func:`query.statements.echo_page`), outside the statements' Item first (a 10-Q's other statements
-        print net income again before its MD&A does). A margin asked: the page printing one of ``percents``, the
-        margins the facts compute (:func:`query.margins.margin_percents`), even one another pin took lower,
-        comes before the document's fact pages (from ``start``): they print the margin's terms, it the margin."""
+        print net income again before its MD&A does). A margin asked (or a tax rate, the ``ratio``): the page
+        printing one of ``percents``, the margins the facts compute (:func:`query.margins.margin_percents`), even
+        one another pin took lower, comes ``before`` the document's fact pages (from ``start``): they print the
+        margin's terms, it the margin (a tax rate tagged: its own page prints it, and comes first)."""
         facts = [f for _, found in pages for f in found]
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
@@ -105,10 +135,11 @@ class FactPins(PinReader):
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
-        echoes = [(page, h, "the margin asked, as the facts compute it, off their tagged pages") for h in hits
-                  if percents and (page := percent_page(percents, asked, h.source)) is not None and page not in own]
-        margin = bool(echoes)  # the margin printed: before the document's fact pages, not after them
-        if not margin:
+        labels = RATE_WORDS if ratio == "tax rate" else asked  # a rate's row or sentence names it
+        echoes = [(page, h, f"the {ratio} asked, as the facts compute it, off their tagged pages") for h in hits
+                  if percents and (page := percent_page(percents, labels, h.source)) is not None and page not in own]
+        ratio_printed = bool(echoes)
+        if not ratio_printed:
             tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
                       and page not in own]
             echoes = [(page, h, "the facts' amount, off their tagged pages") for page, h in tables
@@ -121,7 +152,7 @@ class FactPins(PinReader):
             page, h, what = min(echoes, key=lambda t: (t[1].source.get("item") in STATEMENT_ITEMS, t[0]))
             echo = Hit(h.id, 0.0, {**h.source, "_page": page, "_basis": "fact",
                                    "_reason": f"prints the figure asked again ({what})"})
-            place_echo(pins, echo, start if margin else len(pins), top)
+            place_echo(pins, echo, start if ratio_printed and before else len(pins), top)
 
 
 def place_echo(pins: list[Hit], echo: Hit, at: int, top: float) -> None:

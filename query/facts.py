@@ -395,6 +395,13 @@ def label_initials(label: str) -> str:
     return "".join(w[0] for w in re.findall(r"[a-z0-9]+", said.lower()) if w not in JOINING)
 
 
+def consolidated_facts(backend: SearchReader, targets: Mapping[str, str], doc_id: str,
+                       concepts: list[str]) -> list[dict]:
+    """A document's consolidated numeric facts of these concepts (no member's rows): the terms of a figure the
+    question asks through them (a tax rate's tax and pre-tax income)."""
+    return _of_concepts(backend, targets, {"doc_id": doc_id, "kind": "numeric", "dimensional": False}, concepts, "")
+
+
 def _of_concepts(backend: SearchReader, targets: Mapping[str, str], scope: dict, concepts: list[str],
                  asked: str) -> list[dict]:
     """A document's facts of these concepts, the question's words ranking a part's rows up (one search). When

@@ -1,6 +1,7 @@
-"""A margin asked: the share of revenue the facts found compute, as filings print it ("Operating margin |
-10.0%"). No fact is tagged with a margin in most filings (MD&A computes it), so the page printing it is found
-by its value: the facts of the measure and of revenue, of one period and one part, divided."""
+"""A margin or an effective tax rate asked: the percent the facts compute, as filings print it ("Operating
+margin | 10.0%", "effective tax rates of (10%) and 14%"). Most filings tag neither (MD&A computes them), so the
+page printing one is found by its value: the measure over revenue, the tax over pre-tax income, of one period
+and one part, divided."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from query.facts import synonyms
 _MARGIN = frozenset(words("margin margins"))
 _PLACES = (1, 2)  # decimals a margin is printed to: "10.0%" most often, a retailer's "33.39%"
 _REVENUE_TERM = "revenue"  # the reviewed synonym whose concepts are revenue's: a margin's denominator
+# the reviewed synonyms of a tax rate's terms: the rate where a filer tags it, the tax over pre-tax income
+_RATE_TERM, _TAX_TERM, _PRETAX_TERM = "effective tax rate", "income taxes", "pretax income"
+_RATE_PLACES = (0, 1)  # decimals a tax rate is printed to: Visa's "17 %", Texas Instruments' "12.2%"
+RATE_WORDS = frozenset(words("effective tax rate"))  # a rate's row or sentence says one of them
 
 
 def says_margin(question: str) -> bool:
@@ -36,4 +41,41 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
         measures = {f["value"] for f in group if f["concept"] not in revenue}
         shares = [abs(100 * m / r) for m in measures for r in revenues]
         percents |= {f"{s:.{places}f}" for s in shares for places in _PLACES}
+    return percents
+
+
+def says_tax_rate(question: str) -> bool:
+    """Whether the question asks a tax rate ("effective tax rate", "effective income tax rate", "tax rates")."""
+    return " tax rate " in f" {' '.join(words(question))} "
+
+
+def tax_rate_concepts() -> list[str]:
+    """The concepts a tax rate is read from: the rate's own, the tax's and pre-tax income's (reviewed)."""
+    return list(dict.fromkeys(c for t in (_RATE_TERM, _TAX_TERM, _PRETAX_TERM) for c in synonyms()[t]))
+
+
+def rate_tagged(facts: Iterable[dict]) -> bool:
+    """Whether the facts hold a tagged tax rate: their page prints the rate itself, not only its terms."""
+    rate = set(synonyms()[_RATE_TERM])
+    return any(f["concept"] in rate for f in facts)
+
+
+def tax_rate_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]]) -> set[str]:
+    """The tax rates, as percents to whole or one decimal ("17", "17.4"; a benefit's "10" unsigned), of the
+    (fiscal year, fiscal period) ``periods`` asked: each tagged rate as it is tagged, and each tax fact over a
+    pre-tax income fact of the same period and part (most filers tag no rate; Visa's "17 %", AMD's "(10%)")."""
+    vocabulary = synonyms()
+    rate, tax, pretax = (set(vocabulary[t]) for t in (_RATE_TERM, _TAX_TERM, _PRETAX_TERM))
+    groups: dict[tuple, list[dict]] = {}
+    for f in facts:
+        if f.get("value") is not None and (f.get("fiscal_year"), f.get("fiscal_period")) in periods:
+            key = (f.get("fiscal_year"), f.get("fiscal_period"), tuple(sorted(f.get("dimensions") or ())))
+            groups.setdefault(key, []).append(f)
+    percents = set()
+    for group in groups.values():
+        tagged = {round(abs(100 * f["value"]), 1) for f in group if f["concept"] in rate}  # tagged to 0.1
+        percents |= {f"{r:.0f}" if r == int(r) else f"{r:.1f}" for r in tagged} | {f"{r:.1f}" for r in tagged}
+        incomes = {f["value"] for f in group if f["concept"] in pretax and f["value"]}
+        shares = [abs(100 * f["value"] / i) for f in group if f["concept"] in tax for i in incomes]
+        percents |= {f"{s:.{places}f}" for s in shares for places in _RATE_PLACES}
     return percents

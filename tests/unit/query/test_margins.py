@@ -4,7 +4,14 @@ and the page printing it on a row the question's words or the whole's label. Lit
 from __future__ import annotations
 
 from domain.text import words
-from query.margins import margin_percents, says_margin
+from query.margins import (
+    RATE_WORDS,
+    margin_percents,
+    rate_tagged,
+    says_margin,
+    says_tax_rate,
+    tax_rate_percents,
+)
 from query.statements import percent_page
 
 REVENUE = "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
@@ -78,3 +85,33 @@ def test_the_margin_printed_goes_before_its_documents_fact_pages():
     place_echo(pins, Hit("gd:35", 0.0, {"_page": 35}), 1, 1.0)
     assert [h.source["_page"] for h in pins] == [3, 35, 54, 80]
     assert [round(h.score, 2) for h in pins] == [1.05, 1.04, 1.03, 1.02]
+
+
+TAX = "us-gaap:IncomeTaxExpenseBenefit"
+PRETAX = "us-gaap:IncomeLossFromContinuingOperationsBeforeIncomeTaxesExtraordinaryItemsNoncontrollingInterest"
+RATE = "us-gaap:EffectiveIncomeTaxRateContinuingOperations"
+
+
+def test_a_tax_rate_is_the_tax_over_pretax_income_or_the_rate_tagged():
+    facts = [_fact(TAX, 4_173e6), _fact(PRETAX, 23_916e6), _fact(TAX, 3_764e6) | {"fiscal_year": 2022},
+             _fact(PRETAX, 21_037e6) | {"fiscal_year": 2022}]
+    assert tax_rate_percents(facts, {(2023, "FY")}) == {"17", "17.4"}  # Visa's "17 %"; only the year asked
+    benefit = [_fact(TAX, -122e6), _fact(PRETAX, 1_184e6)]
+    assert tax_rate_percents(benefit, {(2023, "FY")}) == {"10", "10.3"}  # AMD's "(10%)": unsigned
+    tagged = [{**_fact(RATE, 0.119, "Q2"), "unit": "pure"}, {**_fact(RATE, 0.21, "Q2"), "unit": "pure"}]
+    assert tax_rate_percents(tagged, {(2023, "Q2")}) == {"11.9", "21", "21.0"}  # as tagged, to 0.1
+    assert rate_tagged(tagged) and not rate_tagged(benefit)
+
+
+def test_says_tax_rate_reads_the_two_words_together():
+    assert says_tax_rate("What was Visa's effective income tax rate in fiscal 2024?")
+    assert says_tax_rate("What effective tax rates did Merck and Pfizer report?")
+    assert not says_tax_rate("What was the rate of growth of Visa's income taxes?")
+
+
+def test_a_tax_rate_is_found_on_a_row_or_in_a_sentence_that_names_it():
+    sentence = {"text": "an income tax benefit of $122 million in 2022, representing effective tax rates of (10%) "
+                        "and 14%, respectively.", "page_start": 49, "page_end": 49}
+    assert percent_page({"10"}, RATE_WORDS, sentence) == 49
+    other = {"text": "Revenue grew 10% in 2022 on higher data center sales.", "page_start": 30, "page_end": 30}
+    assert percent_page({"10"}, RATE_WORDS, other) is None
