@@ -405,17 +405,28 @@ def echo_page(displays: set[str], asked: frozenset[str], chunk: dict) -> int | N
     return None
 
 
+_PERCENT = "percent"  # the sign spelled out after a figure, as 3M and Chevron write a rate
+
+
+def _value(m: re.Match) -> str:
+    """A percent's digits as the facts compute them: its sign, percent and the spaces or line break around it
+    aside ("(24.2)%", "24.2\n" before "percent" on the next line)."""
+    return m.group().strip(" \t\r\n($-–—)%")
+
+
 def percent_page(percents: set[str], asked: frozenset[str], chunk: dict) -> int | None:
     """The page on which a chunk prints one of ``percents`` (a margin the facts compute, "10.0") as a percent
-    (a cell with "%", or a table's cell of no currency: a "% of net sales" column prints none) on a row whose
-    label says one of the question's words (stems, ``asked``: "Operating margins", "GAAP operating income
-    margin", "Operating income" beside its amount) or names the whole alone ("Consolidated" in a table of
-    margins by segment): a value to one or two decimals that the facts compute is printed by few other rows,
+    (a cell with "%" or "percent" after it, or a table's cell of no currency: a "% of net sales" column prints
+    none) on a row whose label says one of the question's words (stems, ``asked``: "Operating margins", "GAAP
+    operating income margin", "Operating income" beside its amount) or names the whole alone ("Consolidated" in
+    a table of margins by segment): a value to one or two decimals that the facts compute is printed by few other rows,
     and those under other words ("Effective tax rate")."""
     text = chunk.get("text") or ""
     for m in FIGURE.finditer(text):
         cell = m.group()
-        if cell.strip(" ($-–—)%") not in percents or not ("%" in cell or ("$" not in cell and _in_table(text, m))):
+        spelled = text[m.end():m.end() + len(_PERCENT)].lower() == _PERCENT  # "24.2 percent"
+        if _value(m) not in percents or \
+                not ("%" in cell or spelled or ("$" not in cell and _in_table(text, m))):
             continue
         said, own = _row_label(text, m.start())
         if said and (not own or own & asked):

@@ -115,3 +115,13 @@ def test_a_tax_rate_is_found_on_a_row_or_in_a_sentence_that_names_it():
     assert percent_page({"10"}, RATE_WORDS, sentence) == 49
     other = {"text": "Revenue grew 10% in 2022 on higher data center sales.", "page_start": 30, "page_end": 30}
     assert percent_page({"10"}, RATE_WORDS, other) is None
+
+
+def test_a_percent_spelled_out_is_a_percent():
+    sentence = {"text": "The effective tax rate for the second quarter of 2023 was 24.2 percent on a pre-tax loss.",
+                "page_start": 17, "page_end": 17}
+    assert percent_page({"24.2"}, RATE_WORDS, sentence) == 17
+    broken = {**sentence, "text": sentence["text"].replace("24.2 percent", "24.2\npercent")}
+    assert percent_page({"24.2"}, RATE_WORDS, broken) == 17  # the sign on the next line
+    amount = {"text": "The effective tax rate reflects a $24.2 million benefit.", "page_start": 17, "page_end": 17}
+    assert percent_page({"24.2"}, RATE_WORDS, amount) is None
