@@ -31,7 +31,7 @@ from query.margins import (
     tax_rate_percents,
 )
 from query.part_pins import asked_parts
-from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit, several_companies
+from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit
 from query.question import Question
 from query.stated import said_amount_page
 from query.statements import echo_page, percent_page
@@ -99,7 +99,7 @@ class FactPins(PinReader):
                 # the rate printed: before the pages of its terms, after a page of the rate tagged
                 tagged = rate_tagged(f for _, facts in pages for f in facts)
                 self._echo(q, d, pages, self._tax_rates(q, d), pins, top, taken, start, "tax rate", not tagged)
-            elif pages and not several_companies(len(best)):
+            elif pages:
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
                 periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
                 percents = margin_percents(found, periods) if says_margin(plan.core) else set()

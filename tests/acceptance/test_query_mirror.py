@@ -410,3 +410,13 @@ def test_a_regions_table_captioned_in_the_text_before_it_is_the_measures(retriev
                              "growth in 2023?", k=5).evidence[:5]
     rows = [(e.doc_id, e.page) for e in found if "regions' figures side by side" in (e.reason or "")]
     assert rows == [("KO_2023_10K", 46)], found
+
+
+def test_each_company_named_gets_the_page_printing_its_figure_again(retriever):
+    """Two companies' figure asked: beside each company's fact page, the page printing its figure again (MD&A's
+    table or sentence); a tax rate asked: the page printing each one's rate (``query.fact_pins``)."""
+    for question, what in (("Compare Coca-Cola's and PepsiCo's net revenues in fiscal 2023", "amount"),
+                           ("What were the effective tax rates of Coca-Cola and PepsiCo in 2023?", "tax rate asked")):
+        top = retriever.search(question, k=5).evidence[:5]
+        again = [e for e in top if e.reason.startswith("prints the figure asked again") and what in e.reason]
+        assert {e.doc_id for e in again} == {"KO_2023_10K", "PEP_2023_10K"}, [(e.doc_id, e.page, e.reason) for e in top]
