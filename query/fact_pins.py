@@ -98,11 +98,11 @@ class FactPins(PinReader):
             if says_tax_rate(plan.core):  # its terms are tagged where the rate is not: the rate printed
                 # the rate printed: before the pages of its terms, after a page of the rate tagged
                 tagged = rate_tagged(f for _, facts in pages for f in facts)
-                self._echo(q, d, pages, self._tax_rates(q, d), pins, top, taken, start, "tax rate", not tagged)
+                self._echo(q, d, pages, self._tax_rates(q, d), pins, top, taken, start,
+                           ratio="tax rate", labels=RATE_WORDS, before=not tagged)
             elif pages:
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
-                periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
-                percents = margin_percents(found, periods) if says_margin(plan.core) else set()
+                percents = margin_percents(found, _periods(pages)) if says_margin(plan.core) else set()
                 self._echo(q, d, pages, percents, pins, top, taken, start)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
 
@@ -111,12 +111,11 @@ class FactPins(PinReader):
         terms prints: :func:`query.facts.fact_pages`), tagged or computed (:func:`query.margins.tax_rate_percents`)."""
         facts = consolidated_facts(self.backend, q.snap.targets, d.doc_id, tax_rate_concepts())
         chosen = fact_pages(facts, q.plan.target_year or d.fiscal_year, 1, q.plan.analysis.spans)
-        periods = {(f.get("fiscal_year"), f.get("fiscal_period")) for _, kept in chosen for f in kept}
-        return tax_rate_percents(facts, periods)
+        return tax_rate_percents(facts, _periods(chosen))
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
               pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]], start: int,
-              ratio: str = "margin", before: bool = True) -> None:
+              ratio: str = "margin", labels: frozenset[str] | None = None, before: bool = True) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
@@ -124,7 +123,8 @@ class FactPins(PinReader):
         print net income again before its MD&A does). A margin asked (or a tax rate, the ``ratio``): the page
         printing one of ``percents``, the margins the facts compute (:func:`query.margins.margin_percents`), even
         one another pin took lower, comes ``before`` the document's fact pages (from ``start``): they print the
-        margin's terms, it the margin (a tax rate tagged: its own page prints it, and comes first)."""
+        margin's terms, it the margin (a tax rate tagged: its own page prints it, and comes first). ``labels``:
+        the words a row or sentence printing the ratio says one of (the question's own by default)."""
         facts = [f for _, found in pages for f in found]
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
@@ -135,9 +135,9 @@ class FactPins(PinReader):
         hits = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(displays | percents))}", scope, ECHO_SEARCH)
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
-        labels = RATE_WORDS if ratio == "tax rate" else asked  # a rate's row or sentence names it
+        named = labels or asked  # the words a row or sentence printing the ratio says one of
         echoes = [(page, h, f"the {ratio} asked, as the facts compute it, off their tagged pages") for h in hits
-                  if percents and (page := percent_page(percents, labels, h.source)) is not None and page not in own]
+                  if percents and (page := percent_page(percents, named, h.source)) is not None and page not in own]
         ratio_printed = bool(echoes)
         if not ratio_printed:
             tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
@@ -153,6 +153,11 @@ class FactPins(PinReader):
             echo = Hit(h.id, 0.0, {**h.source, "_page": page, "_basis": "fact",
                                    "_reason": f"prints the figure asked again ({what})"})
             place_echo(pins, echo, start if ratio_printed and before else len(pins), top)
+
+
+def _periods(pages: list[tuple[int, list[dict]]]) -> set[tuple[int | None, str | None]]:
+    """The (fiscal year, fiscal period) of the facts on pages :func:`query.facts.fact_pages` chose."""
+    return {(f.get("fiscal_year"), f.get("fiscal_period")) for _, facts in pages for f in facts}
 
 
 def place_echo(pins: list[Hit], echo: Hit, at: int, top: float) -> None:
