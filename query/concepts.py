@@ -10,6 +10,7 @@ one's title pattern and the words that find it. Cues are phrases compared on nor
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from domain import statements as sections
@@ -166,13 +167,20 @@ class ConceptMap:
     def asks_why(self, text: str, matched: list[Concept]) -> bool:
         """Whether the question asks for an explanation in prose: a narrative word, or a concept that is one
         (``matched``: the question's concepts)."""
-        return _any_cue(phrase_text(words(text)), self.narrative) or any(c.narrative for c in matched)
+        return _any_cue(phrase_text(words(text)), self.narrative) or any(c.narrative for c in matched) or \
+            CAUSE_ASKED.search(text) is not None
 
     def doc_types_of(self, text: str) -> list[str]:
         """The document types the text's wording points at: one of a type's cues said (with one of its ``with``
         cues, when the cue has them)."""
         stems = phrase_text(words(text))
         return [t for t, said in self.doc_types.items() if any(_said_with(stems, *pair) for pair in said)]
+
+
+# "What impacted ..." asks a cause as "what affected" does, though its stems are also "what impact did ... have"
+# (an effect's figure, which the narrative cues leave out): the verb's own past form, after "what" (the words
+# read here unstemmed)
+CAUSE_ASKED = re.compile(r"\bwhat\s+(?:has\s+|have\s+)?impacted\b", re.I)
 
 
 def _any_cue(stems: str, cues: tuple[Cue, ...]) -> bool:

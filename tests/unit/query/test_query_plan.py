@@ -264,6 +264,9 @@ def test_narrative_words_are_the_concept_maps():
               "What factors affected Acme's operating margin?", "Factors impacting Acme's 2023 revenue?"):
         assert plan_of(q).narrative, q
     assert not plan_of("What impact did currency have on Acme's 2023 revenue?").narrative
+    # "what impacted" asks the cause, as "what affected" does: the verb's own past form, read unstemmed
+    assert plan_of("What impacted Acme's net revenues in 2023?").narrative
+    assert plan_of("What has impacted Acme's margins?").narrative
     m = parse({"narrative": ["why"], "concepts": []})
     assert m.asks_why("why did it fall", []) and not m.asks_why("what fell", [])
 
