@@ -31,7 +31,7 @@ from query.margins import (
     tax_rate_percents,
 )
 from query.part_pins import asked_parts
-from query.pin_policy import PINNED_DOCUMENTS, PinReader, fact_page_limit
+from query.pin_policy import PinReader, fact_page_limit, pinned_documents
 from query.question import Question
 from query.stated import said_amount_page
 from query.statements import echo_page, percent_page
@@ -74,7 +74,7 @@ class FactPins(PinReader):
         parts: set[str] = set()
         wholes: set[str] = set()
         fact_limit = fact_page_limit(len(best))
-        for d in best[:PINNED_DOCUMENTS]:
+        for d in best[:pinned_documents(len(q.plan.analysis.entities))]:
             if not metric and not says_a_row(self.backend, q.snap.targets, plan.core, names, d.doc_id):
                 continue  # no figure asked: no concept named, no row's label said whole
             # the company as a whole: its own names as written, not a brand or business written for a part of

@@ -9,9 +9,15 @@ from query.question import Question
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
 
-PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies
+PINNED_DOCUMENTS = 2  # pins look in the best document of each company, for this many companies at least
 FACT_PAGES = 2  # pages pinned for printing the facts asked, in one company's document
 TABLES_BACK = 8  # table chunks a table's caption may stand before (``PinReader._before``)
+
+
+def pinned_documents(named: int) -> int:
+    """How many companies' best documents pins look in: ``PINNED_DOCUMENTS``, or each company the question
+    names (``named``) when it names more (Meta, Alphabet and Amazon: the third one's figure is asked too)."""
+    return max(PINNED_DOCUMENTS, named)
 
 
 def several_companies(companies: int) -> bool:

@@ -467,3 +467,9 @@ def test_a_term_said_with_a_verb_of_paying_asks_what_was_paid():
     assert synonym_terms("What were Apple's income taxes in 2023?") == ["income taxes"]
     assert synonym_terms("How much revenue did Apple make, and what did it pay?") == ["revenue"]
     assert synonyms()["income taxes paid"][0] == "us-gaap:IncomeTaxesPaidNet"
+
+
+def test_pins_look_in_every_named_companys_document():
+    from query.pin_policy import PINNED_DOCUMENTS, pinned_documents
+    assert pinned_documents(0) == pinned_documents(1) == PINNED_DOCUMENTS == 2  # one company, or none named
+    assert pinned_documents(3) == 3  # "Meta, Alphabet and Amazon": the third company's figure is asked too
