@@ -1,6 +1,6 @@
 """A margin or an effective tax rate asked: the percent the facts compute, as filings print it ("Operating
-margin | 10.0%", "effective tax rates of (10%) and 14%"). Most filings tag neither (MD&A computes them), so the
-page printing one is found by its value: the measure over revenue, the tax over pre-tax income, of one period
+margin | 10.0%", "effective tax rates of (10%) and 14%"). No filing tags a margin and many tag no rate (MD&A computes
+them), so the page printing one is found by its value: the measure over revenue, the tax over pre-tax income, of one period
 and one part, divided."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def rate_tagged(facts: Iterable[dict]) -> bool:
 def tax_rate_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]]) -> set[str]:
     """The tax rates, as percents to whole or one decimal ("17", "17.4"; a benefit's "10" unsigned), of the
     (fiscal year, fiscal period) ``periods`` asked: each tagged rate as it is tagged, and each tax fact over a
-    pre-tax income fact of the same period and part (most filers tag no rate; Visa's "17 %", AMD's "(10%)")."""
+    pre-tax income fact of the same period and part (many filers tag no rate; Visa's "17 %", AMD's "(10%)")."""
     vocabulary = synonyms()
     rate, tax, pretax = (set(vocabulary[t]) for t in (_RATE_TERM, _TAX_TERM, _PRETAX_TERM))
     groups: dict[tuple, list[dict]] = {}
