@@ -31,7 +31,7 @@ from query.margins import (
     tax_rate_percents,
 )
 from query.part_pins import asked_parts
-from query.pin_policy import PinReader, fact_page_limit, pinned_documents
+from query.pin_policy import PinReader, fact_page_limit
 from query.question import Question
 from query.stated import said_amount_page
 from query.statements import echo_page, percent_page
@@ -74,7 +74,7 @@ class FactPins(PinReader):
         parts: set[str] = set()
         wholes: set[str] = set()
         fact_limit = fact_page_limit(len(best))
-        for d in best[:pinned_documents(len(q.plan.analysis.entities))]:
+        for d in self._pinned(q, best):
             if not metric and not says_a_row(self.backend, q.snap.targets, plan.core, names, d.doc_id):
                 continue  # no figure asked: no concept named, no row's label said whole
             # the company as a whole: its own names as written, not a brand or business written for a part of
@@ -95,8 +95,7 @@ class FactPins(PinReader):
                     pins.append(Hit(hits[0].id, top * (1.05 - 0.01 * len(pins)),
                                     {**hits[0].source, "_page": page, "_basis": "fact",
                                      "_reason": f"reports {describe(facts)}"}))
-            if says_tax_rate(plan.core):  # its terms are tagged where the rate is not: the rate printed
-                # the rate printed: before the pages of its terms, after a page of the rate tagged
+            if says_tax_rate(plan.core):  # the rate printed: before its terms' pages, after a page of it tagged
                 tagged = rate_tagged(f for _, facts in pages for f in facts)
                 self._echo(q, d, pages, self._tax_rates(q, d), pins, top, taken, start,
                            ratio="tax rate", labels=RATE_WORDS, before=not tagged)

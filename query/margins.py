@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from domain.text import words
+from domain.text import has_phrase, phrase_text, words
 from query.facts import synonyms
 
 _MARGIN = frozenset(words("margin margins"))
@@ -17,6 +17,7 @@ _REVENUE_TERM = "revenue"  # the reviewed synonym whose concepts are revenue's: 
 _RATE_TERM, _TAX_TERM, _PRETAX_TERM = "effective tax rate", "income taxes", "pretax income"
 _RATE_PLACES = (0, 1)  # decimals a tax rate is printed to: Visa's "17 %", Texas Instruments' "12.2%"
 RATE_WORDS = frozenset(words("effective tax rate"))  # a rate's row or sentence says one of them
+_TAX_RATE = words("tax rate")  # the phrase a question asks a tax rate by
 
 
 def says_margin(question: str) -> bool:
@@ -30,13 +31,8 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
     ``periods`` asked: the margins the facts found compute. Facts of other parts or periods are never divided
     (a segment's profit by the consolidated revenue is no margin anyone prints)."""
     revenue = set(synonyms()[_REVENUE_TERM])
-    groups: dict[tuple, list[dict]] = {}
-    for f in facts:
-        if f.get("value") is not None and (f.get("fiscal_year"), f.get("fiscal_period")) in periods:
-            key = (f.get("fiscal_year"), f.get("fiscal_period"), f.get("unit"), tuple(sorted(f.get("dimensions") or ())))
-            groups.setdefault(key, []).append(f)
     percents = set()
-    for group in groups.values():
+    for group in _groups(facts, periods, by_unit=True):
         revenues = {f["value"] for f in group if f["concept"] in revenue and f["value"] > 0}
         measures = {f["value"] for f in group if f["concept"] not in revenue}
         shares = [abs(100 * m / r) for m in measures for r in revenues]
@@ -46,7 +42,7 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
 
 def says_tax_rate(question: str) -> bool:
     """Whether the question asks a tax rate ("effective tax rate", "effective income tax rate", "tax rates")."""
-    return " tax rate " in f" {' '.join(words(question))} "
+    return has_phrase(phrase_text(words(question)), _TAX_RATE)
 
 
 def tax_rate_concepts() -> list[str]:
@@ -66,16 +62,24 @@ def tax_rate_percents(facts: Iterable[dict], periods: Collection[tuple[int | Non
     pre-tax income fact of the same period and part (many filers tag no rate; Visa's "17 %", AMD's "(10%)")."""
     vocabulary = synonyms()
     rate, tax, pretax = (set(vocabulary[t]) for t in (_RATE_TERM, _TAX_TERM, _PRETAX_TERM))
-    groups: dict[tuple, list[dict]] = {}
-    for f in facts:
-        if f.get("value") is not None and (f.get("fiscal_year"), f.get("fiscal_period")) in periods:
-            key = (f.get("fiscal_year"), f.get("fiscal_period"), tuple(sorted(f.get("dimensions") or ())))
-            groups.setdefault(key, []).append(f)
     percents = set()
-    for group in groups.values():
+    for group in _groups(facts, periods, by_unit=False):  # a rate is a pure number, its terms money
         tagged = {round(abs(100 * f["value"]), 1) for f in group if f["concept"] in rate}  # tagged to 0.1
         percents |= {f"{r:.0f}" if r == int(r) else f"{r:.1f}" for r in tagged} | {f"{r:.1f}" for r in tagged}
         incomes = {f["value"] for f in group if f["concept"] in pretax and f["value"]}
         shares = [abs(100 * f["value"] / i) for f in group if f["concept"] in tax for i in incomes]
         percents |= {f"{s:.{places}f}" for s in shares for places in _RATE_PLACES}
     return percents
+
+
+def _groups(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]],
+            by_unit: bool) -> list[list[dict]]:
+    """The facts with a value of the ``periods`` asked, grouped by period and part (and unit, ``by_unit``):
+    the facts one ratio may divide."""
+    groups: dict[tuple, list[dict]] = {}
+    for f in facts:
+        if f.get("value") is not None and (f.get("fiscal_year"), f.get("fiscal_period")) in periods:
+            unit = f.get("unit") if by_unit else None
+            key = (f.get("fiscal_year"), f.get("fiscal_period"), unit, tuple(sorted(f.get("dimensions") or ())))
+            groups.setdefault(key, []).append(f)
+    return list(groups.values())

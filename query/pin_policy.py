@@ -5,6 +5,7 @@ plain counts) and the one search they all run (a document's passages by BM25). U
 from __future__ import annotations
 
 from kernel.search import Filters, Hit, SearchReader
+from query.catalog import DocInfo
 from query.question import Question
 from schemas.chunks import next_chunk_id
 from schemas.index import INDEXES
@@ -50,6 +51,11 @@ class PinReader:
 
     def _bm25(self, q: Question, text: str, scope: Filters, k: int) -> list[Hit]:
         return self.backend.bm25(q.snap.target("passages"), INDEXES["passages"], text, scope, k)
+
+    @staticmethod
+    def _pinned(q: Question, best: list[DocInfo]) -> list[DocInfo]:
+        """The companies' best documents pins look in (:func:`pinned_documents` of them, companies in rank order)."""
+        return best[:pinned_documents(len(q.plan.analysis.entities))]
 
     def _get(self, q: Question, ids: list[str]) -> list[dict]:
         """The passages of these chunk ids (one lookup), those the index holds."""

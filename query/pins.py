@@ -23,7 +23,7 @@ from query.fact_pins import FactPinned, FactPins
 from query.facts import part_named
 from query.line_items import line_item, line_item_page
 from query.part_pins import PartPins
-from query.pin_policy import PinReader, pinned_documents, pins_run_on
+from query.pin_policy import PinReader, pins_run_on
 from query.plan import QueryPlan
 from query.question import Question
 from query.region_pins import RegionPins
@@ -85,7 +85,7 @@ class Pins(PinReader):
         found the whole's figure alone (the company's revenue for "Abbott's diagnostics sales"), above the facts
         (:func:`with_facts`)."""
         pinned: list[Hit] = []
-        best = _best_per_company(docs)  # every company's; pins look in the first pinned_documents()
+        best = _best_per_company(docs)  # every company's; pins look in PinReader._pinned's
         if q.opts.statements:
             with timing.stage("statements"):
                 pinned = self.statement_pins(q, best, hits)
@@ -114,7 +114,7 @@ class Pins(PinReader):
 
         part_pin, compared_pin = functools.partial(pin, mark=PART), functools.partial(pin, mark=COMPARED)
 
-        for d in best[:pinned_documents(len(q.plan.analysis.entities))]:
+        for d in self._pinned(q, best):
             scope = {**(q.filters or {}), "doc_id": d.doc_id}
             if plan.defines:  # first: the question asks the sentence, not a figure
                 self._definition_pin(q, scope, plan.defines, pin)
