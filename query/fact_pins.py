@@ -23,6 +23,8 @@ from query.facts import (
 )
 from query.margins import (
     RATE_WORDS,
+    asks_gross,
+    margin_concepts,
     margin_percents,
     rate_tagged,
     says_margin,
@@ -101,9 +103,18 @@ class FactPins(PinReader):
                            ratio="tax rate", labels=RATE_WORDS, before=not tagged)
             elif pages:
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
-                percents = margin_percents(found, _periods(pages)) if says_margin(plan.core) else set()
+                percents = self._margins(q, d, found, pages) if says_margin(plan.core) else set()
                 self._echo(q, d, pages, percents, pins, top, taken, start)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
+
+    def _margins(self, q: Question, d: DocInfo, found: list[dict], pages: list[tuple[int, list[dict]]]) -> set[str]:
+        """The margins the facts found give for the periods their pages print (:func:`query.margins.margin_percents`),
+        with the document's consolidated revenue and cost of sales read too (:func:`query.margins.margin_concepts`):
+        the question's search finds the measure it names (Colgate-Palmolive's gross profit, Caterpillar's operating
+        profit) without the revenue it is a percent of. A part's facts found: its own revenue only, as found."""
+        terms = [] if any(f.get("dimensions") for f in found) else \
+            consolidated_facts(self.backend, q.snap.targets, d.doc_id, margin_concepts())
+        return margin_percents([*found, *terms], _periods(pages), asks_gross(q.plan.core))
 
     def _tax_rates(self, q: Question, d: DocInfo) -> set[str]:
         """The tax rates the document's facts give for the period asked (the one its best page of the rate's

@@ -13,6 +13,9 @@ from query.facts import synonyms
 _MARGIN = frozenset(words("margin margins"))
 _PLACES = (1, 2)  # decimals a margin is printed to: "10.0%" most often, a retailer's "33.39%"
 _REVENUE_TERM = "revenue"  # the reviewed synonym whose concepts are revenue's: a margin's denominator
+_COST_TERM = "cost of sales"  # the reviewed synonym whose concepts are the cost of sales': revenue less it, gross profit
+_GROSS = frozenset(words("gross"))
+_PROFIT_RATE = words("profit rate")
 # the reviewed synonyms of a tax rate's terms: the rate where a filer tags it, the tax over pre-tax income
 _RATE_TERM, _TAX_TERM, _PRETAX_TERM = "effective tax rate", "income taxes", "pretax income"
 _RATE_PLACES = (0, 1)  # decimals a tax rate is printed to: Visa's "17 %", Texas Instruments' "12.2%"
@@ -21,20 +24,40 @@ _TAX_RATE = words("tax rate")  # the phrase a question asks a tax rate by
 
 
 def says_margin(question: str) -> bool:
-    """Whether the question asks a margin (any: gross, operating, segment, "profit margin")."""
-    return bool(_MARGIN & set(words(question)))
+    """Whether the question asks a margin (any: gross, operating, segment, "profit margin"), or a profit's rate,
+    as retailers call their gross margin (Walmart's and Nike's "gross profit rate")."""
+    said = words(question)
+    return bool(_MARGIN & set(said)) or has_phrase(phrase_text(said), _PROFIT_RATE)
 
 
-def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]]) -> set[str]:
+def asks_gross(question: str) -> bool:
+    """Whether the question asks a gross margin ("gross margin", "gross profit margin", "gross profit rate")."""
+    return bool(_GROSS & set(words(question)))
+
+
+def margin_concepts() -> list[str]:
+    """The concepts every margin's percent is read with, whichever the question names: revenue's, which it
+    divides by, and the cost of sales', which revenue less gives a gross profit many filers tag no fact of
+    (Procter & Gamble's "Cost of products sold", reviewed synonyms)."""
+    vocabulary = synonyms()
+    return list(dict.fromkeys(c for t in (_REVENUE_TERM, _COST_TERM) for c in vocabulary[t]))
+
+
+def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]],
+                    gross: bool = False) -> set[str]:
     """The percents, to one or two decimals ("10.0", "33.39", a loss's "0.5" unsigned), that each fact not of
-    revenue makes of a revenue fact of the same period, part and unit, for the (fiscal year, fiscal period)
-    ``periods`` asked: the margins the facts found compute. Facts of other parts or periods are never divided
-    (a segment's profit by the consolidated revenue is no margin anyone prints)."""
-    revenue = set(synonyms()[_REVENUE_TERM])
+    revenue or the cost of sales makes of a revenue fact of the same period, part and unit, for the (fiscal year,
+    fiscal period) ``periods`` asked: the margins the facts found compute; with ``gross``, revenue less each cost
+    of sales too (a gross profit untagged). Facts of other parts or periods are never divided (a segment's profit
+    by the consolidated revenue is no margin anyone prints)."""
+    vocabulary = synonyms()
+    revenue, cost = set(vocabulary[_REVENUE_TERM]), set(vocabulary[_COST_TERM])
     percents = set()
     for group in _groups(facts, periods, by_unit=True):
         revenues = {f["value"] for f in group if f["concept"] in revenue and f["value"] > 0}
-        measures = {f["value"] for f in group if f["concept"] not in revenue}
+        measures = {f["value"] for f in group if f["concept"] not in revenue | cost}
+        if gross:
+            measures |= {r - f["value"] for f in group if f["concept"] in cost for r in revenues}
         shares = [abs(100 * m / r) for m in measures for r in revenues]
         percents |= {f"{s:.{places}f}" for s in shares for places in _PLACES}
     return percents

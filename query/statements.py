@@ -172,6 +172,9 @@ _WHOLE = frozenset(words("total consolidated"))  # a row label naming the whole,
 # a row label's words that say no more than the question does: joining words, and "net" (a statement's "Net
 # cash provided by operating activities" is the "cash operating activities provided" asked)
 _UNNAMING = FUNCTION_WORDS | frozenset(words("net"))
+# a row printing the row above's measure as a share of the whole's sales ("% of sales", "Percent of net revenues"):
+# the row above names the ratio (JCI's "Gross profit | 2,431" over "% of sales | 34.1%")
+_SHARE_OF = frozenset(words("sales revenue revenues percent percentage"))
 # Words that say an item is a cost: a row labels it by the item alone or with them ("Research and development
 # expenses", "Medical costs"), a question with them or with a verb of spending ("spend on research and development")
 COST_WORDS = frozenset(words("expense expenses cost costs"))
@@ -429,6 +432,9 @@ def percent_page(percents: set[str], asked: frozenset[str], chunk: dict) -> int 
                 not ("%" in cell or spelled or ("$" not in cell and _in_table(text, m))):
             continue
         said, own = _row_label(text, m.start())
+        above = text.rfind("\n", 0, m.start())
+        if own and own <= _SHARE_OF and above > 0:  # "% of sales" under "Gross profit": the row above names it
+            said, own = _row_label(text, above)
         if said and (not own or own & asked):
             return page_position(chunk, m.start())[0]
     return None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from domain.text import words
 from query.margins import (
     RATE_WORDS,
+    asks_gross,
+    margin_concepts,
     margin_percents,
     rate_tagged,
     says_margin,
@@ -38,10 +40,31 @@ def test_a_margin_is_the_measure_over_revenue_of_its_own_period_and_part():
     assert "4.7" in margin_percents(quarter, {(2022, "Q2")})  # only the periods asked are divided
 
 
+def test_a_gross_margin_untagged_is_revenue_less_the_cost_of_sales_over_revenue():
+    facts = [_fact("us-gaap:Revenues", 84_039e6), _fact("us-gaap:CostOfGoodsAndServicesSold", 40_848e6)]
+    assert {"51.4", "51.39"} <= margin_percents(facts, {(2023, "FY")}, gross=True)
+    assert margin_percents(facts, {(2023, "FY")}) == set()  # no gross margin asked: the cost is no margin
+    assert "48.6" not in margin_percents(facts, {(2023, "FY")}, gross=True)  # the cost's own share is none
+    assert asks_gross("What was Procter & Gamble's gross margin in fiscal 2024?")
+    assert not asks_gross("What was RTX's operating margin in 2023?")
+    assert {"us-gaap:Revenues", "us-gaap:CostOfRevenue"} <= set(margin_concepts())
+
+
+def test_percent_page_reads_a_share_of_sales_row_by_the_row_above():
+    asked = frozenset(words("What was Johnson Controls' gross margin in the third quarter of fiscal 2023?"))
+    table = {"text": "(in millions) | 2023 | 2022\nCost of sales | $4,702 | $4,414\nGross profit | 2,431 | 2,200\n"
+                     "% of sales | 34.1% | 33.3%", "page_start": 42, "page_end": 42}
+    assert percent_page({"34.1"}, asked, table) == 42
+    cost = {**table, "text": table["text"].replace("Gross profit", "Operating expenses")}
+    assert percent_page({"34.1"}, asked, cost) is None  # the row above names another measure
+
+
 def test_says_margin_reads_the_word_not_a_cue():
     assert says_margin("What was Boeing Global Services' operating margin in Q2 2023?")
     assert says_margin("What profit margins did GE earn?")
     assert not says_margin("What was GE's operating profit in 2023?")
+    assert says_margin("What gross profit rate did Walmart report?")  # a retailer's name for its gross margin
+    assert not says_margin("What was Visa's effective tax rate?")
 
 
 def test_percent_page_finds_the_margin_printed_under_the_questions_words_or_the_whole():
