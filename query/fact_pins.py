@@ -23,6 +23,7 @@ from query.facts import (
 )
 from query.margins import (
     RATE_WORDS,
+    WHOLE,
     asks_gross,
     margin_concepts,
     margin_percents,
@@ -103,18 +104,21 @@ class FactPins(PinReader):
                            ratio="tax rate", labels=RATE_WORDS, before=not tagged)
             elif pages:
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
-                percents = self._margins(q, d, found, pages) if says_margin(plan.core) else set()
-                self._echo(q, d, pages, percents, pins, top, taken, start)
+                percents, whole = self._margins(q, d, found, pages) if says_margin(plan.core) else (set(), set())
+                self._echo(q, d, pages, percents, pins, top, taken, start, rounded=whole)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
 
-    def _margins(self, q: Question, d: DocInfo, found: list[dict], pages: list[tuple[int, list[dict]]]) -> set[str]:
+    def _margins(self, q: Question, d: DocInfo, found: list[dict],
+                 pages: list[tuple[int, list[dict]]]) -> tuple[set[str], set[str]]:
         """The margins the facts found give for the periods their pages print (:func:`query.margins.margin_percents`),
         with the document's consolidated revenue and cost of sales read too (:func:`query.margins.margin_concepts`):
         the question's search finds the measure it names (Colgate-Palmolive's gross profit, Caterpillar's operating
-        profit) without the revenue it is a percent of. A part's facts found: its own revenue only, as found."""
+        profit) without the revenue it is a percent of. A part's facts found: its own revenue only, as found.
+        To one and two decimals, then to a whole percent (:data:`query.margins.WHOLE`)."""
         terms = [] if any(f.get("dimensions") for f in found) else \
             consolidated_facts(self.backend, q.snap.targets, d.doc_id, margin_concepts())
-        return margin_percents([*found, *terms], _periods(pages), asks_gross(q.plan.core))
+        facts, periods, gross = [*found, *terms], _periods(pages), asks_gross(q.plan.core)
+        return margin_percents(facts, periods, gross), margin_percents(facts, periods, gross, WHOLE)
 
     def _tax_rates(self, q: Question, d: DocInfo) -> set[str]:
         """The tax rates the document's facts give for the period asked (the one its best page of the rate's
@@ -125,7 +129,8 @@ class FactPins(PinReader):
 
     def _echo(self, q: Question, d: DocInfo, pages: list[tuple[int, list[dict]]], percents: set[str],
               pins: list[Hit], top: float, taken: AbstractSet[tuple[str, int]], start: int,
-              ratio: str = "margin", labels: frozenset[str] | None = None, before: bool = True) -> None:
+              ratio: str = "margin", labels: frozenset[str] | None = None, before: bool = True,
+              rounded: set[str] | None = None) -> None:
         """The amount asked, printed again off the pages its facts are tagged on: MD&A's summary table or a
         segment note's total (untagged in most filings), which answer as well as the statement and are where
         many readers look: the document's first other page printing one of the facts' figures as a cell
@@ -134,7 +139,9 @@ class FactPins(PinReader):
         printing one of ``percents``, the margins the facts compute (:func:`query.margins.margin_percents`), even
         one another pin took lower, comes ``before`` the document's fact pages (from ``start``): they print the
         margin's terms, it the margin (a tax rate tagged: its own page prints it, and comes first). ``labels``:
-        the words a row or sentence printing the ratio says one of (the question's own by default)."""
+        the words a row or sentence printing the ratio says one of (the question's own by default). ``rounded``:
+        the ratio to a whole percent, searched for only where no page prints it to a decimal: a whole percent
+        matches many rows (a segment's "Operating margins | 5%"), a decimal few."""
         facts = [f for _, found in pages for f in found]
         if asked_parts(q, d) and not any(f.get("dimensions") for f in facts):
             return  # a part asked, the whole's figures found: their reprint is not the part's
@@ -146,8 +153,10 @@ class FactPins(PinReader):
         asked = frozenset(words(q.plan.core))
         # the margin printed goes above the statements' pins of its page too: it is what was asked
         named = labels or asked  # the words a row or sentence printing the ratio says one of
-        echoes = [(page, h, f"the {ratio} asked, as the facts compute it, off their tagged pages") for h in hits
-                  if percents and (page := percent_page(percents, named, h.source)) is not None and page not in own]
+        echoes = _ratio_echoes(hits, percents, named, own, ratio)
+        if not echoes and rounded:
+            whole = self._bm25(q, f"{q.plan.lexical} {' '.join(sorted(rounded))}", scope, ECHO_SEARCH)
+            echoes = _ratio_echoes(whole, rounded, named, own, ratio, signed=True)
         ratio_printed = bool(echoes)
         if not ratio_printed:
             tables = [(page, h) for h in hits if (page := echo_page(displays, asked, h.source)) is not None
@@ -163,6 +172,14 @@ class FactPins(PinReader):
             echo = Hit(h.id, 0.0, {**h.source, "_page": page, "_basis": "fact",
                                    "_reason": f"prints the figure asked again ({what})"})
             place_echo(pins, echo, start if ratio_printed and before else len(pins), top)
+
+
+def _ratio_echoes(hits: list[Hit], percents: set[str], named: frozenset[str], own: set[int],
+                  ratio: str, signed: bool = False) -> list[tuple[int, Hit, str]]:
+    """(page, hit, why) of each of ``hits`` printing one of ``percents`` on a row or in a sentence saying one of
+    ``named`` (:func:`query.statements.percent_page`; ``signed``: with its sign), off the facts' ``own`` pages."""
+    return [(page, h, f"the {ratio} asked, as the facts compute it, off their tagged pages") for h in hits
+            if percents and (page := percent_page(percents, named, h.source, signed)) is not None and page not in own]
 
 
 def _periods(pages: list[tuple[int, list[dict]]]) -> set[tuple[int | None, str | None]]:

@@ -12,6 +12,7 @@ from query.facts import synonyms
 
 _MARGIN = frozenset(words("margin margins"))
 _PLACES = (1, 2)  # decimals a margin is printed to: "10.0%" most often, a retailer's "33.39%"
+WHOLE = (0,)  # a margin printed as a whole percent (Alphabet's "28 %"), read where none prints it to a decimal
 _REVENUE_TERM = "revenue"  # the reviewed synonym whose concepts are revenue's: a margin's denominator
 _COST_TERM = "cost of sales"  # the reviewed synonym whose concepts are the cost of sales': revenue less it, gross profit
 _GROSS = frozenset(words("gross"))
@@ -44,11 +45,11 @@ def margin_concepts() -> list[str]:
 
 
 def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]],
-                    gross: bool = False) -> set[str]:
+                    gross: bool = False, places: tuple[int, ...] = _PLACES) -> set[str]:
     """The percents, to one or two decimals ("10.0", "33.39", a loss's "0.5" unsigned), that each fact not of
     revenue or the cost of sales makes of a revenue fact of the same period, part and unit, for the (fiscal year,
     fiscal period) ``periods`` asked: the margins the facts found compute; with ``gross``, revenue less each cost
-    of sales too (a gross profit untagged). Facts of other parts or periods are never divided (a segment's profit
+    of sales too (a gross profit untagged); to ``places`` decimals (:data:`WHOLE`: a whole percent). Facts of other parts or periods are never divided (a segment's profit
     by the consolidated revenue is no margin anyone prints)."""
     vocabulary = synonyms()
     revenue, cost = set(vocabulary[_REVENUE_TERM]), set(vocabulary[_COST_TERM])
@@ -59,7 +60,7 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
         if gross:
             measures |= {r - f["value"] for f in group if f["concept"] in cost for r in revenues}
         shares = [abs(100 * m / r) for m in measures for r in revenues]
-        percents |= {f"{s:.{places}f}" for s in shares for places in _PLACES}
+        percents |= {f"{s:.{n}f}" for s in shares for n in places}
     return percents
 
 

@@ -174,7 +174,7 @@ _WHOLE = frozenset(words("total consolidated"))  # a row label naming the whole,
 _UNNAMING = FUNCTION_WORDS | frozenset(words("net"))
 # a row printing the row above's measure as a share of the whole's sales ("% of sales", "Percent of net revenues"):
 # the row above names the ratio (JCI's "Gross profit | 2,431" over "% of sales | 34.1%")
-_SHARE_OF = frozenset(words("sales revenue revenues percent percentage"))
+_SHARE_OF = frozenset(words("as a percent percentage of sales revenue revenues"))
 # Words that say an item is a cost: a row labels it by the item alone or with them ("Research and development
 # expenses", "Medical costs"), a question with them or with a verb of spending ("spend on research and development")
 COST_WORDS = frozenset(words("expense expenses cost costs"))
@@ -417,19 +417,20 @@ def _value(m: re.Match) -> str:
     return m.group().strip(" \t\r\n($-–—)%")
 
 
-def percent_page(percents: set[str], asked: frozenset[str], chunk: dict) -> int | None:
+def percent_page(percents: set[str], asked: frozenset[str], chunk: dict, signed: bool = False) -> int | None:
     """The page on which a chunk prints one of ``percents`` (a margin the facts compute, "10.0") as a percent
     (a cell with "%" or "percent" after it, or a table's cell of no currency: a "% of net sales" column prints
     none) on a row whose label says one of the question's words (stems, ``asked``: "Operating margins", "GAAP
     operating income margin", "Operating income" beside its amount) or names the whole alone ("Consolidated" in
     a table of margins by segment): a value to one or two decimals that the facts compute is printed by few other rows,
-    and those under other words ("Effective tax rate")."""
+    and those under other words ("Effective tax rate"). ``signed``: a cell with its sign only, for a whole
+    percent, which a table's count or amount prints as often ("Share of other costs | 57 | 69")."""
     text = chunk.get("text") or ""
     for m in FIGURE.finditer(text):
         cell = m.group()
         spelled = text[m.end():m.end() + len(_PERCENT)].lower() == _PERCENT  # "24.2 percent"
         if _value(m) not in percents or \
-                not ("%" in cell or spelled or ("$" not in cell and _in_table(text, m))):
+                not ("%" in cell or spelled or (not signed and "$" not in cell and _in_table(text, m))):
             continue
         said, own = _row_label(text, m.start())
         above = text.rfind("\n", 0, m.start())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from domain.text import words
 from query.margins import (
     RATE_WORDS,
+    WHOLE,
     asks_gross,
     margin_concepts,
     margin_percents,
@@ -50,6 +51,12 @@ def test_a_gross_margin_untagged_is_revenue_less_the_cost_of_sales_over_revenue(
     assert {"us-gaap:Revenues", "us-gaap:CostOfRevenue"} <= set(margin_concepts())
 
 
+def test_a_margin_to_a_whole_percent_is_asked_for_apart():
+    facts = [_fact(REVENUE, 74_604e6, "Q2"), _fact("us-gaap:OperatingIncomeLoss", 21_838e6, "Q2")]
+    assert margin_percents(facts, {(2023, "Q2")}) == {"29.3", "29.27"}
+    assert margin_percents(facts, {(2023, "Q2")}, places=WHOLE) == {"29"}
+
+
 def test_percent_page_reads_a_share_of_sales_row_by_the_row_above():
     asked = frozenset(words("What was Johnson Controls' gross margin in the third quarter of fiscal 2023?"))
     table = {"text": "(in millions) | 2023 | 2022\nCost of sales | $4,702 | $4,414\nGross profit | 2,431 | 2,200\n"
@@ -57,6 +64,15 @@ def test_percent_page_reads_a_share_of_sales_row_by_the_row_above():
     assert percent_page({"34.1"}, asked, table) == 42
     cost = {**table, "text": table["text"].replace("Gross profit", "Operating expenses")}
     assert percent_page({"34.1"}, asked, cost) is None  # the row above names another measure
+    spelled = {**table, "text": "Gross margin | $9,625 | $10,413\nas a % of net revenues | 69% | 71%"}
+    assert percent_page({"69"}, asked, spelled, signed=True) == 42
+
+
+def test_a_whole_percent_is_read_only_with_its_sign():
+    asked = frozenset(words("What was AbbVie's gross margin in the second quarter of 2023?"))
+    counts = {"text": "AbbVie's share of gross costs | 57 | 69 | 112", "page_start": 9, "page_end": 9}
+    assert percent_page({"69"}, asked, counts) == 9  # a decimal's rule: a table's cell of no currency
+    assert percent_page({"69"}, asked, counts, signed=True) is None  # a whole percent needs its sign
 
 
 def test_says_margin_reads_the_word_not_a_cue():
