@@ -419,3 +419,15 @@ def test_a_row_under_another_measures_heading_is_that_tables_not_the_metrics():
     assert under_other_measure(["SELLING, GENERAL & ADMINISTRATIVE EXPENSES", "Amount"], cues)
     assert not under_other_measure(["NORTH AMERICA", "Amount"], cues)  # a region's caption names no measure
     assert not under_other_measure(["SELLING, GENERAL & ADMINISTRATIVE", "Operating income by segment"], cues)
+
+
+def test_a_segments_margin_asks_for_its_profit_row():
+    """A segment's margin ("Honeywell Aerospace's segment margin") is its segment profit over its sales: the
+    question names the margins concept, and the segment's table row printing its profit is the metric's."""
+    from domain.text import words
+    from query.concepts import concept_map
+
+    question = "What was Honeywell Aerospace's segment margin in the second quarter of 2023?"
+    assert "margins" in [c.name for c in concept_map().matching(question)]
+    cues = concept_map().metric_cues(question, ["margins"])
+    assert words("segment profit") in cues and words("segment margin") in cues
