@@ -25,6 +25,7 @@ from query.margins import (
     RATE_WORDS,
     WHOLE,
     asks_gross,
+    is_flow,
     margin_concepts,
     margin_percents,
     rate_tagged,
@@ -84,6 +85,8 @@ class FactPins(PinReader):
             # it ("Pratt & Whitney", "Hill's Pet Nutrition": a segment's member carries their words)
             company = " ".join(plan.analysis.names) if plan.analysis.names else d.company
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
+            if says_margin(plan.core):  # a margin's terms are flows: a segment's goodwill its words found is none
+                found = [f for f in found if is_flow(f)]
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             if pages and any(of_a_part(f) for f in found):
                 parts.add(d.doc_id)

@@ -48,7 +48,7 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
                     gross: bool = False, places: tuple[int, ...] = _PLACES) -> set[str]:
     """The percents, to one or two decimals ("10.0", "33.39", a loss's "0.5" unsigned), that each fact not of
     revenue or the cost of sales makes of a revenue fact of the same period, part and unit, for the (fiscal year,
-    fiscal period) ``periods`` asked: the margins the facts found compute; with ``gross``, revenue less each cost
+    fiscal period) ``periods`` asked: the margins the facts found compute (of flows only: :func:`is_flow`); with ``gross``, revenue less each cost
     of sales too (a gross profit untagged); to ``places`` decimals (:data:`WHOLE`: a whole percent). Facts of other parts or periods are never divided (a segment's profit
     by the consolidated revenue is no margin anyone prints)."""
     vocabulary = synonyms()
@@ -56,12 +56,18 @@ def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None,
     percents = set()
     for group in _groups(facts, periods, by_unit=True):
         revenues = {f["value"] for f in group if f["concept"] in revenue and f["value"] > 0}
-        measures = {f["value"] for f in group if f["concept"] not in revenue | cost}
+        measures = {f["value"] for f in group if f["concept"] not in revenue | cost and is_flow(f)}
         if gross:
             measures |= {r - f["value"] for f in group if f["concept"] in cost for r in revenues}
         shares = [abs(100 * m / r) for m in measures for r in revenues]
         percents |= {f"{s:.{n}f}" for s in shares for n in places}
     return percents
+
+
+def is_flow(fact: dict) -> bool:
+    """Whether a fact is of a period, not of an instant: a margin divides a flow (a profit, an income) by the
+    revenue of its period, never a balance (a segment's goodwill, which a question's words may find too)."""
+    return "period_start" not in fact or fact["period_start"] is not None
 
 
 def says_tax_rate(question: str) -> bool:

@@ -8,6 +8,7 @@ from query.margins import (
     RATE_WORDS,
     WHOLE,
     asks_gross,
+    is_flow,
     margin_concepts,
     margin_percents,
     rate_tagged,
@@ -49,6 +50,14 @@ def test_a_gross_margin_untagged_is_revenue_less_the_cost_of_sales_over_revenue(
     assert asks_gross("What was Procter & Gamble's gross margin in fiscal 2024?")
     assert not asks_gross("What was RTX's operating margin in 2023?")
     assert {"us-gaap:Revenues", "us-gaap:CostOfRevenue"} <= set(margin_concepts())
+
+
+def test_a_margin_divides_flows_never_a_balance():
+    part = ["us-gaap:StatementBusinessSegmentsAxis=ge:RenewableEnergySegmentMember"]
+    facts = [_fact("us-gaap:Revenues", 14_974e6, dimensions=part) | {"period_start": "2023-01-01"},
+             _fact("us-gaap:Goodwill", 3_287e6, dimensions=part) | {"period_start": None}]
+    assert margin_percents(facts, {(2023, "FY")}) == set()  # a segment's goodwill over its revenue: no margin
+    assert is_flow(facts[0]) and not is_flow(facts[1])
 
 
 def test_a_margin_to_a_whole_percent_is_asked_for_apart():
