@@ -78,6 +78,7 @@ class FactPins(PinReader):
         parts: set[str] = set()
         wholes: set[str] = set()
         fact_limit = fact_page_limit(len(best))
+        margin = says_margin(plan.core)
         for d in self._pinned(q, best):
             if not metric and not says_a_row(self.backend, q.snap.targets, plan.core, names, d.doc_id):
                 continue  # no figure asked: no concept named, no row's label said whole
@@ -85,7 +86,7 @@ class FactPins(PinReader):
             # it ("Pratt & Whitney", "Hill's Pet Nutrition": a segment's member carries their words)
             company = " ".join(plan.analysis.names) if plan.analysis.names else d.company
             found = question_facts(self.backend, q.snap.targets, plan.core, names, d.doc_id, company)
-            if says_margin(plan.core):  # a margin's terms are flows: a segment's goodwill its words found is none
+            if margin:  # a margin's terms are flows: a segment's goodwill its words found is none
                 found = [f for f in found if is_flow(f)]
             pages = fact_pages(found, plan.target_year or d.fiscal_year, fact_limit, plan.analysis.spans)
             if pages and any(of_a_part(f) for f in found):
@@ -107,7 +108,7 @@ class FactPins(PinReader):
                            ratio="tax rate", labels=RATE_WORDS, before=not tagged)
             elif pages:
                 # a margin: the measure and revenue found for the periods pinned, wherever they are tagged
-                percents, whole = self._margins(q, d, found, pages) if says_margin(plan.core) else (set(), set())
+                percents, whole = self._margins(q, d, found, pages) if margin else (set(), set())
                 self._echo(q, d, pages, percents, pins, top, taken, start, rounded=whole)
         return FactPinned(pins, frozenset(parts), frozenset(wholes))
 

@@ -1,7 +1,7 @@
 """A margin or an effective tax rate asked: the percent the facts compute, as filings print it ("Operating
-margin | 10.0%", "effective tax rates of (10%) and 14%"). No filing tags a margin and many tag no rate (MD&A computes
-them), so the page printing one is found by its value: the measure over revenue, the tax over pre-tax income, of one period
-and one part, divided."""
+margin | 10.0%", "effective tax rates of (10%) and 14%"). No filing tags a margin and many tag no rate (MD&A
+computes them), so the page printing one is found by its value: the measure over revenue, the tax over pre-tax
+income, of one period and one part, divided."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _MARGIN = frozenset(words("margin margins"))
 _PLACES = (1, 2)  # decimals a margin is printed to: "10.0%" most often, a retailer's "33.39%"
 WHOLE = (0,)  # a margin printed as a whole percent (Alphabet's "28 %"), read where none prints it to a decimal
 _REVENUE_TERM = "revenue"  # the reviewed synonym whose concepts are revenue's: a margin's denominator
-_COST_TERM = "cost of sales"  # the reviewed synonym whose concepts are the cost of sales': revenue less it, gross profit
+_COST_TERM = "cost of sales"  # the reviewed synonym of the cost of sales' concepts: revenue less it, gross profit
 _GROSS = frozenset(words("gross"))
 _PROFIT_RATE = words("profit rate")
 # the reviewed synonyms of a tax rate's terms: the rate where a filer tags it, the tax over pre-tax income
@@ -47,10 +47,11 @@ def margin_concepts() -> list[str]:
 def margin_percents(facts: Iterable[dict], periods: Collection[tuple[int | None, str | None]],
                     gross: bool = False, places: tuple[int, ...] = _PLACES) -> set[str]:
     """The percents, to one or two decimals ("10.0", "33.39", a loss's "0.5" unsigned), that each fact not of
-    revenue or the cost of sales makes of a revenue fact of the same period, part and unit, for the (fiscal year,
-    fiscal period) ``periods`` asked: the margins the facts found compute (of flows only: :func:`is_flow`); with ``gross``, revenue less each cost
-    of sales too (a gross profit untagged); to ``places`` decimals (:data:`WHOLE`: a whole percent). Facts of other parts or periods are never divided (a segment's profit
-    by the consolidated revenue is no margin anyone prints)."""
+    revenue or the cost of sales makes of a revenue fact of the same period, part and unit, for the (fiscal
+    year, fiscal period) ``periods`` asked: the margins the facts found compute (of flows only: :func:`is_flow`);
+    with ``gross``, revenue less each cost of sales too (a gross profit untagged); to ``places`` decimals
+    (:data:`WHOLE`: a whole percent). Facts of other parts or periods are never divided (a segment's profit by
+    the consolidated revenue is no margin anyone prints)."""
     vocabulary = synonyms()
     revenue, cost = set(vocabulary[_REVENUE_TERM]), set(vocabulary[_COST_TERM])
     percents = set()
